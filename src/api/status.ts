@@ -1,0 +1,49 @@
+// The status resource in its three versions (spec §9): v1 answers `resposta`,
+// v2 `response`, and v1-1 is v1 plus one field, the spec's example of a finer
+// version. Each body never changes, so each response is built once.
+
+import type { Response } from "../http/response.js";
+import type { Route } from "../router/route.js";
+import { json } from "./json.js";
+
+export interface StatusOptions {
+  /** When v1 was deprecated (Deprecation field). */
+  readonly v1DeprecatedSince: Date;
+  /** When v1 stops being served (Sunset field), if decided. */
+  readonly v1Sunset?: Date;
+}
+
+const V1: Response = json(200, { resposta: "O servidor está no ar." });
+const V1_1: Response = json(200, { resposta: "O servidor está no ar.", versao: "v1-1" });
+const V2: Response = json(200, { response: "The server is up." });
+
+export function statusRoutes(options: StatusOptions): Route[] {
+  return [
+    {
+      method: "GET",
+      version: "v1",
+      path: "/status",
+      summary: "Server status, v1: one field `resposta` (deprecated: use v2)",
+      handler: () => V1,
+      deprecated: {
+        since: options.v1DeprecatedSince,
+        ...(options.v1Sunset === undefined ? {} : { sunset: options.v1Sunset }),
+        successor: "/api/v2/status",
+      },
+    },
+    {
+      method: "GET",
+      version: "v1-1",
+      path: "/status",
+      summary: "Server status, v1-1: v1's `resposta` plus `versao`",
+      handler: () => V1_1,
+    },
+    {
+      method: "GET",
+      version: "v2",
+      path: "/status",
+      summary: "Server status, v2: one field `response`",
+      handler: () => V2,
+    },
+  ];
+}

@@ -1,0 +1,80 @@
+// Settings from the environment and the command line, checked once at start.
+// A bad value stops the start with a message naming the setting.
+
+import type { ParserLimits } from "./http/parser.js";
+import { DEFAULT_LIMITS } from "./http/parser.js";
+import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection.js";
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** No access log. */
+  readonly quiet: boolean;
+  readonly limits: ParserLimits;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly shutdownGraceMs: number;
+  /** When v1 stops being served, announced in its Sunset field. */
+  readonly v1Sunset: Date | undefined;
+}
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function flag(env: Env, name: string, argv: readonly string[], option: string): boolean {
+  if (argv.includes(option)) return true;
+  const raw = env[name];
+  return raw !== undefined && raw !== "" && raw !== "0" && raw.toLowerCase() !== "false";
+}
+
+function date(env: Env, name: string): Date | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const d = new Date(raw);
+  if (Number.isNaN(d.getTime())) throw new ConfigError(`${name} must be a date such as 2027-06-30T00:00:00Z, got ${JSON.stringify(raw)}`);
+  return d;
+}
+
+const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf"]);
+
+export function loadConfig(env: Env, argv: readonly string[]): Config {
+  for (const arg of argv) {
+    if (!KNOWN_OPTIONS.has(arg)) throw new ConfigError(`Unknown option ${arg}; known options: ${[...KNOWN_OPTIONS].join(", ")}`);
+  }
+  const d = DEFAULT_LIMITS;
+  const c = DEFAULT_CONNECTION_OPTIONS;
+  const MiB = 1024 * 1024;
+  return {
+    host: env.HOST || "127.0.0.1",
+    port: integer(env, "PORT", 8080, 0, 65535),
+    dataDir: env.DATA_DIR || "./data",
+    quiet: flag(env, "QUIET", argv, "--quiet"),
+    limits: {
+      maxRequestLineBytes: integer(env, "MAX_REQUEST_LINE_BYTES", d.maxRequestLineBytes, 64, MiB),
+      maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", d.maxHeaderBytes, 256, 16 * MiB),
+      maxHeaderCount: integer(env, "MAX_HEADER_COUNT", d.maxHeaderCount, 1, 100_000),
+      maxBodyBytes: integer(env, "MAX_BODY_BYTES", d.maxBodyBytes, 0, 1024 * MiB),
+      maxChunkExtensionBytes: integer(env, "MAX_CHUNK_EXTENSION_BYTES", d.maxChunkExtensionBytes, 0, MiB),
+      allowBareLf: flag(env, "ALLOW_BARE_LF", argv, "--allow-bare-lf"),
+    },
+    headersTimeoutMs: integer(env, "HEADERS_TIMEOUT_MS", c.headersTimeoutMs, 1, 3_600_000),
+    bodyTimeoutMs: integer(env, "BODY_TIMEOUT_MS", c.bodyTimeoutMs, 1, 3_600_000),
+    keepAliveTimeoutMs: integer(env, "KEEP_ALIVE_TIMEOUT_MS", c.keepAliveTimeoutMs, 1, 3_600_000),
+    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
+    v1Sunset: date(env, "V1_SUNSET"),
+  };
+}

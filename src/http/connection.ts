@@ -1,0 +1,371 @@
+// One client connection: socket bytes in, parser, handler, writer, socket bytes out.
+//
+// Requests on a connection are answered strictly in order (RFC 9112 §9.3.2),
+// even when a later handler finishes first, so every request gets a slot in a
+// queue the moment its head arrives and responses leave from the front only.
+// Reading pauses while the client is not reading its responses, or while too
+// many requests wait for answers: a client cannot make the server buffer
+// without bound by pipelining and never reading.
+
+import type { Socket } from "node:net";
+import { protocolError, type ProtocolError } from "./errors.js";
+import { RequestParser, type ParserLimits, type ParserSink } from "./parser.js";
+import { problem, protocolProblem } from "./problem.js";
+import type { Request, RequestHead } from "./request.js";
+import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
+
+export type Handler = (request: Request) => Response | Promise<Response>;
+
+export interface ConnectionOptions {
+  readonly limits: ParserLimits;
+  /** From the first byte of a request to the end of its head (408 after). */
+  readonly headersTimeoutMs: number;
+  /** Longest pause while a body is arriving (408 after). */
+  readonly bodyTimeoutMs: number;
+  /** How long a connection may wait, with nothing in flight, for its next request. */
+  readonly keepAliveTimeoutMs: number;
+  /** Unanswered requests on one connection before the server stops reading from it. */
+  readonly maxPipelined: number;
+  /** After a closing response, how long to drain the client's bytes before closing hard. */
+  readonly lingerMs: number;
+}
+
+export const DEFAULT_CONNECTION_OPTIONS = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxPipelined: 64,
+  lingerMs: 2_000,
+} as const;
+
+/** One line of the access log. */
+export interface Exchange {
+  readonly method: string;
+  readonly target: string;
+  readonly status: number;
+  readonly bodyBytes: number;
+  readonly ms: number;
+}
+
+export interface ConnectionHooks {
+  onExchange(exchange: Exchange): void;
+  /** A handler threw or rejected, or returned a response the writer refused. */
+  onHandlerError(error: unknown, request: Request | null): void;
+  onClose(connection: Connection): void;
+}
+
+/** What the connection is waiting for, which decides its deadline. */
+const enum Phase {
+  /** No request in flight: the keep-alive timeout runs. */
+  Idle,
+  /** Part of a request head has arrived: the headers timeout runs. */
+  Head,
+  /** A body is arriving: the body timeout runs, restarted by every chunk. */
+  Body,
+  /** Requests are with their handlers; nothing to time. */
+  Busy,
+  /** The closing response is out: draining the client until it closes or the linger ends. */
+  Closing,
+}
+
+interface Slot {
+  readonly head: RequestHead | null;
+  request: Request | null;
+  /** A 100 Continue is owed before the body (RFC 9110 §10.1.1). */
+  sendContinue: boolean;
+  response: Response | null;
+  /** The connection closes after this response. */
+  close: boolean;
+  readonly started: number;
+}
+
+function isPromise(value: unknown): value is Promise<Response> {
+  return typeof (value as Promise<Response> | null)?.then === "function";
+}
+
+const INTERNAL_ERROR_DETAIL = "The server failed while handling this request. The error has been logged; no details are sent to clients.";
+
+export class Connection implements ParserSink {
+  private readonly socket: Socket;
+  private readonly handler: Handler;
+  private readonly options: ConnectionOptions;
+  private readonly hooks: ConnectionHooks;
+  private readonly parser: RequestParser;
+  private readonly queue: Slot[] = [];
+  /** The slot whose head has arrived and whose body is still being read. */
+  private reading: Slot | null = null;
+  private phase = Phase.Idle;
+  /** When the current phase runs out (ms since the epoch). */
+  deadline: number;
+  private paused = false;
+  private draining = false;
+  /** Heads seen so far, and at the time the headers deadline was set. */
+  private headsSeen = 0;
+  private headsAtDeadline = -1;
+  private ended = false;
+
+  constructor(socket: Socket, handler: Handler, options: ConnectionOptions, hooks: ConnectionHooks) {
+    this.socket = socket;
+    this.handler = handler;
+    this.options = options;
+    this.hooks = hooks;
+    this.parser = new RequestParser(this, options.limits);
+    this.deadline = Date.now() + options.keepAliveTimeoutMs;
+    socket.setNoDelay(true);
+    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("drain", () => this.updateFlow());
+    // Resets and broken pipes end in "close"; there is nobody left to answer.
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      this.ended = true;
+      this.queue.length = 0;
+      hooks.onClose(this);
+    });
+  }
+
+  /** True when nothing is in flight: shutting the connection down now loses nothing. */
+  get idle(): boolean {
+    return this.queue.length === 0 && this.parser.idle;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.parser.closed) return; // lingering after a closing response: read and drop
+    const socket = this.socket;
+    // Cork so that all responses produced by this chunk (pipelining) leave in one write.
+    socket.cork();
+    this.parser.feed(chunk);
+    socket.uncork();
+    this.updatePhase(true);
+  }
+
+  // ---- ParserSink ----
+
+  onHead(head: RequestHead): void {
+    const slot: Slot = {
+      head,
+      request: null,
+      sendContinue: head.expectContinue && head.framing.kind !== "none",
+      response: null,
+      close: !head.keepAlive,
+      started: performance.now(),
+    };
+    this.queue.push(slot);
+    this.reading = slot;
+    this.headsSeen++;
+    if (slot.sendContinue && this.queue.length === 1) {
+      slot.sendContinue = false;
+      this.socket.write(CONTINUE, "latin1");
+    }
+  }
+
+  onRequest(request: Request): void {
+    const slot = this.reading!;
+    this.reading = null;
+    slot.request = request;
+    slot.sendContinue = false;
+    let result: Response | Promise<Response>;
+    try {
+      result = this.handler(request);
+    } catch (error) {
+      result = this.internalError(error, request);
+    }
+    if (isPromise(result)) {
+      result.then(
+        (response) => this.settle(slot, response),
+        (error: unknown) => this.settle(slot, this.internalError(error, request)),
+      );
+    } else {
+      this.settle(slot, result);
+    }
+  }
+
+  onError(error: ProtocolError): void {
+    let slot = this.reading;
+    this.reading = null;
+    if (slot === null) {
+      slot = { head: null, request: null, sendContinue: false, response: null, close: true, started: performance.now() };
+      this.queue.push(slot);
+    }
+    slot.sendContinue = false;
+    slot.close = true;
+    this.settle(slot, protocolProblem(error, slot.head?.target ?? this.parser.current.target));
+  }
+
+  // ---- Responses ----
+
+  private settle(slot: Slot, response: Response): void {
+    if (this.ended) return;
+    slot.response = response;
+    this.flush();
+  }
+
+  private flush(): void {
+    const queue = this.queue;
+    while (queue.length > 0) {
+      const slot = queue[0]!;
+      if (slot.sendContinue) {
+        slot.sendContinue = false;
+        this.socket.write(CONTINUE, "latin1");
+      }
+      if (slot.response === null) break;
+      queue.shift();
+      if (this.draining && queue.length === 0) slot.close = true;
+      this.write(slot, slot.response);
+      if (slot.close) {
+        this.closeAfterResponse();
+        return;
+      }
+    }
+    this.updatePhase(false);
+  }
+
+  private write(slot: Slot, response: Response): void {
+    const head = slot.head;
+    let out: Serialized;
+    try {
+      out = serialize(response, {
+        omitBody: head?.method === "HEAD",
+        close: slot.close,
+        confirmKeepAlive: head?.minor === 0 && !slot.close,
+      });
+    } catch (error) {
+      // The handler produced a response that cannot be written safely (bad field, bad status).
+      response = this.internalError(error, slot.request);
+      out = serialize(response, { omitBody: head?.method === "HEAD", close: slot.close, confirmKeepAlive: false });
+    }
+    const socket = this.socket;
+    const body = out.body;
+    if (body === undefined) socket.write(out.head, "latin1");
+    else if (typeof body === "string") socket.write(out.head + body);
+    else {
+      socket.write(out.head, "latin1");
+      socket.write(body);
+    }
+    const current = head ?? this.parser.current;
+    this.hooks.onExchange({
+      method: current.method || "-",
+      target: current.target || "-",
+      status: response.status,
+      bodyBytes: out.bodyBytes,
+      ms: performance.now() - slot.started,
+    });
+  }
+
+  private internalError(error: unknown, request: Request | null): Response {
+    this.hooks.onHandlerError(error, request);
+    return problem(500, { kind: "internal-error", detail: INTERNAL_ERROR_DETAIL, instance: request?.target ?? "" });
+  }
+
+  /**
+   * Close after the response is flushed: end() sends FIN once the writes are
+   * out, and the socket keeps reading (and dropping) what the client still
+   * sends, so the kernel does not answer those bytes with a reset that could
+   * destroy the response before the client has read it.
+   */
+  private closeAfterResponse(): void {
+    this.parser.stop();
+    this.queue.length = 0;
+    this.reading = null;
+    this.phase = Phase.Closing;
+    this.deadline = Date.now() + this.options.lingerMs;
+    if (this.paused) {
+      this.paused = false;
+      this.socket.resume();
+    }
+    this.socket.end();
+  }
+
+  // ---- Timing and flow ----
+
+  /**
+   * Recompute what the connection waits for, after bytes arrived (`data`) or a
+   * response left. The headers deadline is set once per request head, so a
+   * client cannot stretch it by trickling bytes; the others restart on activity.
+   */
+  private updatePhase(data: boolean): void {
+    if (this.phase === Phase.Closing || this.ended) return;
+    const parser = this.parser;
+    let phase: Phase;
+    if (parser.inBody) phase = Phase.Body;
+    else if (!parser.idle) phase = Phase.Head;
+    else if (this.queue.length > 0) phase = Phase.Busy;
+    else phase = Phase.Idle;
+
+    switch (phase) {
+      case Phase.Idle:
+        if (this.draining) {
+          this.closeQuietly();
+          return;
+        }
+        this.deadline = Date.now() + this.options.keepAliveTimeoutMs;
+        break;
+      case Phase.Head:
+        if (this.phase !== Phase.Head || this.headsSeen !== this.headsAtDeadline) {
+          this.headsAtDeadline = this.headsSeen;
+          this.deadline = Date.now() + this.options.headersTimeoutMs;
+        }
+        break;
+      case Phase.Body:
+        if (data || this.phase !== Phase.Body) this.deadline = Date.now() + this.options.bodyTimeoutMs;
+        break;
+      case Phase.Busy:
+        this.deadline = Infinity;
+        break;
+    }
+    this.phase = phase;
+    this.updateFlow();
+  }
+
+  private updateFlow(): void {
+    if (this.phase === Phase.Closing || this.ended) return;
+    const stop = this.socket.writableNeedDrain || this.queue.length >= this.options.maxPipelined;
+    if (stop && !this.paused) {
+      this.paused = true;
+      this.socket.pause();
+    } else if (!stop && this.paused) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+
+  /** Called by the server's sweep; acts when the current phase has run out. */
+  checkDeadline(now: number): void {
+    if (now < this.deadline || this.ended) return;
+    switch (this.phase) {
+      case Phase.Idle:
+        this.closeQuietly();
+        return;
+      case Phase.Head:
+      case Phase.Body: {
+        const waited = this.phase === Phase.Head ? this.options.headersTimeoutMs : this.options.bodyTimeoutMs;
+        const what = this.phase === Phase.Head ? "The request head was not complete" : "The request body stalled for";
+        this.parser.stop();
+        this.onError(protocolError("REQUEST_TIMEOUT", `${what} ${waited} ms`, 0));
+        return;
+      }
+      case Phase.Closing:
+        this.socket.destroy();
+        return;
+      case Phase.Busy:
+        return;
+    }
+  }
+
+  /** Server shutdown: finish what is in flight, then close; close at once if idle. */
+  drain(): void {
+    this.draining = true;
+    if (this.idle) this.closeQuietly();
+  }
+
+  private closeQuietly(): void {
+    this.parser.stop();
+    this.phase = Phase.Closing;
+    this.deadline = Date.now() + this.options.lingerMs;
+    this.socket.end();
+  }
+
+  /** Forced close at the end of a shutdown's grace period. */
+  destroy(): void {
+    this.socket.destroy();
+  }
+}

@@ -1,0 +1,785 @@
+// The incremental HTTP/1.1 request parser (RFC 9112).
+//
+// Bytes go in through `feed`, in chunks of any size split anywhere; complete
+// requests, or exactly one named error, come out through the sink. The parser
+// is a small state machine over lines and body bytes:
+//
+//   RequestLine -> HeaderLine* -> (FixedBody | ChunkSize -> ChunkData -> ... -> TrailerLine*) -> RequestLine
+//
+// Lines are found with Buffer#indexOf (a native memchr) and checked byte by
+// byte against the tables in chars.ts; strings are made once per token, never
+// per byte. Only an unfinished line is ever copied (into `carry`, bounded by the
+// limits below); body bytes are handed on as slices of the socket's chunks.
+//
+// Strict by default: anything RFC 9112 lets a server reject, it rejects, since
+// every leniency is a place where this server and a proxy in front of it could
+// disagree about where a request ends (request smuggling).
+
+import { COLON, CR, FIELD_VALUE, HEX, HOST, HTAB, LF, QDTEXT, SEMICOLON, SP, TARGET, TCHAR } from "./chars.js";
+import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
+import { fieldName, methodName } from "./names.js";
+import type { Framing, Request, RequestHead } from "./request.js";
+
+export interface ParserLimits {
+  /** Longest request line, CRLF excluded (414 when the target is what overflows). */
+  readonly maxRequestLineBytes: number;
+  /** Largest header section (all field lines with their CRLFs); also bounds the trailer section. */
+  readonly maxHeaderBytes: number;
+  /** Most field lines in the header section; also bounds the trailer section. */
+  readonly maxHeaderCount: number;
+  /** Largest body, checked against Content-Length before any body byte is read. */
+  readonly maxBodyBytes: number;
+  /** Most bytes of chunk extensions in one message (they are ignored, RFC 9112 §7.1.1). */
+  readonly maxChunkExtensionBytes: number;
+  /** Accept a bare LF as a line ending (RFC 9112 §2.2 permits it); off unless asked for. */
+  readonly allowBareLf: boolean;
+}
+
+export const DEFAULT_LIMITS: ParserLimits = {
+  maxRequestLineBytes: 8 * 1024,
+  maxHeaderBytes: 16 * 1024,
+  maxHeaderCount: 100,
+  maxBodyBytes: 1024 * 1024,
+  maxChunkExtensionBytes: 4 * 1024,
+  allowBareLf: false,
+};
+
+export interface ParserSink {
+  /** The head is complete and valid; the body (if any) follows. */
+  onHead(head: RequestHead): void;
+  /** The whole request has arrived. */
+  onRequest(request: Request): void;
+  /** The bytes broke a rule; the parser accepts nothing more. */
+  onError(error: ProtocolError): void;
+}
+
+const enum State {
+  RequestLine,
+  HeaderLine,
+  FixedBody,
+  ChunkSize,
+  ChunkData,
+  ChunkDataCr,
+  ChunkDataLf,
+  TrailerLine,
+  /** After an error, or after a request that closes the connection (RFC 9112 §9.6). */
+  Closed,
+}
+
+const EMPTY = Buffer.alloc(0);
+const NO_BODY: Framing = { kind: "none" };
+const CHUNKED: Framing = { kind: "chunked" };
+/** Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). */
+const MAX_LEADING_EMPTY_LINES = 8;
+/** Hex digits in a chunk size before it is certainly larger than any body limit. */
+const MAX_CHUNK_SIZE_DIGITS = 12;
+/** Decimal digits in a Content-Length before it is certainly larger than any body limit. */
+const MAX_LENGTH_DIGITS = 15;
+const COMMA = 0x2c;
+const EQUALS = 0x3d;
+const DQUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+export class RequestParser {
+  private state = State.RequestLine;
+  private readonly limits: ParserLimits;
+  private readonly sink: ParserSink;
+
+  /** An unfinished line carried over to the next chunk. */
+  private carry: Buffer | null = null;
+  private carryLen = 0;
+
+  /** Bytes of the current message before the line being parsed (for error offsets). */
+  private msgBytes = 0;
+  private lineBase = 0;
+  private lineStart = 0;
+  private leadingEmptyLines = 0;
+
+  // The head being assembled.
+  private method = "";
+  private target = "";
+  private path = "";
+  private query = "";
+  private minor: 0 | 1 = 1;
+  private absoluteHost: string | null = null;
+  private fields: string[] = [];
+  private fieldCount = 0;
+  private sectionBytes = 0;
+  private hostCount = 0;
+  private host = "";
+  private contentLength = -1;
+  private transferEncoding: string | null = null;
+  private connectionClose = false;
+  private connectionKeepAlive = false;
+  private expect: string | null = null;
+  private head: RequestHead | null = null;
+
+  // The body being received.
+  private remaining = 0;
+  private bodyParts: Buffer[] = [];
+  private bodyLength = 0;
+  private chunkExtensionBytes = 0;
+
+  constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS) {
+    this.sink = sink;
+    this.limits = limits;
+  }
+
+  /** True between requests: no byte of a next request has arrived yet. */
+  get idle(): boolean {
+    return this.state === State.RequestLine && this.carryLen === 0 && this.msgBytes === 0;
+  }
+
+  /** True once the parser has stopped accepting bytes (error, or a closing request done). */
+  get closed(): boolean {
+    return this.state === State.Closed;
+  }
+
+  /** Method and target of the request being read, "" before its request line is complete. */
+  get current(): { readonly method: string; readonly target: string } {
+    return { method: this.method, target: this.target };
+  }
+
+  /** Stop reading: every later byte is ignored (used on timeouts and shutdown). */
+  stop(): void {
+    this.state = State.Closed;
+    this.carry = null;
+    this.carryLen = 0;
+    this.bodyParts = [];
+  }
+
+  /** True while a request's body is being received. */
+  get inBody(): boolean {
+    return this.state >= State.FixedBody && this.state <= State.TrailerLine;
+  }
+
+  /**
+   * Parse the next bytes of the stream. The chunk must not be modified
+   * afterwards: body slices handed to the sink may point into it.
+   */
+  feed(chunk: Buffer): void {
+    if (this.state === State.Closed || chunk.length === 0) return;
+    let pos = 0;
+    if (this.carryLen > 0) {
+      const lf = chunk.indexOf(LF);
+      if (lf === -1) {
+        this.appendCarry(chunk, 0, chunk.length);
+        this.checkPartialLine();
+        return;
+      }
+      this.appendCarry(chunk, 0, lf + 1);
+      const line = this.carry!;
+      const length = this.carryLen;
+      this.carry = null;
+      this.carryLen = 0;
+      if (!this.line(line, 0, length - 1)) return;
+      pos = lf + 1;
+    }
+    this.run(chunk, pos);
+  }
+
+  private run(buf: Buffer, pos: number): void {
+    const len = buf.length;
+    while (pos < len) {
+      switch (this.state) {
+        case State.RequestLine:
+        case State.HeaderLine:
+        case State.ChunkSize:
+        case State.TrailerLine: {
+          const lf = buf.indexOf(LF, pos);
+          if (lf === -1) {
+            this.appendCarry(buf, pos, len);
+            this.checkPartialLine();
+            return;
+          }
+          if (!this.line(buf, pos, lf)) return;
+          pos = lf + 1;
+          break;
+        }
+        case State.FixedBody:
+        case State.ChunkData: {
+          const n = Math.min(this.remaining, len - pos);
+          this.bodyParts.push(buf.subarray(pos, pos + n));
+          this.bodyLength += n;
+          this.msgBytes += n;
+          this.remaining -= n;
+          pos += n;
+          if (this.remaining === 0) {
+            if (this.state === State.FixedBody) this.complete();
+            else this.state = State.ChunkDataCr;
+          }
+          break;
+        }
+        case State.ChunkDataCr: {
+          // RFC 9112 §7.1: chunk-data is followed by CRLF, exactly.
+          const b = buf[pos]!;
+          if (b === CR) this.state = State.ChunkDataLf;
+          else if (b === LF && this.limits.allowBareLf) this.state = State.ChunkSize;
+          else {
+            this.failAt("INVALID_CHUNK_END", `Expected CR LF after the chunk data, found ${describe(b)}`, this.msgBytes);
+            return;
+          }
+          this.msgBytes++;
+          pos++;
+          break;
+        }
+        case State.ChunkDataLf: {
+          if (buf[pos] !== LF) {
+            this.failAt("BARE_CR", "A CR after the chunk data was not followed by LF", this.msgBytes);
+            return;
+          }
+          this.state = State.ChunkSize;
+          this.msgBytes++;
+          pos++;
+          break;
+        }
+        case State.Closed:
+          return;
+      }
+    }
+  }
+
+  /** One line, buf[start, lf) with lf at the LF. Returns false when parsing must stop. */
+  private line(buf: Buffer, start: number, lf: number): boolean {
+    this.lineBase = this.msgBytes;
+    this.lineStart = start;
+    let end = lf;
+    if (lf > start && buf[lf - 1] === CR) end = lf - 1;
+    else if (!this.limits.allowBareLf) {
+      this.fail("BARE_LF", "A line of the request head ended with LF alone", lf);
+      return false;
+    }
+    this.msgBytes += lf + 1 - start;
+    switch (this.state) {
+      case State.RequestLine:
+        return this.requestLine(buf, start, end);
+      case State.HeaderLine:
+        return this.headerLine(buf, start, end, lf + 1 - start);
+      case State.ChunkSize:
+        return this.chunkSizeLine(buf, start, end);
+      case State.TrailerLine:
+        return this.trailerLine(buf, start, end, lf + 1 - start);
+      default:
+        return false;
+    }
+  }
+
+  // ---- Request line: method SP request-target SP HTTP-version (RFC 9112 §3) ----
+
+  private requestLine(buf: Buffer, s: number, e: number): boolean {
+    if (s === e) {
+      // RFC 9112 §2.2: ignore empty lines received before the request line.
+      if (++this.leadingEmptyLines > MAX_LEADING_EMPTY_LINES) {
+        return this.fail("INVALID_REQUEST_LINE", "Too many empty lines before the request line", s);
+      }
+      this.msgBytes = 0;
+      return true;
+    }
+    if (e - s > this.limits.maxRequestLineBytes) return this.requestLineTooLong(buf, s, e);
+
+    let i = s;
+    while (i < e && TCHAR[buf[i]!] === 1) i++;
+    if (i === s) {
+      return buf[s] === SP || buf[s] === HTAB
+        ? this.fail("INVALID_REQUEST_LINE", "The request line starts with whitespace", s)
+        : this.badByte("INVALID_METHOD", "the method", buf, s);
+    }
+    if (i === e) return this.fail("INVALID_REQUEST_LINE", "The request line ends after the method", i);
+    if (buf[i] !== SP) {
+      return buf[i] === HTAB
+        ? this.fail("INVALID_REQUEST_LINE", "A tab separates the method from the target; use a single space", i)
+        : this.badByte("INVALID_METHOD", "the method", buf, i);
+    }
+    const methodEnd = i;
+
+    const targetStart = ++i;
+    while (i < e && TARGET[buf[i]!] === 1) i++;
+    if (i === targetStart) {
+      return buf[i] === SP || i === e
+        ? this.fail("INVALID_REQUEST_LINE", "The request target is empty or preceded by more than one space", i)
+        : this.badByte("INVALID_TARGET", "the request target", buf, i);
+    }
+    if (i === e) {
+      return this.fail("INVALID_REQUEST_LINE", "The request line has no HTTP version (HTTP/0.9 requests are not served)", i);
+    }
+    if (buf[i] !== SP) return this.badByte("INVALID_TARGET", "the request target", buf, i);
+    const targetEnd = i;
+
+    // RFC 9112 §2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive.
+    const v = i + 1;
+    if (
+      e - v !== 8 ||
+      buf[v] !== 0x48 || buf[v + 1] !== 0x54 || buf[v + 2] !== 0x54 || buf[v + 3] !== 0x50 || buf[v + 4] !== 0x2f ||
+      !isDigit(buf[v + 5]!) || buf[v + 6] !== 0x2e || !isDigit(buf[v + 7]!)
+    ) {
+      const cr = buf.indexOf(CR, v);
+      if (cr !== -1 && cr < e) return this.fail("BARE_CR", "A CR appears inside the request line", cr);
+      if (buf[v] === SP) return this.fail("INVALID_REQUEST_LINE", "More than one space before the HTTP version", v);
+      return this.fail("INVALID_VERSION", `"${buf.toString("latin1", v, Math.min(e, v + 16))}" is not an HTTP version`, v);
+    }
+    const major = buf[v + 5]! - 0x30;
+    if (major !== 1) {
+      return this.fail("VERSION_NOT_SUPPORTED", `The request asks for HTTP/${major}.${buf[v + 7]! - 0x30}`, v);
+    }
+    // RFC 9112 §2.3: a higher minor version of 1.x is answered as 1.1.
+    this.minor = buf[v + 7] === 0x30 ? 0 : 1;
+
+    this.method = methodName(buf, s, methodEnd);
+    return this.requestTarget(buf, targetStart, targetEnd);
+  }
+
+  /** RFC 9112 §3.2: origin-form, absolute-form, asterisk-form; authority-form is CONNECT's alone. */
+  private requestTarget(buf: Buffer, s: number, e: number): boolean {
+    const target = buf.toString("latin1", s, e);
+    this.target = target;
+    this.absoluteHost = null;
+    if (buf[s] === 0x2f /* "/" */) {
+      const q = target.indexOf("?");
+      this.path = q === -1 ? target : target.slice(0, q);
+      this.query = q === -1 ? "" : target.slice(q + 1);
+    } else if (target === "*") {
+      if (this.method !== "OPTIONS") {
+        return this.fail("INVALID_TARGET", "The asterisk-form target `*` is only for OPTIONS", s);
+      }
+      this.path = "*";
+      this.query = "";
+    } else if (this.method === "CONNECT") {
+      return this.fail("CONNECT_NOT_SUPPORTED", `CONNECT ${target} asks for a tunnel`, s);
+    } else {
+      // absolute-form (RFC 9112 §3.2.2): the server uses its authority, not the Host field.
+      const m = /^https?:\/\/([^/?#@]*)([^#]*)$/i.exec(target);
+      if (m === null) {
+        return this.fail("INVALID_TARGET", `"${target.slice(0, 64)}" is neither a path starting with "/" nor an http(s) URI`, s);
+      }
+      const rest = m[2]!;
+      const q = rest.indexOf("?");
+      const path = q === -1 ? rest : rest.slice(0, q);
+      this.absoluteHost = m[1]!;
+      this.path = path === "" ? "/" : path;
+      this.query = q === -1 ? "" : rest.slice(q + 1);
+    }
+    this.state = State.HeaderLine;
+    return true;
+  }
+
+  private requestLineTooLong(buf: Buffer, s: number, e: number): boolean {
+    const limit = this.limits.maxRequestLineBytes;
+    const sp1 = buf.indexOf(SP, s);
+    const sp2 = sp1 === -1 || sp1 >= e ? -1 : buf.indexOf(SP, sp1 + 1);
+    if (sp1 !== -1 && sp1 < e && (sp2 === -1 || sp2 >= e || sp2 - sp1 > limit / 2)) {
+      return this.fail("URI_TOO_LONG", `The request target is longer than this server's limit (request line: ${limit} bytes)`, sp1 + 1);
+    }
+    return this.fail("REQUEST_LINE_TOO_LONG", `The request line is longer than ${limit} bytes`, s);
+  }
+
+  // ---- Header section: field-name ":" OWS field-value OWS (RFC 9112 §5) ----
+
+  private headerLine(buf: Buffer, s: number, e: number, lineBytes: number): boolean {
+    if (s === e) return this.endOfHead(buf, s);
+    this.sectionBytes += lineBytes;
+    if (this.sectionBytes > this.limits.maxHeaderBytes) {
+      return this.fail("HEADERS_TOO_LARGE", `The header section is larger than ${this.limits.maxHeaderBytes} bytes`, s);
+    }
+    if (++this.fieldCount > this.limits.maxHeaderCount) {
+      return this.fail("TOO_MANY_HEADERS", `The request has more than ${this.limits.maxHeaderCount} header fields`, s);
+    }
+    const nameEnd = this.fieldLine(buf, s, e);
+    if (nameEnd === -1) return false;
+    const name = fieldName(buf, s, nameEnd);
+    const vs = this.valueStart;
+    const ve = this.valueEnd;
+    const value = vs === ve ? "" : buf.toString("latin1", vs, ve);
+    this.fields.push(name, value);
+    switch (name) {
+      case "host":
+        this.hostCount++;
+        for (let i = vs; i < ve; i++) {
+          if (HOST[buf[i]!] !== 1) return this.badByte("INVALID_HOST", "the Host header", buf, i);
+        }
+        this.host = value;
+        return true;
+      case "content-length":
+        return this.contentLengthField(buf, vs, ve);
+      case "transfer-encoding":
+        // Several field lines form one list (RFC 9110 §5.3); judged whole at the end of the head.
+        this.transferEncoding = this.transferEncoding === null ? value : `${this.transferEncoding},${value}`;
+        return true;
+      case "connection":
+        for (const option of value.split(",")) {
+          const o = option.trim().toLowerCase();
+          if (o === "close") this.connectionClose = true;
+          else if (o === "keep-alive") this.connectionKeepAlive = true;
+        }
+        return true;
+      case "expect":
+        this.expect = this.expect === null ? value : `${this.expect}, ${value}`;
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  private valueStart = 0;
+  private valueEnd = 0;
+
+  /**
+   * Checks one field line (header or trailer) and returns where its name ends,
+   * or -1 after reporting the error. The value's bounds, without the optional
+   * whitespace around it, are left in valueStart/valueEnd.
+   */
+  private fieldLine(buf: Buffer, s: number, e: number): number {
+    const first = buf[s]!;
+    if (first === SP || first === HTAB) {
+      // RFC 9112 §5.2 (obs-fold) and §2.2 (whitespace before the first field): both rejected.
+      this.fail("OBS_FOLD", "A header line starts with whitespace", s);
+      return -1;
+    }
+    let i = s;
+    while (i < e && TCHAR[buf[i]!] === 1) i++;
+    if (i === e) {
+      this.fail("MISSING_COLON", `The header line "${buf.toString("latin1", s, Math.min(e, s + 40))}" has no colon`, i);
+      return -1;
+    }
+    const c = buf[i]!;
+    if (c !== COLON) {
+      if ((c === SP || c === HTAB) && i > s) this.fail("WHITESPACE_BEFORE_COLON", `Whitespace follows the field name "${buf.toString("latin1", s, i)}"`, i);
+      else this.badByte("INVALID_FIELD_NAME", "a field name", buf, i);
+      return -1;
+    }
+    if (i === s) {
+      this.fail("INVALID_FIELD_NAME", "A header line has an empty field name", s);
+      return -1;
+    }
+    const nameEnd = i;
+    i++;
+    while (i < e && (buf[i] === SP || buf[i] === HTAB)) i++;
+    let ve = e;
+    while (ve > i && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
+    for (let j = i; j < ve; j++) {
+      if (FIELD_VALUE[buf[j]!] !== 1) {
+        this.badByte("INVALID_FIELD_VALUE", `the value of "${buf.toString("latin1", s, nameEnd)}"`, buf, j);
+        return -1;
+      }
+    }
+    this.valueStart = i;
+    this.valueEnd = ve;
+    return nameEnd;
+  }
+
+  /** RFC 9110 §8.6: 1*DIGIT. RFC 9112 §6.3: a list of identical values may stand for one. */
+  private contentLengthField(buf: Buffer, s: number, e: number): boolean {
+    let i = s;
+    let value = -1;
+    for (;;) {
+      let n = 0;
+      const digitsStart = i;
+      while (i < e && isDigit(buf[i]!)) n = n * 10 + (buf[i++]! - 0x30);
+      if (i === digitsStart || (i < e && buf[i] !== COMMA && buf[i] !== SP && buf[i] !== HTAB)) {
+        return this.fail("INVALID_CONTENT_LENGTH", `Content-Length "${buf.toString("latin1", s, Math.min(e, s + 40))}" is not a decimal number`, i);
+      }
+      if (i - digitsStart > MAX_LENGTH_DIGITS) n = Infinity;
+      if (value !== -1 && n !== value) {
+        return this.fail("CONFLICTING_CONTENT_LENGTH", "The Content-Length list holds different values", digitsStart);
+      }
+      value = n;
+      while (i < e && (buf[i] === SP || buf[i] === HTAB)) i++;
+      if (i === e) break;
+      if (buf[i] !== COMMA) {
+        return this.fail("INVALID_CONTENT_LENGTH", "Content-Length holds more than a number", i);
+      }
+      i++;
+      while (i < e && (buf[i] === SP || buf[i] === HTAB)) i++;
+    }
+    if (this.contentLength !== -1 && this.contentLength !== value) {
+      return this.fail("CONFLICTING_CONTENT_LENGTH", `Content-Length is sent twice with different values (${this.contentLength} and ${value})`, s);
+    }
+    this.contentLength = value;
+    return true;
+  }
+
+  /** The empty line: judge the framing (RFC 9112 §6.3) and hand the head on. */
+  private endOfHead(buf: Buffer, at: number): boolean {
+    if (this.hostCount > 1) return this.fail("DUPLICATE_HOST", `The request carries ${this.hostCount} Host fields`, at);
+    if (this.hostCount === 0 && this.minor === 1) return this.fail("MISSING_HOST", "The HTTP/1.1 request has no Host field", at);
+
+    let framing: Framing = NO_BODY;
+    if (this.transferEncoding !== null) {
+      if (this.minor === 0) {
+        return this.fail("TRANSFER_ENCODING_IN_HTTP10", `An HTTP/1.0 request carries Transfer-Encoding: ${this.transferEncoding}`, at);
+      }
+      if (this.contentLength !== -1) {
+        return this.fail("CONTENT_LENGTH_WITH_TRANSFER_ENCODING", "The request carries both Transfer-Encoding and Content-Length", at);
+      }
+      const problem = judgeTransferEncoding(this.transferEncoding);
+      if (problem !== null) return this.fail(problem, `Transfer-Encoding: ${this.transferEncoding.slice(0, 80)}`, at);
+      framing = CHUNKED;
+    } else if (this.contentLength > 0) {
+      if (this.contentLength > this.limits.maxBodyBytes) {
+        const size = Number.isFinite(this.contentLength) ? `${this.contentLength} bytes` : "more than 10^15 bytes";
+        return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${size}; the limit is ${this.limits.maxBodyBytes} bytes`, at);
+      }
+      framing = { kind: "length", length: this.contentLength };
+    }
+
+    let expectContinue = false;
+    if (this.expect !== null) {
+      if (this.expect.trim().toLowerCase() !== "100-continue") {
+        return this.fail("EXPECTATION_FAILED", `The request expects "${this.expect.slice(0, 60)}"`, at);
+      }
+      // RFC 9110 §10.1.1: an HTTP/1.0 request's 100-continue expectation is ignored.
+      expectContinue = this.minor === 1;
+    }
+
+    const head: RequestHead = {
+      method: this.method,
+      target: this.target,
+      path: this.path,
+      query: this.query,
+      minor: this.minor,
+      fields: this.fields,
+      host: this.absoluteHost ?? this.host,
+      framing,
+      // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when it asks for keep-alive.
+      keepAlive: !this.connectionClose && (this.minor === 1 || this.connectionKeepAlive),
+      expectContinue,
+    };
+    this.head = head;
+    this.sink.onHead(head);
+    if (this.closed) return false;
+    if (framing.kind === "chunked") {
+      this.state = State.ChunkSize;
+      this.sectionBytes = 0;
+      this.fieldCount = 0;
+    } else if (framing.kind === "length") {
+      this.state = State.FixedBody;
+      this.remaining = framing.length;
+    } else {
+      this.complete();
+    }
+    return !this.closed;
+  }
+
+  // ---- Chunked body (RFC 9112 §7.1) ----
+
+  /** chunk-size [ chunk-ext ] CRLF */
+  private chunkSizeLine(buf: Buffer, s: number, e: number): boolean {
+    let i = s;
+    let size = 0;
+    while (i < e && HEX[buf[i]!] !== 255) size = size * 16 + HEX[buf[i++]!]!;
+    if (i === s) return this.badByte("INVALID_CHUNK_SIZE", "a chunk size", buf, i);
+    if (i - s > MAX_CHUNK_SIZE_DIGITS || this.bodyLength + size > this.limits.maxBodyBytes) {
+      return this.fail("CONTENT_TOO_LARGE", `The chunked body grows past the limit of ${this.limits.maxBodyBytes} bytes`, s);
+    }
+    if (i < e) {
+      this.chunkExtensionBytes += e - i;
+      if (this.chunkExtensionBytes > this.limits.maxChunkExtensionBytes) {
+        return this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `Chunk extensions exceed ${this.limits.maxChunkExtensionBytes} bytes`, i);
+      }
+      const bad = chunkExtensionError(buf, i, e);
+      if (bad !== -1) {
+        return buf[bad] === CR
+          ? this.fail("BARE_CR", "A CR appears inside a chunk-size line", bad)
+          : this.fail("INVALID_CHUNK_EXTENSION", `Unexpected ${describe(buf[bad])} in a chunk extension`, bad);
+      }
+    }
+    if (size === 0) {
+      this.state = State.TrailerLine;
+    } else {
+      this.state = State.ChunkData;
+      this.remaining = size;
+    }
+    return true;
+  }
+
+  /** trailer-section: field lines checked like headers, then dropped (RFC 9112 §7.1.2). */
+  private trailerLine(buf: Buffer, s: number, e: number, lineBytes: number): boolean {
+    if (s === e) {
+      this.complete();
+      return !this.closed;
+    }
+    this.sectionBytes += lineBytes;
+    if (this.sectionBytes > this.limits.maxHeaderBytes) {
+      return this.fail("HEADERS_TOO_LARGE", `The trailer section is larger than ${this.limits.maxHeaderBytes} bytes`, s);
+    }
+    if (++this.fieldCount > this.limits.maxHeaderCount) {
+      return this.fail("TOO_MANY_HEADERS", `The trailer section has more than ${this.limits.maxHeaderCount} fields`, s);
+    }
+    // Trailers never reach the request: a trailer cannot rewrite Content-Length or Host.
+    return this.fieldLine(buf, s, e) !== -1;
+  }
+
+  // ---- Completion, errors, carry ----
+
+  private complete(): void {
+    const head = this.head!;
+    const parts = this.bodyParts;
+    const body = parts.length === 0 ? EMPTY : parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyLength);
+    this.reset();
+    // RFC 9112 §9.6: nothing after a request that closes the connection is read.
+    this.state = head.keepAlive ? State.RequestLine : State.Closed;
+    this.sink.onRequest({ ...head, body });
+  }
+
+  private reset(): void {
+    this.method = "";
+    this.target = "";
+    this.msgBytes = 0;
+    this.leadingEmptyLines = 0;
+    this.fields = [];
+    this.fieldCount = 0;
+    this.sectionBytes = 0;
+    this.hostCount = 0;
+    this.host = "";
+    this.contentLength = -1;
+    this.transferEncoding = null;
+    this.connectionClose = false;
+    this.connectionKeepAlive = false;
+    this.expect = null;
+    this.head = null;
+    this.remaining = 0;
+    this.bodyParts = [];
+    this.bodyLength = 0;
+    this.chunkExtensionBytes = 0;
+  }
+
+  /** Report an error at index `at` of the line being parsed. Always returns false. */
+  private fail(code: ProtocolErrorCode, what: string, at: number): boolean {
+    return this.failAt(code, what, this.lineBase + (at - this.lineStart));
+  }
+
+  private failAt(code: ProtocolErrorCode, what: string, offset: number): false {
+    this.stop();
+    this.sink.onError(protocolError(code, what, offset));
+    return false;
+  }
+
+  /** An unexpected byte: a CR is named as such, since a bare CR is the likelier mistake. */
+  private badByte(code: ProtocolErrorCode, where: string, buf: Buffer, at: number): boolean {
+    const b = buf[at];
+    if (b === CR) return this.fail("BARE_CR", `A CR inside ${where} is not followed by LF`, at);
+    return this.fail(code, `Unexpected ${describe(b)} in ${where}`, at);
+  }
+
+  private appendCarry(src: Buffer, start: number, end: number): void {
+    const need = this.carryLen + (end - start);
+    if (this.carry === null || need > this.carry.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, 2 * (this.carry?.length ?? 0), 256));
+      if (this.carry !== null) this.carry.copy(grown, 0, 0, this.carryLen);
+      this.carry = grown;
+    }
+    src.copy(this.carry, this.carryLen, start, end);
+    this.carryLen = need;
+  }
+
+  /** Limits apply to unfinished lines too, so a line that never ends cannot grow without bound. */
+  private checkPartialLine(): void {
+    const buf = this.carry!;
+    const n = this.carryLen;
+    this.lineBase = this.msgBytes;
+    this.lineStart = 0;
+    const cr = buf.indexOf(CR);
+    if (cr !== -1 && cr < n - 1) {
+      this.fail("BARE_CR", "A CR in the request head is not followed by LF", cr);
+      return;
+    }
+    const limits = this.limits;
+    switch (this.state) {
+      case State.RequestLine:
+        if (n > limits.maxRequestLineBytes) this.requestLineTooLong(buf, 0, n);
+        return;
+      case State.HeaderLine:
+        if (this.sectionBytes + n > limits.maxHeaderBytes) {
+          this.fail("HEADERS_TOO_LARGE", `The header section is larger than ${limits.maxHeaderBytes} bytes`, 0);
+        }
+        return;
+      case State.TrailerLine:
+        if (this.sectionBytes + n > limits.maxHeaderBytes) {
+          this.fail("HEADERS_TOO_LARGE", `The trailer section is larger than ${limits.maxHeaderBytes} bytes`, 0);
+        }
+        return;
+      case State.ChunkSize:
+        if (n > MAX_CHUNK_SIZE_DIGITS + 2 + limits.maxChunkExtensionBytes - this.chunkExtensionBytes) {
+          this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `A chunk-size line is longer than the ${limits.maxChunkExtensionBytes}-byte extension limit allows`, 0);
+        }
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+function isDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
+}
+
+function describe(b: number | undefined): string {
+  if (b === undefined) return "end of line";
+  if (b === 0) return "NUL byte (0x00)";
+  if (b === SP) return "space";
+  if (b === HTAB) return "tab";
+  if (b === LF) return "LF";
+  const hex = `0x${b.toString(16).padStart(2, "0")}`;
+  return b > 0x20 && b < 0x7f ? `"${String.fromCharCode(b)}" (${hex})` : `byte ${hex}`;
+}
+
+/**
+ * RFC 9112 §6.1 and §7: the only coding this server decodes is chunked, and on
+ * a request it must be the final one, applied once. Returns what is wrong, or null.
+ */
+function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
+  const codings: string[] = [];
+  for (const element of value.split(",")) {
+    const coding = element.trim();
+    if (coding === "") continue; // RFC 9110 §5.6.1: empty list elements do not count
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]*;.*)?$/.test(coding)) return "INVALID_TRANSFER_ENCODING";
+    codings.push(coding.toLowerCase());
+  }
+  if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
+  if (codings[codings.length - 1] !== "chunked") return codings.includes("chunked") ? "CHUNKED_TWICE" : "CHUNKED_NOT_FINAL";
+  if (codings.length > 1) return codings.indexOf("chunked") < codings.length - 1 ? "CHUNKED_TWICE" : "UNSUPPORTED_TRANSFER_CODING";
+  return null;
+}
+
+/**
+ * chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+ * (RFC 9112 §7.1.1). Returns the index of the first byte that breaks it, or -1.
+ */
+function chunkExtensionError(buf: Buffer, s: number, e: number): number {
+  let i = s;
+  const skipBws = () => {
+    while (i < e && (buf[i] === SP || buf[i] === HTAB)) i++;
+  };
+  while (i < e) {
+    skipBws();
+    if (buf[i] !== SEMICOLON) return i;
+    i++;
+    skipBws();
+    const nameStart = i;
+    while (i < e && TCHAR[buf[i]!] === 1) i++;
+    if (i === nameStart) return i;
+    skipBws();
+    if (i < e && buf[i] === EQUALS) {
+      i++;
+      skipBws();
+      if (buf[i] === DQUOTE) {
+        i++;
+        for (;;) {
+          if (i >= e) return i;
+          const b = buf[i]!;
+          if (b === DQUOTE) break;
+          if (b === BACKSLASH) {
+            i++;
+            if (i >= e || FIELD_VALUE[buf[i]!] !== 1) return i;
+          } else if (QDTEXT[b] !== 1) return i;
+          i++;
+        }
+        i++;
+      } else {
+        const valueStart = i;
+        while (i < e && TCHAR[buf[i]!] === 1) i++;
+        if (i === valueStart) return i;
+      }
+    }
+  }
+  return -1;
+}

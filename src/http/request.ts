@@ -1,0 +1,44 @@
+// What the parser hands on: one request, framed and checked.
+
+/** What the head of a request says, once every framing rule has been checked. */
+export interface RequestHead {
+  /** Case-sensitive token, exactly as sent (RFC 9110 §9.1). */
+  readonly method: string;
+  /** The request-target as sent (RFC 9112 §3.2). */
+  readonly target: string;
+  /** Path of the target, still percent-encoded; "*" for asterisk-form. */
+  readonly path: string;
+  /** Text after the first "?" of the target, without the "?"; "" when absent. */
+  readonly query: string;
+  /** Minor version: 0 for HTTP/1.0, 1 for HTTP/1.1 and any higher 1.x (RFC 9112 §2.3). */
+  readonly minor: 0 | 1;
+  /** Header fields in arrival order, flattened: lower-cased name, value, name, value... */
+  readonly fields: readonly string[];
+  /** Host from the absolute-form target, else the Host field; "" when none (RFC 9112 §3.2.2). */
+  readonly host: string;
+  /** Body framing decided from the head (RFC 9112 §6.3). */
+  readonly framing: Framing;
+  /** Whether the connection stays open after this exchange (RFC 9112 §9.3). */
+  readonly keepAlive: boolean;
+  /** `Expect: 100-continue` on an HTTP/1.1 request (RFC 9110 §10.1.1). */
+  readonly expectContinue: boolean;
+}
+
+export type Framing =
+  | { readonly kind: "none" }
+  | { readonly kind: "length"; readonly length: number }
+  | { readonly kind: "chunked" };
+
+export interface Request extends RequestHead {
+  readonly body: Buffer;
+}
+
+/** The value of a header field (combined with ", " if sent more than once), or undefined. */
+export function headerValue(head: RequestHead, name: string): string | undefined {
+  const fields = head.fields;
+  let found: string | undefined;
+  for (let i = 0; i < fields.length; i += 2) {
+    if (fields[i] === name) found = found === undefined ? fields[i + 1] : `${found}, ${fields[i + 1]}`;
+  }
+  return found;
+}

@@ -1,0 +1,105 @@
+// Responses as plain data, and the writer that turns them into bytes.
+//
+// Handlers return a Response; they never touch a socket. The writer owns the
+// framing fields (Date, Content-Length, Connection), so a handler cannot get
+// them wrong, and it refuses any field a handler supplies that could break
+// the message: a name that is not a token, or a value holding CR, LF, NUL or
+// any other control character (RFC 9110 §5.5). Header injection is therefore
+// impossible through this API, whatever a handler puts in a value.
+
+import { TCHAR } from "./chars.js";
+import { httpDate } from "./date.js";
+import { statusAllowsBody, statusLine } from "./status.js";
+
+export type FieldValue = string | number;
+
+export interface Response {
+  readonly status: number;
+  /** Field names as they should appear on the wire, e.g. "Content-Type". */
+  readonly headers?: Readonly<Record<string, FieldValue>>;
+  readonly body?: string | Uint8Array;
+}
+
+/** How the connection wants this response framed. */
+export interface WriteOptions {
+  /** A response to HEAD: every header field GET would send, no body (RFC 9110 §9.3.2). */
+  readonly omitBody: boolean;
+  /** The connection closes after this response: say so (RFC 9112 §9.6). */
+  readonly close: boolean;
+  /** An HTTP/1.0 client asked to keep the connection: confirm it (RFC 9112 §9.3). */
+  readonly confirmKeepAlive: boolean;
+}
+
+export interface Serialized {
+  /** Status line and header section, ASCII only, ending in the empty line. */
+  readonly head: string;
+  /** The content to send after the head; absent for HEAD, 1xx, 204 and 304. */
+  readonly body: string | Uint8Array | undefined;
+  /** Length of the content in bytes, as announced (also for HEAD). */
+  readonly bodyBytes: number;
+}
+
+export class InvalidHeaderError extends TypeError {
+  override readonly name = "InvalidHeaderError";
+}
+
+/** Fields the writer sets itself; a handler that sets one has a bug. */
+const RESERVED = new Set(["content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade"]);
+
+/** Names already checked, so a name is validated once per process, not per response. */
+const checkedNames = new Set<string>();
+const MAX_CHECKED_NAMES = 1024;
+
+/** Visible ASCII, space and tab: what this server writes in a field value. */
+const UNSAFE_VALUE = /[^\t\x20-\x7e]/;
+
+function checkName(name: string): void {
+  if (checkedNames.has(name)) return;
+  if (name.length === 0) throw new InvalidHeaderError("A header field name is empty");
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c > 0xff || TCHAR[c] !== 1) throw new InvalidHeaderError(`Header field name ${JSON.stringify(name)} is not a token`);
+  }
+  if (RESERVED.has(name.toLowerCase())) {
+    throw new InvalidHeaderError(`Header field ${name} is set by the response writer; handlers must not set it`);
+  }
+  if (checkedNames.size < MAX_CHECKED_NAMES) checkedNames.add(name);
+}
+
+function checkValue(name: string, value: string): void {
+  if (UNSAFE_VALUE.test(value)) {
+    throw new InvalidHeaderError(`Header field ${name} has a value with a control or non-ASCII character; refusing to write it`);
+  }
+}
+
+export function serialize(res: Response, opts: WriteOptions): Serialized {
+  const status = res.status;
+  if (!Number.isInteger(status) || status < 100 || status > 999) throw new RangeError(`Invalid status code ${status}`);
+  let head = statusLine(status) + "Date: " + httpDate() + "\r\n";
+  const headers = res.headers;
+  if (headers !== undefined) {
+    for (const name in headers) {
+      const raw = headers[name]!;
+      const value = typeof raw === "string" ? raw : String(raw);
+      checkName(name);
+      checkValue(name, value);
+      head += name + ": " + value + "\r\n";
+    }
+  }
+  let body: string | Uint8Array | undefined;
+  let bodyBytes = 0;
+  if (statusAllowsBody(status)) {
+    const content = res.body;
+    if (content !== undefined) {
+      bodyBytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
+      if (!opts.omitBody && bodyBytes > 0) body = content;
+    }
+    head += "Content-Length: " + bodyBytes + "\r\n";
+  }
+  if (opts.close) head += "Connection: close\r\n";
+  else if (opts.confirmKeepAlive) head += "Connection: keep-alive\r\n";
+  return { head: head + "\r\n", body, bodyBytes };
+}
+
+/** The interim response of RFC 9110 §15.2.1, sent before reading a body the client held back. */
+export const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";

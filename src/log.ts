@@ -1,0 +1,21 @@
+// The access log: one line per response on stdout, written in batches so that
+// logging costs one write per event-loop turn, not one per request.
+
+import type { Exchange } from "./http/connection.js";
+
+export function formatExchange(e: Exchange): string {
+  return `${e.method} ${e.target} ${e.status} ${e.bodyBytes}B ${e.ms.toFixed(2)}ms`;
+}
+
+export function accessLog(out: NodeJS.WritableStream = process.stdout): (e: Exchange) => void {
+  let pending = "";
+  const flush = () => {
+    const text = pending;
+    pending = "";
+    out.write(text);
+  };
+  return (e) => {
+    if (pending === "") setImmediate(flush);
+    pending += formatExchange(e) + "\n";
+  };
+}

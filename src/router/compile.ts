@@ -1,0 +1,130 @@
+// The route table compiled once into a lookup: a Map for paths without
+// parameters (one hash lookup for most requests) and a segment tree for the rest.
+
+import { fullPath, METHOD_TOKEN, VERSION_SEGMENT, type Params, type Route } from "./route.js";
+
+/** Every method served at one path, with the Allow value precomputed (RFC 9110 §10.2.1). */
+export interface Resource {
+  readonly pattern: string;
+  readonly methods: ReadonlyMap<string, Route>;
+  readonly allow: string;
+}
+
+export type Match =
+  | { readonly kind: "found"; readonly route: Route; readonly params: Params; readonly resource: Resource }
+  | { readonly kind: "options"; readonly resource: Resource }
+  | { readonly kind: "method-not-allowed"; readonly resource: Resource }
+  | { readonly kind: "not-found" }
+  | { readonly kind: "bad-path"; readonly detail: string };
+
+interface Node {
+  readonly children: Map<string, Node>;
+  param: { readonly name: string; readonly node: Node } | null;
+  resource: Resource | null;
+}
+
+export interface CompiledRoutes {
+  lookup(method: string, path: string): Match;
+  /** Versions served, in table order: what a 404 for an unknown version lists. */
+  readonly versions: readonly string[];
+  /** Every method served anywhere, for `OPTIONS *`. */
+  readonly allMethods: string;
+  readonly routes: readonly Route[];
+}
+
+const NO_PARAMS: Params = Object.freeze({});
+
+function newNode(): Node {
+  return { children: new Map(), param: null, resource: null };
+}
+
+/** GET implies HEAD (RFC 9110 §9.3.2); OPTIONS is answered for every resource. */
+function allowOf(methods: ReadonlyMap<string, Route>): string {
+  const names = new Set(methods.keys());
+  if (names.has("GET")) names.add("HEAD");
+  names.add("OPTIONS");
+  return [...names].sort().join(", ");
+}
+
+export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
+  const byPattern = new Map<string, Map<string, Route>>();
+  const versions: string[] = [];
+  for (const route of routes) {
+    if (!METHOD_TOKEN.test(route.method)) throw new Error(`Route method ${JSON.stringify(route.method)} is not a token`);
+    if (route.version !== undefined && !VERSION_SEGMENT.test(route.version)) {
+      throw new Error(`Route version ${JSON.stringify(route.version)} is not of the form v<n> or v<n>-<m>`);
+    }
+    if (!route.path.startsWith("/")) throw new Error(`Route path ${JSON.stringify(route.path)} must start with "/"`);
+    if (route.version !== undefined && !versions.includes(route.version)) versions.push(route.version);
+    const pattern = fullPath(route);
+    const methods = byPattern.get(pattern) ?? new Map<string, Route>();
+    if (methods.has(route.method)) throw new Error(`Route ${route.method} ${pattern} is declared twice`);
+    methods.set(route.method, route);
+    byPattern.set(pattern, methods);
+  }
+
+  const exact = new Map<string, Resource>();
+  const root = newNode();
+  for (const [pattern, methods] of byPattern) {
+    const resource: Resource = { pattern, methods, allow: allowOf(methods) };
+    if (!pattern.includes("/:")) {
+      exact.set(pattern, resource);
+      continue;
+    }
+    let node = root;
+    for (const segment of pattern.split("/").slice(1)) {
+      if (segment.startsWith(":")) {
+        const name = segment.slice(1);
+        if (node.param !== null && node.param.name !== name) {
+          throw new Error(`Routes disagree on the parameter name at ${pattern}: :${node.param.name} or :${name}`);
+        }
+        node.param ??= { name, node: newNode() };
+        node = node.param.node;
+      } else {
+        let child = node.children.get(segment);
+        if (child === undefined) node.children.set(segment, (child = newNode()));
+        node = child;
+      }
+    }
+    node.resource = resource;
+  }
+
+  const allMethods = allowOf(new Map(routes.map((r) => [r.method, r])));
+
+  function choose(resource: Resource, method: string, params: Params): Match {
+    const route = resource.methods.get(method) ?? (method === "HEAD" ? resource.methods.get("GET") : undefined);
+    if (route !== undefined) return { kind: "found", route, params, resource };
+    if (method === "OPTIONS") return { kind: "options", resource };
+    return { kind: "method-not-allowed", resource };
+  }
+
+  function lookup(method: string, path: string): Match {
+    const hit = exact.get(path);
+    if (hit !== undefined) return choose(hit, method, NO_PARAMS);
+    const segments = path.split("/");
+    let node = root;
+    let params: Record<string, string> | null = null;
+    for (let i = 1; i < segments.length; i++) {
+      const segment = segments[i]!;
+      const child = node.children.get(segment);
+      if (child !== undefined) {
+        node = child;
+      } else if (node.param !== null && segment !== "") {
+        let value: string;
+        try {
+          value = decodeURIComponent(segment);
+        } catch {
+          return { kind: "bad-path", detail: `The path segment "${segment}" has malformed percent-encoding` };
+        }
+        (params ??= {})[node.param.name] = value;
+        node = node.param.node;
+      } else {
+        return { kind: "not-found" };
+      }
+    }
+    if (node.resource === null) return { kind: "not-found" };
+    return choose(node.resource, method, params ?? NO_PARAMS);
+  }
+
+  return { lookup, versions, allMethods, routes };
+}

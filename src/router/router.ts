@@ -1,0 +1,100 @@
+// The route table as a request handler: lookup, the answers HTTP itself
+// defines (404, 405 with Allow, OPTIONS, HEAD), deprecation fields, and a count
+// of requests per API version.
+
+import type { Handler } from "../http/connection.js";
+import { formatHttpDate } from "../http/date.js";
+import { problem } from "../http/problem.js";
+import type { Request } from "../http/request.js";
+import type { FieldValue, Response } from "../http/response.js";
+import { compileRoutes, type CompiledRoutes } from "./compile.js";
+import { fullPath, type Route } from "./route.js";
+
+export interface Router {
+  readonly handle: Handler;
+  readonly table: CompiledRoutes;
+  /** Requests routed to each API version since start: an operator's view of who still uses v1. */
+  usage(): Record<string, number>;
+}
+
+/** RFC 9745 / RFC 8594 / RFC 8288 fields of a deprecated route, computed once. */
+function deprecationFields(route: Route): Record<string, string> | null {
+  const d = route.deprecated;
+  if (d === undefined) return null;
+  const fields: Record<string, string> = { Deprecation: `@${Math.floor(d.since.getTime() / 1000)}` };
+  if (d.sunset !== undefined) fields.Sunset = formatHttpDate(d.sunset);
+  if (d.successor !== undefined) fields.Link = `<${d.successor}>; rel="successor-version"`;
+  return fields;
+}
+
+function withFields(response: Response, fields: Readonly<Record<string, FieldValue>>): Response {
+  return { ...response, headers: { ...response.headers, ...fields } };
+}
+
+const API_VERSION = /^\/api\/([^/]+)(?:\/|$)/;
+
+export function createRouter(routes: readonly Route[]): Router {
+  const table = compileRoutes(routes);
+  const extra = new Map<Route, Record<string, string>>();
+  for (const route of routes) {
+    const fields = deprecationFields(route);
+    if (fields !== null) extra.set(route, fields);
+  }
+  const counts = new Map<string, number>(table.versions.map((v) => [v, 0]));
+  const versionList = table.versions.join(", ");
+
+  function notFound(request: Request): Response {
+    const m = API_VERSION.exec(request.path);
+    if (m !== null && !counts.has(m[1]!)) {
+      return problem(404, {
+        kind: "unknown-version",
+        title: "Unknown API version",
+        detail: `There is no API version "${m[1]}". This server serves ${versionList}: use /api/<version>/..., e.g. ${fullPath(routes[0]!)}.`,
+        instance: request.target,
+      });
+    }
+    return problem(404, {
+      kind: "not-found",
+      detail: `Nothing is served at ${request.path}. Check the path against the route table (see the README).`,
+      instance: request.target,
+    });
+  }
+
+  function handle(request: Request): Response | Promise<Response> {
+    const method = request.method;
+    if (request.path === "*") {
+      // OPTIONS * asks about the server as a whole (RFC 9110 §9.3.7).
+      return { status: 204, headers: { Allow: table.allMethods } };
+    }
+    const match = table.lookup(method, request.path);
+    switch (match.kind) {
+      case "found": {
+        const route = match.route;
+        if (route.version !== undefined) counts.set(route.version, counts.get(route.version)! + 1);
+        const fields = extra.get(route);
+        if (fields === undefined) return route.handler(request, match.params);
+        const result = route.handler(request, match.params);
+        return result instanceof Promise ? result.then((r) => withFields(r, fields)) : withFields(result, fields);
+      }
+      case "options":
+        return { status: 204, headers: { Allow: match.resource.allow } };
+      case "method-not-allowed":
+        return problem(405, {
+          kind: "method-not-allowed",
+          detail: `${method} is not served at ${request.path}. Allowed methods: ${match.resource.allow}.`,
+          instance: request.target,
+          headers: { Allow: match.resource.allow },
+        });
+      case "bad-path":
+        return problem(400, { kind: "bad-path", detail: match.detail, instance: request.target });
+      case "not-found":
+        return notFound(request);
+    }
+  }
+
+  return {
+    handle,
+    table,
+    usage: () => Object.fromEntries(counts),
+  };
+}
