@@ -7,7 +7,7 @@
 // many requests wait for answers: a client cannot make the server buffer
 // without bound by pipelining and never reading.
 
-import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { protocolError, type ProtocolError } from "./errors.js";
 import { RequestParser, type ParserLimits, type ParserSink } from "./parser.js";
 import { problem, protocolProblem } from "./problem.js";
@@ -15,6 +15,9 @@ import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
 
 export type Handler = (request: Request) => Response | Promise<Response>;
+
+/** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
+export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown };
 
 export interface ConnectionOptions {
   readonly limits: ParserLimits;
@@ -86,7 +89,7 @@ function isPromise(value: unknown): value is Promise<Response> {
 const INTERNAL_ERROR_DETAIL = "The server failed while handling this request. The error has been logged; no details are sent to clients.";
 
 export class Connection implements ParserSink {
-  private readonly socket: Socket;
+  private readonly socket: Transport;
   private readonly handler: Handler;
   private readonly options: ConnectionOptions;
   private readonly hooks: ConnectionHooks;
@@ -104,15 +107,18 @@ export class Connection implements ParserSink {
   private headsAtDeadline = -1;
   private ended = false;
 
-  constructor(socket: Socket, handler: Handler, options: ConnectionOptions, hooks: ConnectionHooks) {
+  constructor(socket: Transport, handler: Handler, options: ConnectionOptions, hooks: ConnectionHooks) {
     this.socket = socket;
     this.handler = handler;
     this.options = options;
     this.hooks = hooks;
     this.parser = new RequestParser(this, options.limits);
     this.deadline = Date.now() + options.keepAliveTimeoutMs;
-    socket.setNoDelay(true);
+    // Responses are written whole; waiting for more (Nagle) would only add latency.
+    socket.setNoDelay?.(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    // The client finished sending (half-close): answer what it asked, then close.
+    socket.on("end", () => this.onEnd());
     socket.on("drain", () => this.updateFlow());
     // Resets and broken pipes end in "close"; there is nobody left to answer.
     socket.on("error", () => {});
@@ -321,10 +327,14 @@ export class Connection implements ParserSink {
     const stop = this.socket.writableNeedDrain || this.queue.length >= this.options.maxPipelined;
     if (stop && !this.paused) {
       this.paused = true;
+      this.parser.pause();
       this.socket.pause();
     } else if (!stop && this.paused) {
       this.paused = false;
       this.socket.resume();
+      this.socket.cork();
+      this.parser.resume();
+      this.socket.uncork();
     }
   }
 
@@ -351,10 +361,27 @@ export class Connection implements ParserSink {
     }
   }
 
-  /** Server shutdown: finish what is in flight, then close; close at once if idle. */
+  /** Server shutdown: finish what is in flight (bounded by the timeouts), then close. */
   drain(): void {
+    if (this.draining || this.phase === Phase.Closing || this.ended) return;
     this.draining = true;
     if (this.idle) this.closeQuietly();
+  }
+
+  /**
+   * The client half-closed: it will send nothing more. Requests it completed
+   * are answered, the last response closes; one it left unfinished can never
+   * complete and is dropped (RFC 9112 §8).
+   */
+  private onEnd(): void {
+    if (this.phase === Phase.Closing || this.ended) return;
+    this.parser.stop();
+    if (this.reading !== null) {
+      this.queue.splice(this.queue.indexOf(this.reading), 1);
+      this.reading = null;
+    }
+    this.draining = true;
+    if (this.queue.length === 0) this.closeQuietly();
   }
 
   private closeQuietly(): void {

@@ -89,6 +89,15 @@ export class RequestParser {
   private carry: Buffer | null = null;
   private carryLen = 0;
 
+  /**
+   * While paused, bytes not yet parsed wait here (a slice of the caller's
+   * chunk, not a copy); the connection pauses the parser when responses back
+   * up, so one large chunk of pipelined requests cannot queue up work without bound.
+   */
+  private paused = false;
+  private running = false;
+  private pending: Buffer | null = null;
+
   /** Bytes of the current message before the line being parsed (for error offsets). */
   private msgBytes = 0;
   private lineBase = 0;
@@ -127,7 +136,7 @@ export class RequestParser {
 
   /** True between requests: no byte of a next request has arrived yet. */
   get idle(): boolean {
-    return this.state === State.RequestLine && this.carryLen === 0 && this.msgBytes === 0;
+    return this.state === State.RequestLine && this.carryLen === 0 && this.msgBytes === 0 && this.pending === null;
   }
 
   /** True once the parser has stopped accepting bytes (error, or a closing request done). */
@@ -143,6 +152,7 @@ export class RequestParser {
   /** Stop reading: every later byte is ignored (used on timeouts and shutdown). */
   stop(): void {
     this.state = State.Closed;
+    this.pending = null;
     this.carry = null;
     this.carryLen = 0;
     this.bodyParts = [];
@@ -159,6 +169,10 @@ export class RequestParser {
    */
   feed(chunk: Buffer): void {
     if (this.state === State.Closed || chunk.length === 0) return;
+    if (this.paused) {
+      this.pending = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
+      return;
+    }
     let pos = 0;
     if (this.carryLen > 0) {
       const lf = chunk.indexOf(LF);
@@ -178,9 +192,35 @@ export class RequestParser {
     this.run(chunk, pos);
   }
 
+  /** Stop after the request being completed; later bytes wait for resume(). */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    if (this.running || this.pending === null) return;
+    const pending = this.pending;
+    this.pending = null;
+    this.feed(pending);
+  }
+
   private run(buf: Buffer, pos: number): void {
+    this.running = true;
+    try {
+      this.loop(buf, pos);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private loop(buf: Buffer, pos: number): void {
     const len = buf.length;
     while (pos < len) {
+      if (this.paused) {
+        if (this.state !== State.Closed) this.pending = buf.subarray(pos);
+        return;
+      }
       switch (this.state) {
         case State.RequestLine:
         case State.HeaderLine:

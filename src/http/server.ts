@@ -53,7 +53,9 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
   };
   let allClosed: (() => void) | null = null;
 
-  const server = net.createServer({ noDelay: true }, (socket) => {
+  // allowHalfOpen: a client that half-closes after its last request still gets its
+  // responses; the connection ends its side itself once they are written.
+  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
     live.add(new Connection(socket, handler, connectionOptions, hooks));
   });
   // A client that connects and vanishes is not the server's problem.

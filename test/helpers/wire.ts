@@ -1,0 +1,92 @@
+// Test-side tools for looking at raw HTTP bytes: a minimal response splitter
+// (Content-Length framing only, which is all this server writes) and helpers
+// to run a server on a free loopback port and talk to it over a real socket.
+
+import net from "node:net";
+import { once } from "node:events";
+import type { Handler } from "../../src/http/connection.js";
+import { createServer, type HttpServer, type ServerOptions } from "../../src/http/server.js";
+
+export interface RawResponse {
+  readonly statusLine: string;
+  readonly status: number;
+  /** Lower-cased names; repeated fields keep the last value. */
+  readonly headers: Record<string, string>;
+  /** Field names in the order written, as written. */
+  readonly fieldOrder: string[];
+  readonly body: string;
+}
+
+/**
+ * Split a byte stream of responses. `headRequests` lists, per response, whether
+ * it answers a HEAD (no body despite Content-Length).
+ */
+export function splitResponses(bytes: Buffer, headRequests: readonly boolean[] = []): RawResponse[] {
+  const out: RawResponse[] = [];
+  let pos = 0;
+  while (pos < bytes.length) {
+    const end = bytes.indexOf("\r\n\r\n", pos, "latin1");
+    if (end === -1) throw new Error(`Incomplete response head at byte ${pos}: ${bytes.subarray(pos).toString("latin1")}`);
+    const lines = bytes.toString("latin1", pos, end).split("\r\n");
+    const statusLine = lines[0]!;
+    const status = Number(statusLine.split(" ")[1]);
+    const headers: Record<string, string> = {};
+    const fieldOrder: string[] = [];
+    for (const line of lines.slice(1)) {
+      const colon = line.indexOf(":");
+      const name = line.slice(0, colon);
+      fieldOrder.push(name);
+      headers[name.toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    pos = end + 4;
+    let length = 0;
+    const isHead = status >= 200 && headRequests[out.filter((r) => r.status >= 200).length] === true;
+    if (!isHead && status >= 200 && headers["content-length"] !== undefined) length = Number(headers["content-length"]);
+    const body = bytes.toString("utf8", pos, pos + length);
+    pos += length;
+    out.push({ statusLine, status, headers, fieldOrder, body });
+  }
+  return out;
+}
+
+export interface Running {
+  readonly server: HttpServer;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function listen(handler: Handler, options: ServerOptions = {}): Promise<Running> {
+  const server = createServer(handler, { onHandlerError: () => {}, ...options });
+  const address = await server.listen(0, "127.0.0.1");
+  return { server, port: address.port, close: () => server.close(1000) };
+}
+
+/** Open a connection, send `chunks` (each its own write), and collect everything until the server closes. */
+export async function talk(port: number, chunks: readonly (string | Buffer)[], opts: { halfClose?: boolean } = {}): Promise<Buffer> {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  const received: Buffer[] = [];
+  socket.on("data", (d: Buffer) => received.push(d));
+  for (const c of chunks) socket.write(c);
+  if (opts.halfClose) socket.end();
+  await once(socket, "close");
+  return Buffer.concat(received);
+}
+
+/** Wait until `bytes` contains `needle` on a socket that stays open. */
+export function readUntil(socket: net.Socket, needle: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const onData = (d: Buffer) => {
+      seen += d.toString("latin1");
+      if (seen.includes(needle)) {
+        socket.off("data", onData);
+        socket.off("close", onClose);
+        resolve(seen);
+      }
+    };
+    const onClose = () => reject(new Error(`Connection closed before ${JSON.stringify(needle)}; got ${JSON.stringify(seen)}`));
+    socket.on("data", onData);
+    socket.on("close", onClose);
+  });
+}

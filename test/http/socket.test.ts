@@ -1,0 +1,212 @@
+// The server over real loopback sockets: real clients (curl, fetch), timeouts,
+// back-pressure and graceful shutdown.
+
+import t from "tap";
+import net from "node:net";
+import { once } from "node:events";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import type { Handler } from "../../src/http/connection.js";
+import { createRouter } from "../../src/router/router.js";
+import { createApp } from "../../src/app.js";
+import { listen, readUntil, splitResponses, talk } from "../helpers/wire.js";
+
+const run = promisify(execFile);
+
+/** A router with a test route for a custom method, as a client of the engine would write it. */
+const testRouter = createRouter([
+  {
+    method: "UPDATE",
+    version: "v9",
+    path: "/things/:id",
+    summary: "test route",
+    handler: (req, params) => ({
+      status: 200,
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ method: req.method, id: params.id, body: req.body.toString() }),
+    }),
+  },
+]);
+
+t.test("curl -X UPDATE is routed by method and path", async (t) => {
+  const s = await listen(testRouter.handle);
+  t.teardown(s.close);
+  const { stdout } = await run("curl", ["-s", "-X", "UPDATE", "-H", "Content-Type: application/json", "--data", '{"a":1}', `http://127.0.0.1:${s.port}/api/v9/things/42`]);
+  t.same(JSON.parse(stdout), { method: "UPDATE", id: "42", body: '{"a":1}' });
+});
+
+t.test("Node's fetch with method UPDATE is routed", async (t) => {
+  const s = await listen(testRouter.handle);
+  t.teardown(s.close);
+  const res = await fetch(`http://127.0.0.1:${s.port}/api/v9/things/a%20b`, { method: "UPDATE", body: "x" });
+  t.equal(res.status, 200);
+  t.same(await res.json(), { method: "UPDATE", id: "a b", body: "x" });
+});
+
+t.test("curl -X UPDATE on the status endpoint: 405 with Allow", async (t) => {
+  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  t.teardown(s.close);
+  const { stdout } = await run("curl", ["-si", "-X", "UPDATE", `http://127.0.0.1:${s.port}/api/v2/status`]);
+  const [r] = splitResponses(Buffer.from(stdout, "latin1"));
+  t.equal(r!.status, 405);
+  t.equal(r!.headers.allow, "GET, HEAD, OPTIONS");
+  t.equal(r!.headers["content-type"], "application/problem+json");
+});
+
+t.test("an unknown API version: 404 problem naming the versions served", async (t) => {
+  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  t.teardown(s.close);
+  const { stdout } = await run("curl", ["-si", `http://127.0.0.1:${s.port}/api/v9/status`]);
+  const [r] = splitResponses(Buffer.from(stdout, "latin1"));
+  t.equal(r!.status, 404);
+  const body = JSON.parse(r!.body);
+  t.equal(body.type, "/problems/unknown-version");
+  for (const v of ["v1", "v1-1", "v2"]) t.match(body.detail, v);
+});
+
+t.test("keep-alive: several requests on one socket, then Connection: close ends it", async (t) => {
+  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write("GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n");
+  await readUntil(socket, "is up.");
+  socket.write("GET /api/v1-1/status HTTP/1.1\r\nHost: t\r\n\r\n");
+  await readUntil(socket, "versao");
+  const received: Buffer[] = [];
+  socket.on("data", (d: Buffer) => received.push(d));
+  socket.write("GET /api/v2/status HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  await once(socket, "close");
+  const [r] = splitResponses(Buffer.concat(received));
+  t.equal(r!.headers.connection, "close");
+});
+
+t.test("HTTP/1.0 over a socket: answered, then closed by the server", async (t) => {
+  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  t.teardown(s.close);
+  const rs = splitResponses(await talk(s.port, ["GET /api/v2/status HTTP/1.0\r\n\r\n"]));
+  t.equal(rs.length, 1);
+  t.equal(rs[0]!.status, 200);
+});
+
+t.test("100-continue over a socket: the 100 arrives before the body is sent", async (t) => {
+  const handler: Handler = (req) => ({ status: 200, body: req.body });
+  const s = await listen(handler);
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write("PUT /x HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n");
+  const interim = await readUntil(socket, "\r\n\r\n");
+  t.equal(interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  socket.write("data");
+  const final = await readUntil(socket, "data");
+  t.match(final, /^HTTP\/1\.1 200 OK\r\n/);
+  socket.destroy();
+});
+
+t.test("a protocol error over a socket is answered, then the server closes", async (t) => {
+  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  t.teardown(s.close);
+  const out = await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\nX: y\r\n\r\n"]);
+  const [r] = splitResponses(out);
+  t.equal(r!.status, 400);
+  t.equal(JSON.parse(r!.body).code, "BARE_LF");
+});
+
+t.test("headers timeout: an unfinished head gets a 408 and the connection closes", async (t) => {
+  const s = await listen(createApp({ v1Sunset: undefined }).handle, { headersTimeoutMs: 100 });
+  t.teardown(s.close);
+  const out = await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\r\n"]);
+  const [r] = splitResponses(out);
+  t.equal(r!.status, 408);
+  t.equal(r!.headers.connection, "close");
+});
+
+t.test("body timeout: a stalled body gets a 408", async (t) => {
+  const handler: Handler = () => ({ status: 200 });
+  const s = await listen(handler, { bodyTimeoutMs: 100 });
+  t.teardown(s.close);
+  const out = await talk(s.port, ["POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc"]);
+  t.equal(splitResponses(out)[0]!.status, 408);
+});
+
+t.test("idle keep-alive timeout: a quiet connection is closed without a response", async (t) => {
+  const s = await listen(createApp({ v1Sunset: undefined }).handle, { keepAliveTimeoutMs: 100 });
+  t.teardown(s.close);
+  const out = await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n"]);
+  const rs = splitResponses(out);
+  t.equal(rs.length, 1, "the one request is answered, then the idle connection is closed");
+  t.equal(rs[0]!.status, 200);
+});
+
+t.test("back-pressure: a client that pipelines and never reads cannot make the server buffer without bound", async (t) => {
+  let handled = 0;
+  const big = Buffer.alloc(64 * 1024, 0x61);
+  const handler: Handler = () => {
+    handled++;
+    return { status: 200, body: big };
+  };
+  const s = await listen(handler, { maxPipelined: 16 });
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.pause(); // never read until the end
+  const total = 3000; // 3000 x 64 KiB = 187 MiB of responses if nothing pushed back
+  const request = "GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+  socket.write(request.repeat(total));
+  // Wait until the server's progress stops: it must have stopped reading.
+  let last = -1;
+  while (handled !== last) {
+    last = handled;
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.ok(handled < total / 4, `server stopped after ${handled} of ${total} requests while the client did not read`);
+  // Now read everything: every response arrives, in order, complete.
+  let bytes = 0;
+  let done: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  const expected = total * (big.length + 80);
+  socket.on("data", (d: Buffer) => {
+    bytes += d.length;
+    if (bytes >= total * big.length) done();
+  });
+  socket.resume();
+  await finished;
+  t.equal(handled, total, "after the client reads, every request is answered");
+  t.ok(bytes <= expected);
+  socket.destroy();
+});
+
+t.test("graceful close: idle connections close, in-flight requests finish with Connection: close", async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let entered!: () => void;
+  const inHandler = new Promise<void>((r) => (entered = r));
+  const handler: Handler = async () => {
+    entered();
+    await gate;
+    return { status: 200, body: "finished" };
+  };
+  const s = await listen(handler);
+  const idle = net.connect(s.port, "127.0.0.1");
+  await once(idle, "connect");
+  const busy = net.connect(s.port, "127.0.0.1");
+  await once(busy, "connect");
+  const received: Buffer[] = [];
+  busy.on("data", (d: Buffer) => received.push(d));
+  busy.write("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n");
+  await inHandler;
+  const closing = s.server.close(5000);
+  await once(idle, "close");
+  t.pass("the idle connection was closed at once");
+  const refused = net.connect(s.port, "127.0.0.1");
+  const [err] = (await once(refused, "error")) as [NodeJS.ErrnoException];
+  t.equal(err.code, "ECONNREFUSED", "no new connections are accepted");
+  release();
+  await once(busy, "close");
+  await closing;
+  const [r] = splitResponses(Buffer.concat(received));
+  t.equal(r!.body, "finished");
+  t.equal(r!.headers.connection, "close");
+});
