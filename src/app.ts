@@ -1,18 +1,28 @@
-// The application: the API's route table behind the router. No sockets here,
-// so tests and tools can run requests through it in-process.
+// The application: the API's route table behind the router, over a store.
+// No sockets here, so tests and tools can run requests through it in-process.
 
 import { apiRoutes } from "./api/routes.js";
-import type { Config } from "./config.js";
 import { createRouter, type Router } from "./router/router.js";
+import type { Store } from "./store/types.js";
 
 /** v1 of the status resource was superseded by v2 when v2 shipped. */
 export const V1_DEPRECATED_SINCE = new Date("2026-01-01T00:00:00Z");
 
-export function createApp(config: Pick<Config, "v1Sunset">): Router {
-  return createRouter(
+export interface AppOptions {
+  readonly store: Store;
+  readonly writeRequiresToken?: boolean;
+  readonly v1Sunset?: Date | undefined;
+}
+
+export function createApp(options: AppOptions): Router {
+  const router: Router = createRouter(
     apiRoutes({
+      store: options.store,
+      writeRequiresToken: options.writeRequiresToken ?? false,
       v1DeprecatedSince: V1_DEPRECATED_SINCE,
-      ...(config.v1Sunset === undefined ? {} : { v1Sunset: config.v1Sunset }),
+      ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
+      usage: () => router.usage(),
     }),
   );
+  return router;
 }

@@ -18,6 +18,10 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** When v1 stops being served, announced in its Sunset field. */
   readonly v1Sunset: Date | undefined;
+  /** Every write needs a valid bearer token (default: only article UPDATE, which needs an admin). */
+  readonly writeRequiresToken: boolean;
+  /** A known administrator token (its hash is stored; the value is never printed). */
+  readonly adminToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -49,7 +53,16 @@ function date(env: Env, name: string): Date | undefined {
   return d;
 }
 
-const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf"]);
+const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf", "--write-requires-token"]);
+
+function adminToken(env: Env): string | undefined {
+  const raw = env.ADMIN_TOKEN;
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^[A-Za-z0-9\-._~+/]{16,}=*$/.test(raw)) {
+    throw new ConfigError("ADMIN_TOKEN must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (a bearer token, RFC 6750 §2.1)");
+  }
+  return raw;
+}
 
 export function loadConfig(env: Env, argv: readonly string[]): Config {
   for (const arg of argv) {
@@ -76,5 +89,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     keepAliveTimeoutMs: integer(env, "KEEP_ALIVE_TIMEOUT_MS", c.keepAliveTimeoutMs, 1, 3_600_000),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     v1Sunset: date(env, "V1_SUNSET"),
+    writeRequiresToken: flag(env, "WRITE_REQUIRES_TOKEN", argv, "--write-requires-token"),
+    adminToken: adminToken(env),
   };
 }

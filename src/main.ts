@@ -4,10 +4,17 @@ import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createServer } from "./http/server.js";
 import { accessLog } from "./log.js";
+import { openStore } from "./store/open.js";
+import { seed } from "./store/seed.js";
+import { ensureAdmin } from "./tokens.js";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.argv.slice(2));
-  const app = createApp(config);
+  const store = openStore(config.dataDir);
+  seed(store);
+  const created = ensureAdmin(store, config.adminToken);
+  if (created !== undefined) console.log(created);
+  const app = createApp({ store, writeRequiresToken: config.writeRequiresToken, v1Sunset: config.v1Sunset });
   const server = createServer(app.handle, {
     limits: config.limits,
     headersTimeoutMs: config.headersTimeoutMs,
@@ -25,6 +32,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`${signal}: finishing requests in flight, then exiting`);
     await server.close(config.shutdownGraceMs);
+    store.close();
     const usage = Object.entries(app.usage()).map(([version, n]) => `${version}=${n}`).join(" ");
     console.log(`requests per API version: ${usage}`);
     process.exit(0);

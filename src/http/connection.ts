@@ -10,7 +10,7 @@
 import type { Duplex } from "node:stream";
 import { protocolError, type ProtocolError } from "./errors.js";
 import { RequestParser, type ParserLimits, type ParserSink } from "./parser.js";
-import { problem, protocolProblem } from "./problem.js";
+import { HttpError, problem, protocolProblem } from "./problem.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
 
@@ -258,6 +258,7 @@ export class Connection implements ParserSink {
   }
 
   private internalError(error: unknown, request: Request | null): Response {
+    if (error instanceof HttpError) return error.response;
     this.hooks.onHandlerError(error, request);
     return problem(500, { kind: "internal-error", detail: INTERNAL_ERROR_DETAIL, instance: request?.target ?? "" });
   }

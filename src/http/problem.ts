@@ -60,3 +60,23 @@ export function protocolProblem(error: ProtocolError, instance: string): Respons
     extensions: { code: error.code, offset: error.offset },
   });
 }
+
+/**
+ * Thrown by a handler (or a helper it calls) to answer with a problem
+ * instead of a result: `throw new HttpError(problem(415, {...}))`. The
+ * connection sends its response as is; it is an answer, not a failure, so it
+ * is not logged as one.
+ */
+export class HttpError extends Error {
+  override readonly name = "HttpError";
+  readonly response: Response;
+  constructor(response: Response) {
+    super(`HTTP ${response.status}`);
+    this.response = response;
+  }
+}
+
+/** Throw a problem response: `fail(404, { detail: "..." })`. */
+export function fail(status: number, init: ProblemInit): never {
+  throw new HttpError(problem(status, init));
+}

@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import type { Handler } from "../../src/http/connection.js";
 import { createRouter } from "../../src/router/router.js";
 import { createApp } from "../../src/app.js";
+import { createMemoryStore } from "../../src/store/memory.js";
 import { listen, readUntil, splitResponses, talk } from "../helpers/wire.js";
 
 const run = promisify(execFile);
@@ -44,7 +45,7 @@ t.test("Node's fetch with method UPDATE is routed", async (t) => {
 });
 
 t.test("curl -X UPDATE on the status endpoint: 405 with Allow", async (t) => {
-  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  const s = await listen(createApp({ store: createMemoryStore() }).handle);
   t.teardown(s.close);
   const { stdout } = await run("curl", ["-si", "-X", "UPDATE", `http://127.0.0.1:${s.port}/api/v2/status`]);
   const [r] = splitResponses(Buffer.from(stdout, "latin1"));
@@ -54,7 +55,7 @@ t.test("curl -X UPDATE on the status endpoint: 405 with Allow", async (t) => {
 });
 
 t.test("an unknown API version: 404 problem naming the versions served", async (t) => {
-  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  const s = await listen(createApp({ store: createMemoryStore() }).handle);
   t.teardown(s.close);
   const { stdout } = await run("curl", ["-si", `http://127.0.0.1:${s.port}/api/v9/status`]);
   const [r] = splitResponses(Buffer.from(stdout, "latin1"));
@@ -65,7 +66,7 @@ t.test("an unknown API version: 404 problem naming the versions served", async (
 });
 
 t.test("keep-alive: several requests on one socket, then Connection: close ends it", async (t) => {
-  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  const s = await listen(createApp({ store: createMemoryStore() }).handle);
   t.teardown(s.close);
   const socket = net.connect(s.port, "127.0.0.1");
   await once(socket, "connect");
@@ -82,7 +83,7 @@ t.test("keep-alive: several requests on one socket, then Connection: close ends 
 });
 
 t.test("HTTP/1.0 over a socket: answered, then closed by the server", async (t) => {
-  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  const s = await listen(createApp({ store: createMemoryStore() }).handle);
   t.teardown(s.close);
   const rs = splitResponses(await talk(s.port, ["GET /api/v2/status HTTP/1.0\r\n\r\n"]));
   t.equal(rs.length, 1);
@@ -105,7 +106,7 @@ t.test("100-continue over a socket: the 100 arrives before the body is sent", as
 });
 
 t.test("a protocol error over a socket is answered, then the server closes", async (t) => {
-  const s = await listen(createApp({ v1Sunset: undefined }).handle);
+  const s = await listen(createApp({ store: createMemoryStore() }).handle);
   t.teardown(s.close);
   const out = await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\nX: y\r\n\r\n"]);
   const [r] = splitResponses(out);
@@ -114,7 +115,7 @@ t.test("a protocol error over a socket is answered, then the server closes", asy
 });
 
 t.test("headers timeout: an unfinished head gets a 408 and the connection closes", async (t) => {
-  const s = await listen(createApp({ v1Sunset: undefined }).handle, { headersTimeoutMs: 100 });
+  const s = await listen(createApp({ store: createMemoryStore() }).handle, { headersTimeoutMs: 100 });
   t.teardown(s.close);
   const out = await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\r\n"]);
   const [r] = splitResponses(out);
@@ -131,7 +132,7 @@ t.test("body timeout: a stalled body gets a 408", async (t) => {
 });
 
 t.test("idle keep-alive timeout: a quiet connection is closed without a response", async (t) => {
-  const s = await listen(createApp({ v1Sunset: undefined }).handle, { keepAliveTimeoutMs: 100 });
+  const s = await listen(createApp({ store: createMemoryStore() }).handle, { keepAliveTimeoutMs: 100 });
   t.teardown(s.close);
   const out = await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n"]);
   const rs = splitResponses(out);

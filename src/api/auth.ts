@@ -1,0 +1,83 @@
+// Bearer tokens (RFC 6750): generated at random, stored only as SHA-256
+// digests, looked up by digest and confirmed with a constant-time comparison.
+//
+// A token is 256 random bits, so a fast digest is the right tool: there is
+// nothing to brute-force that a slow password hash would protect.
+
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { headerValue, type Request } from "../http/request.js";
+import { fail } from "../http/problem.js";
+import { asTokenHash, type Role, type TokenHash, type TokenStore } from "../store/types.js";
+
+/** "sl_" marks startline tokens so secret scanners and people can recognise one. */
+const PREFIX = "sl_";
+
+export function generateToken(): string {
+  return PREFIX + randomBytes(32).toString("base64url");
+}
+
+export function hashToken(token: string): TokenHash {
+  return asTokenHash(createHash("sha256").update(token, "utf8").digest("hex"));
+}
+
+export type Caller =
+  | { readonly kind: "anonymous" }
+  | { readonly kind: "rejected"; readonly reason: string }
+  | { readonly kind: "authenticated"; readonly role: Role; readonly tokenId: string };
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+export function identify(request: Request, tokens: TokenStore): Caller {
+  const header = headerValue(request, "authorization");
+  if (header === undefined) return { kind: "anonymous" };
+  const m = BEARER.exec(header);
+  if (m === null) return { kind: "rejected", reason: "The Authorization header is not of the form `Bearer <token>`" };
+  const hash = hashToken(m[1]!);
+  const record = tokens.findByHash(hash);
+  // The lookup finds a candidate by digest; the comparison that decides is constant-time.
+  if (record === undefined || !timingSafeEqual(Buffer.from(record.hash, "hex"), Buffer.from(hash, "hex"))) {
+    return { kind: "rejected", reason: "The bearer token is not valid" };
+  }
+  return { kind: "authenticated", role: record.role, tokenId: record.id };
+}
+
+/** RFC 6750 §3: the challenge, with an error code when credentials were sent. */
+function challenge(error?: string): string {
+  return error === undefined ? 'Bearer realm="startline"' : `Bearer realm="startline", error="${error}"`;
+}
+
+/**
+ * Returns the caller if it holds `role` (or any valid token when `role` is
+ * "any"); otherwise throws a 401 with WWW-Authenticate. The spec answers 401
+ * even for a valid token of too low a role (spec §5.2), so this does too.
+ */
+export function requireRole(request: Request, tokens: TokenStore, role: Role | "any"): Caller {
+  const caller = identify(request, tokens);
+  const need = role === "admin" ? "an administrator's bearer token" : "a bearer token";
+  if (caller.kind === "anonymous") {
+    fail(401, {
+      kind: "unauthorized",
+      detail: `This request needs ${need}: send Authorization: Bearer <token>.`,
+      instance: request.target,
+      headers: { "WWW-Authenticate": challenge() },
+    });
+  }
+  if (caller.kind === "rejected") {
+    fail(401, {
+      kind: "unauthorized",
+      detail: `${caller.reason}. This request needs ${need}.`,
+      instance: request.target,
+      headers: { "WWW-Authenticate": challenge("invalid_token") },
+    });
+  }
+  if (role === "admin" && caller.role !== "admin") {
+    fail(401, {
+      kind: "insufficient-role",
+      title: "Insufficient role",
+      detail: "The token is valid but belongs to a standard user; this request needs an administrator's token.",
+      instance: request.target,
+      headers: { "WWW-Authenticate": challenge("insufficient_scope") },
+    });
+  }
+  return caller;
+}

@@ -1,0 +1,68 @@
+// Facts (spec rows 12 and 13): a random fact, cacheable privately for an
+// hour; new facts arrive as one plain-text sentence.
+
+import { fail } from "../http/problem.js";
+import type { Request } from "../http/request.js";
+import type { Route } from "../router/route.js";
+import { requireRole } from "./auth.js";
+import { readText } from "./body.js";
+import type { ApiContext } from "./context.js";
+import { json } from "./json.js";
+import { chooseFormat, represent, VARY } from "./negotiate.js";
+import { single } from "./single.js";
+
+const MAX_FACT_CHARACTERS = 500;
+const CONTROL = /\p{Cc}/u;
+
+function invalid(request: Request, detail: string): never {
+  fail(422, { kind: "invalid-fact", title: "Invalid fact", detail, instance: request.target });
+}
+
+export function factRoutes(ctx: ApiContext): Route[] {
+  const { store } = ctx;
+  return [
+    {
+      method: "GET",
+      version: "v2",
+      path: "/facts",
+      summary: "All facts (JSON or YAML)",
+      handler: (request) => represent(request, 200, { facts: store.facts.list() }, ["json", "yaml"]),
+    },
+    {
+      method: "GET",
+      version: "v2",
+      path: "/facts/random",
+      summary: "A random fact about HTTP (Cache-Control: private, max-age=3600)",
+      handler: (request) => {
+        chooseFormat(request, ["json"]);
+        const fact = store.facts.random();
+        if (fact === undefined) fail(404, { kind: "no-facts", title: "No facts", detail: "There are no facts yet; add one with POST /api/v2/facts.", instance: request.target });
+        return json(200, fact, { "Cache-Control": "private, max-age=3600", Vary: VARY });
+      },
+    },
+    {
+      method: "GET",
+      version: "v2",
+      path: "/facts/:id",
+      summary: "One fact",
+      handler: (request, { id }) =>
+        single(request, store.facts.get(id!) ?? fail(404, { kind: "not-found", detail: `There is no fact with id "${id}".`, instance: request.target })),
+    },
+    {
+      method: "POST",
+      version: "v2",
+      path: "/facts",
+      summary: "Add a fact: the body is one sentence as text/plain (UTF-8)",
+      handler: (request) => {
+        if (ctx.writeRequiresToken) requireRole(request, store.tokens, "any");
+        const text = readText(request).trim();
+        const length = [...text].length;
+        if (length === 0) invalid(request, "The fact is empty; send one sentence as the body.");
+        if (length > MAX_FACT_CHARACTERS) invalid(request, `The fact has ${length} characters; the limit is ${MAX_FACT_CHARACTERS}.`);
+        if (CONTROL.test(text)) invalid(request, "The fact holds control characters (line breaks, tabs, ...); send one sentence on one line.");
+        const fact = store.facts.create(text, "api");
+        return json(201, fact, { Location: `/api/v2/facts/${encodeURIComponent(fact.id)}` });
+      },
+    },
+  ];
+}

@@ -1,0 +1,106 @@
+// Posts (spec rows 3 to 9): publish under a client-chosen id, read one or all,
+// change with a JSON merge patch, delete.
+
+import { fail } from "../http/problem.js";
+import type { Request } from "../http/request.js";
+import type { Route } from "../router/route.js";
+import type { Post, PostFields } from "../store/types.js";
+import { requireRole } from "./auth.js";
+import { readJson } from "./body.js";
+import type { ApiContext } from "./context.js";
+import { json } from "./json.js";
+import { mergePatch } from "./merge-patch.js";
+import { represent } from "./negotiate.js";
+import { ID_PATTERN, ID_RULE, postFieldsSchema } from "./schemas.js";
+import { requireMatch, single } from "./single.js";
+import { validate } from "./validate.js";
+
+const ID = new RegExp(ID_PATTERN);
+const MERGE_PATCH_TYPES = ["application/merge-patch+json", "application/json"];
+
+function missing(request: Request, id: string): never {
+  fail(404, { kind: "not-found", detail: `There is no post with id "${id}".`, instance: request.target });
+}
+
+/** The client-written fields of a post, in a stable order. */
+function fieldsOf(post: Post): PostFields {
+  return {
+    title: post.title,
+    body: post.body,
+    ...(post.author === undefined ? {} : { author: post.author }),
+    ...(post.tags === undefined ? {} : { tags: post.tags }),
+  };
+}
+
+export function postRoutes(ctx: ApiContext): Route[] {
+  const { store } = ctx;
+  const guardWrite = (request: Request) => {
+    if (ctx.writeRequiresToken) requireRole(request, store.tokens, "any");
+  };
+  const list = (request: Request) => represent(request, 200, { posts: store.posts.list() }, ["json", "yaml"]);
+
+  return [
+    { method: "GET", version: "v1", path: "/post", summary: "All posts, oldest first (JSON or YAML)", handler: list },
+    { method: "GET", version: "v1", path: "/posts", summary: "All posts, oldest first (JSON or YAML)", handler: list },
+    {
+      method: "GET",
+      version: "v1",
+      path: "/post/:id",
+      summary: "One post",
+      handler: (request, { id }) => single(request, store.posts.get(id!) ?? missing(request, id!)),
+    },
+    {
+      method: "POST",
+      version: "v1",
+      path: "/post/:id",
+      summary: "Publish a post under this id",
+      handler: (request, { id }) => {
+        guardWrite(request);
+        if (!ID.test(id!)) {
+          fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The post id "${id!.slice(0, 80)}" is invalid: use ${ID_RULE}.`, instance: request.target });
+        }
+        const fields = validate<PostFields>(postFieldsSchema, readJson(request), request.target);
+        const result = store.posts.create({ id: id!, ...fields });
+        if (result.kind === "exists") {
+          fail(409, {
+            kind: "already-exists",
+            detail: `A post with id "${id}" already exists. Change it with PATCH, or publish under another id.`,
+            instance: request.target,
+          });
+        }
+        const location = `/api/v1/post/${encodeURIComponent(id!)}`;
+        return json(201, { published: true, post: result.item }, { Location: location });
+      },
+    },
+    {
+      method: "PATCH",
+      version: "v1",
+      path: "/post/:id",
+      summary: "Change a post with a JSON merge patch (RFC 7396)",
+      handler: (request, { id }) => {
+        guardWrite(request);
+        const current = store.posts.get(id!) ?? missing(request, id!);
+        requireMatch(request, current);
+        const patch = readJson(request, MERGE_PATCH_TYPES);
+        if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
+          fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: "A merge patch for a post must be a JSON object.", instance: request.target });
+        }
+        const fields = validate<PostFields>(postFieldsSchema, mergePatch(fieldsOf(current), patch), request.target);
+        const result = store.posts.update(id!, fields);
+        if (result.kind === "missing") missing(request, id!);
+        return single(request, result.item);
+      },
+    },
+    {
+      method: "DELETE",
+      version: "v1",
+      path: "/post/:id",
+      summary: "Delete a post",
+      handler: (request, { id }) => {
+        guardWrite(request);
+        if (!store.posts.delete(id!)) missing(request, id!);
+        return json(200, { deleted: true, id });
+      },
+    },
+  ];
+}

@@ -1,0 +1,35 @@
+// One resource as JSON, with a strong ETag and the conditional requests that
+// use it (RFC 9110 §13.1): If-None-Match on reads, If-Match on writes.
+
+import { ifMatch, noneMatch, strongEtag } from "../http/conditional.js";
+import { fail } from "../http/problem.js";
+import { headerValue, type Request } from "../http/request.js";
+import type { FieldValue, Response } from "../http/response.js";
+import { chooseFormat, MEDIA_TYPES, VARY } from "./negotiate.js";
+
+export function etagOf(value: unknown): string {
+  return strongEtag(JSON.stringify(value));
+}
+
+/** 200 with the value as JSON and its ETag; 304 when If-None-Match matches. */
+export function single(request: Request, value: unknown, headers?: Readonly<Record<string, FieldValue>>): Response {
+  chooseFormat(request, ["json"]);
+  const body = JSON.stringify(value);
+  const etag = strongEtag(body);
+  if (noneMatch(headerValue(request, "if-none-match"), etag)) {
+    return { status: 304, headers: { ETag: etag, Vary: VARY, ...headers } };
+  }
+  return { status: 200, headers: { "Content-Type": MEDIA_TYPES.json, ETag: etag, Vary: VARY, ...headers }, body };
+}
+
+/** Throws 412 when If-Match does not match the current representation. */
+export function requireMatch(request: Request, current: unknown): void {
+  const field = headerValue(request, "if-match");
+  if (field !== undefined && !ifMatch(field, etagOf(current))) {
+    fail(412, {
+      kind: "precondition-failed",
+      detail: `If-Match: ${field.slice(0, 100)} does not match the current ETag ${etagOf(current)}; the resource changed since you read it. GET it again, then retry.`,
+      instance: request.target,
+    });
+  }
+}

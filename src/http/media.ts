@@ -1,0 +1,59 @@
+// Media types and the Accept field (RFC 9110 §8.3.1, §12.5.1), parsed with
+// their parameters and weights. Small and strict enough for negotiation:
+// anything unparseable in Accept is skipped, as §12.4.2 lets a recipient do.
+
+export interface MediaRange {
+  /** Lower-cased "type/subtype"; may be "*\/*" or "type/*". */
+  readonly type: string;
+  /** Weight from the q parameter, 0 to 1 (RFC 9110 §12.4.2); 1 when absent. */
+  readonly q: number;
+  /** Position in the field, for breaking ties in the client's favour. */
+  readonly order: number;
+}
+
+const RANGE = /^([!#$%&'*+\-.^_`|~0-9a-z]+)\/([!#$%&'*+\-.^_`|~0-9a-z]+)$/;
+
+/** "application/json; charset=utf-8" -> "application/json"; undefined when malformed. */
+export function mediaType(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const semi = value.indexOf(";");
+  const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
+  return RANGE.test(type) ? type : undefined;
+}
+
+/** The value of one parameter of a media type, lower-cased, e.g. charset. */
+export function mediaParameter(value: string, name: string): string | undefined {
+  for (const part of value.split(";").slice(1)) {
+    const eq = part.indexOf("=");
+    if (eq === -1) continue;
+    if (part.slice(0, eq).trim().toLowerCase() === name) return part.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+  }
+  return undefined;
+}
+
+export function parseAccept(value: string): MediaRange[] {
+  const ranges: MediaRange[] = [];
+  let order = 0;
+  for (const element of value.split(",")) {
+    const parts = element.split(";");
+    const type = parts[0]!.trim().toLowerCase();
+    if (type === "") continue;
+    const m = RANGE.exec(type);
+    if (m === null || (m[1] === "*" && m[2] !== "*")) continue;
+    let q = 1;
+    for (const p of parts.slice(1)) {
+      const [k, v] = p.split("=").map((s) => s.trim());
+      if (k?.toLowerCase() === "q" && v !== undefined && /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(v)) q = Number(v);
+    }
+    ranges.push({ type, q, order: order++ });
+  }
+  return ranges;
+}
+
+/** How specifically a range matches a type: 3 exact, 2 "type/*", 1 "*\/*", 0 not at all. */
+export function matchLevel(range: string, type: string): number {
+  if (range === type) return 3;
+  if (range === "*/*") return 1;
+  if (range.endsWith("/*") && type.startsWith(range.slice(0, -1))) return 2;
+  return 0;
+}

@@ -1,0 +1,225 @@
+// The storage layer's domain types and the Store interface.
+//
+// The store knows nothing of HTTP: no status codes, no requests, no input
+// validation. The API layer checks lengths, allowed fields and id syntax; the
+// store stores what it is given and sets the timestamps and generated ids.
+//
+// The interface is synchronous (the SQLite store uses better-sqlite3, which is
+// synchronous). Expected outcomes ("that id exists", "that id is missing") are
+// values, discriminated by `kind`, never exceptions. Exceptions mean a bug or a
+// broken store (a closed store, a full disk).
+//
+// Every object a store returns is a fresh copy: mutating it (or an array in
+// it) never changes what is stored, and mutating an object after passing it in
+// never changes what was stored either.
+
+/**
+ * An RFC 3339 date-time in UTC with millisecond precision, exactly as
+ * `Date.prototype.toISOString()` writes it: "2025-11-22T19:53:00.000Z".
+ * Strings of this one shape sort chronologically.
+ */
+export type Timestamp = string;
+
+// ---------------------------------------------------------------------------
+// Outcomes
+
+/** The outcome of inserting a record under a key the caller chose. */
+export type CreateResult<T> =
+  | { readonly kind: "created"; readonly item: T }
+  /** Nothing was written; `existing` is the record already under that key. */
+  | { readonly kind: "exists"; readonly existing: T };
+
+/** The outcome of changing a record by id. */
+export type UpdateResult<T> =
+  | { readonly kind: "updated"; readonly item: T }
+  | { readonly kind: "missing" };
+
+// ---------------------------------------------------------------------------
+// Posts
+
+/**
+ * The fields of a post that a client writes. `update` takes the complete set
+ * (the API layer applies the JSON merge patch to the current post first), so an
+ * absent `author` or `tags` after the merge removes it. An empty `tags` array
+ * is kept as an empty array, distinct from no `tags`.
+ */
+export interface PostFields {
+  readonly title: string;
+  readonly body: string;
+  readonly author?: string;
+  readonly tags?: readonly string[];
+}
+
+/** A post to publish: the client's fields under the id from the path. */
+export interface NewPost extends PostFields {
+  readonly id: string;
+}
+
+/**
+ * A stored post. `publishedAt` is set once, on creation; `updatedAt` equals it
+ * on creation and moves on every update, never backwards (so it is never
+ * earlier than `publishedAt`, even if the clock steps back). Optional fields
+ * that are absent are absent keys, never keys holding `undefined`.
+ */
+export interface Post extends NewPost {
+  readonly publishedAt: Timestamp;
+  readonly updatedAt: Timestamp;
+}
+
+export interface PostStore {
+  /** All posts, oldest first (in the order they were created); a fresh array. */
+  list(): Post[];
+  get(id: string): Post | undefined;
+  /** Publishes a post; "exists" (and nothing written) if the id is taken. */
+  create(post: NewPost): CreateResult<Post>;
+  /**
+   * Replaces the client-written fields of post `id` with `fields` (the result
+   * of merging the patch into the current post), keeps `id`, `publishedAt`
+   * and the post's place in `list()`, and sets `updatedAt`.
+   */
+  update(id: string, fields: PostFields): UpdateResult<Post>;
+  /** True if a post was deleted, false if there was none with that id. */
+  delete(id: string): boolean;
+}
+
+// ---------------------------------------------------------------------------
+// Articles
+
+/** The fields of an article an administrator writes. All are required. */
+export interface ArticleFields {
+  readonly title: string;
+  readonly body: string;
+  readonly author: string;
+}
+
+export interface NewArticle extends ArticleFields {
+  readonly id: string;
+}
+
+/** A stored article; `updatedAt` is set by the store on create and update. */
+export interface Article extends NewArticle {
+  readonly updatedAt: Timestamp;
+}
+
+export interface ArticleStore {
+  /** All articles in the order they were created; a fresh array. */
+  list(): Article[];
+  get(id: string): Article | undefined;
+  /** Adds an article (used by the seed); "exists" if the id is taken. */
+  create(article: NewArticle): CreateResult<Article>;
+  /**
+   * Replaces the fields of article `id` with `fields` (the merged result) and
+   * sets `updatedAt` (never backwards).
+   */
+  update(id: string, fields: ArticleFields): UpdateResult<Article>;
+}
+
+// ---------------------------------------------------------------------------
+// Facts
+
+/**
+ * A fact about HTTP. Ids are assigned by the store: the decimal strings
+ * "1", "2", "3", ... in creation order, never reused. `get` matches ids
+ * exactly as strings ("01" and " 1" are not "1").
+ */
+export interface Fact {
+  readonly id: string;
+  readonly text: string;
+  /** Where the fact can be checked ("RFC 9110 §15.5.14"), or "api". */
+  readonly source: string;
+  readonly createdAt: Timestamp;
+}
+
+export interface FactStore {
+  /** All facts in id order (creation order); a fresh array. */
+  list(): Fact[];
+  get(id: string): Fact | undefined;
+  /**
+   * A fact chosen with the store's random source: with facts `list()` and
+   * `r = random()` in [0, 1), the fact `list()[Math.floor(r * length)]`.
+   * Undefined when there are no facts.
+   */
+  random(): Fact | undefined;
+  /** Adds a fact with the next id; a fact has no natural key, so no "exists". */
+  create(text: string, source: string): Fact;
+}
+
+// ---------------------------------------------------------------------------
+// Tokens
+
+export const ROLES = ["user", "admin"] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+declare const tokenHashBrand: unique symbol;
+
+/**
+ * The SHA-256 digest of a bearer token, as 64 lowercase hex digits. A branded
+ * string: the only way to get one is `asTokenHash`, so a plaintext token
+ * cannot be handed to the store by mistake. The store never sees plaintext.
+ */
+export type TokenHash = string & { readonly [tokenHashBrand]: true };
+
+const TOKEN_HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * Brands a digest, e.g. `asTokenHash(createHash("sha256").update(token).digest("hex"))`.
+ * Throws (a bug, not an expected outcome) if it is not 64 lowercase hex digits.
+ */
+export function asTokenHash(hex: string): TokenHash {
+  if (!TOKEN_HASH.test(hex)) throw new TypeError("a token hash is a SHA-256 digest as 64 lowercase hex digits");
+  return hex as TokenHash;
+}
+
+/**
+ * A token as stored. Ids are assigned by the store, "1", "2", ... in creation
+ * order, so logs can name a token without its hash.
+ */
+export interface TokenRecord {
+  readonly id: string;
+  readonly role: Role;
+  readonly hash: TokenHash;
+  readonly createdAt: Timestamp;
+}
+
+export interface TokenStore {
+  /** Stores a token's hash with its role; "exists" if that hash is stored. */
+  add(hash: TokenHash, role: Role): CreateResult<TokenRecord>;
+  findByHash(hash: TokenHash): TokenRecord | undefined;
+  /** True if at least one token has the role "admin". */
+  hasAdmin(): boolean;
+}
+
+// ---------------------------------------------------------------------------
+// The store
+
+export interface Store {
+  readonly posts: PostStore;
+  readonly articles: ArticleStore;
+  readonly facts: FactStore;
+  readonly tokens: TokenStore;
+  /**
+   * Runs `fn` so that all its writes happen or none do: if `fn` throws, every
+   * write it made is undone and the error rethrown. Transactions nest (an
+   * inner one that throws undoes only its own writes). `fn` must be
+   * synchronous: a function that returns a promise is a TypeError, and its
+   * synchronous writes are undone.
+   */
+  transaction<T>(fn: () => T): T;
+  /**
+   * Releases the store. Any later call on it throws; calling close again
+   * does nothing.
+   */
+  close(): void;
+}
+
+/** Settings every store implementation accepts, so tests can pin time and chance. */
+export interface StoreOptions {
+  /** The clock for timestamps; default `() => new Date()`. */
+  readonly now?: () => Date;
+  /** A number in [0, 1) for `facts.random()`; default `Math.random`. */
+  readonly random?: () => number;
+}
