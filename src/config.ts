@@ -9,6 +9,8 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** "full": every acknowledged write also survives power loss (SQLite synchronous=FULL). */
+  readonly durability: "normal" | "full";
   /** No access log. */
   readonly quiet: boolean;
   readonly limits: ParserLimits;
@@ -45,6 +47,13 @@ function flag(env: Env, name: string, argv: readonly string[], option: string): 
   return raw !== undefined && raw !== "" && raw !== "0" && raw.toLowerCase() !== "false";
 }
 
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got ${JSON.stringify(raw)}`);
+  return raw as T;
+}
+
 function date(env: Env, name: string): Date | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
@@ -75,6 +84,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     host: env.HOST || "127.0.0.1",
     port: integer(env, "PORT", 8080, 0, 65535),
     dataDir: env.DATA_DIR || "./data",
+    durability: oneOf(env, "DURABILITY", ["normal", "full"] as const, "normal"),
     quiet: flag(env, "QUIET", argv, "--quiet"),
     limits: {
       maxRequestLineBytes: integer(env, "MAX_REQUEST_LINE_BYTES", d.maxRequestLineBytes, 64, MiB),

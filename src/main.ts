@@ -5,12 +5,13 @@ import { ConfigError, loadConfig } from "./config.js";
 import { createServer } from "./http/server.js";
 import { accessLog } from "./log.js";
 import { openStore } from "./store/open.js";
+import { StoreOpenError } from "./store/sqlite.js";
 import { seed } from "./store/seed.js";
 import { ensureAdmin } from "./tokens.js";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.argv.slice(2));
-  const store = openStore(config.dataDir);
+  const store = openStore(config.dataDir, config.durability);
   seed(store);
   const created = ensureAdmin(store, config.adminToken);
   if (created !== undefined) console.log(created);
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) console.error(`startline: ${error.message}`);
+  if (error instanceof ConfigError || error instanceof StoreOpenError) console.error(`startline: ${error.message}`);
   else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
     console.error(`startline: the address is already in use; set PORT to another port (PORT=0 picks a free one)`);
   } else console.error("startline: could not start:", error);

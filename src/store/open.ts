@@ -1,10 +1,14 @@
-// Choosing the store from DATA_DIR.
+// Choosing the store from DATA_DIR: ":memory:" keeps everything in memory;
+// any other value is a directory holding the SQLite database.
 
+import path from "node:path";
 import { createMemoryStore } from "./memory.js";
+import { createSqliteStore, type Durability } from "./sqlite.js";
 import type { Store } from "./types.js";
 
-export function openStore(dataDir: string): Store {
+export const DATABASE_FILE = "startline.sqlite";
+
+export function openStore(dataDir: string, durability: Durability = "normal"): Store {
   if (dataDir === ":memory:") return createMemoryStore();
-  // The durable SQLite store is the next step; until it lands every DATA_DIR is in memory.
-  return createMemoryStore();
+  return createSqliteStore(path.join(dataDir, DATABASE_FILE), { durability });
 }

@@ -1,0 +1,37 @@
+// The SQLite schema as migrations: MIGRATIONS[n] takes a database from
+// version n to n + 1 (PRAGMA user_version). Append; never edit a shipped one.
+
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE posts (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT, -- creation order, for list()
+    id           TEXT NOT NULL UNIQUE,
+    title        TEXT NOT NULL,
+    body         TEXT NOT NULL,
+    author       TEXT,
+    tags         TEXT,                              -- JSON array, or NULL when absent
+    published_at TEXT NOT NULL,
+    updated_at   TEXT NOT NULL
+  );
+  CREATE TABLE articles (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    title      TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    author     TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE facts (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,   -- AUTOINCREMENT: ids are never reused
+    text       TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE tokens (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    role       TEXT NOT NULL CHECK (role IN ('user', 'admin')),
+    hash       TEXT NOT NULL UNIQUE,                -- SHA-256 of the token; the token itself is never stored
+    created_at TEXT NOT NULL
+  );
+  `,
+];

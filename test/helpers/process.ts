@@ -1,0 +1,59 @@
+// Running the compiled server (dist/, built by `npm test` before tap) as a
+// child process, the way `npm start` runs it.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+export const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "src", "main.js");
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly lines: string[];
+  /** Resolves with the first output line (stdout or stderr) matching `re`, past or future. */
+  line(re: RegExp): Promise<string>;
+  /** Base URL from the `listening on` line. */
+  url(): Promise<string>;
+  exited(): Promise<number | null>;
+}
+
+export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
+  let partial = "";
+  const onText = (d: Buffer) => {
+    partial += d.toString();
+    let nl: number;
+    while ((nl = partial.indexOf("\n")) !== -1) {
+      const l = partial.slice(0, nl);
+      partial = partial.slice(nl + 1);
+      lines.push(l);
+      for (const w of [...waiters]) {
+        if (w.re.test(l)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(l);
+        }
+      }
+    }
+  };
+  child.stdout!.on("data", onText);
+  child.stderr!.on("data", onText);
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const line = (re: RegExp) =>
+    new Promise<string>((resolve) => {
+      const seen = lines.find((l) => re.test(l));
+      if (seen !== undefined) resolve(seen);
+      else waiters.push({ re, resolve });
+    });
+  return {
+    child,
+    lines,
+    line,
+    url: async () => /(https?:\/\/\S+)/.exec(await line(/^listening on /))![1]!,
+    exited: () => exit,
+  };
+}
