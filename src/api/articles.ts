@@ -6,14 +6,10 @@ import type { Request } from "../http/request.js";
 import type { Route } from "../router/route.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import { requireRole } from "./auth.js";
-import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
-import { mergePatch } from "./merge-patch.js";
+import { patchFields } from "./merge-patch.js";
 import { articleFieldsSchema } from "./schemas.js";
 import { requireMatch, single } from "./single.js";
-import { validate } from "./validate.js";
-
-const MERGE_PATCH_TYPES = ["application/merge-patch+json", "application/json"];
 
 function missing(request: Request, id: string): never {
   fail(404, { kind: "not-found", detail: `There is no article with id "${id}".`, instance: request.target });
@@ -40,11 +36,7 @@ export function articleRoutes({ store }: ApiContext): Route[] {
         requireRole(request, store.tokens, "admin");
         const current = store.articles.get(id!) ?? missing(request, id!);
         requireMatch(request, current);
-        const patch = readJson(request, MERGE_PATCH_TYPES);
-        if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
-          fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: "A merge patch for an article must be a JSON object.", instance: request.target });
-        }
-        const fields = validate<ArticleFields>(articleFieldsSchema, mergePatch(fieldsOf(current), patch), request.target);
+        const fields = patchFields<ArticleFields>(request, fieldsOf(current), articleFieldsSchema, "an article");
         const result = store.articles.update(id!, fields);
         if (result.kind === "missing") missing(request, id!);
         return single(request, result.item);

@@ -9,14 +9,13 @@ import { requireRole } from "./auth.js";
 import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
 import { json } from "./json.js";
-import { mergePatch } from "./merge-patch.js";
+import { patchFields } from "./merge-patch.js";
 import { represent } from "./negotiate.js";
 import { ID_PATTERN, ID_RULE, postFieldsSchema } from "./schemas.js";
 import { requireMatch, single } from "./single.js";
 import { validate } from "./validate.js";
 
 const ID = new RegExp(ID_PATTERN);
-const MERGE_PATCH_TYPES = ["application/merge-patch+json", "application/json"];
 
 function missing(request: Request, id: string): never {
   fail(404, { kind: "not-found", detail: `There is no post with id "${id}".`, instance: request.target });
@@ -81,11 +80,7 @@ export function postRoutes(ctx: ApiContext): Route[] {
         guardWrite(request);
         const current = store.posts.get(id!) ?? missing(request, id!);
         requireMatch(request, current);
-        const patch = readJson(request, MERGE_PATCH_TYPES);
-        if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
-          fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: "A merge patch for a post must be a JSON object.", instance: request.target });
-        }
-        const fields = validate<PostFields>(postFieldsSchema, mergePatch(fieldsOf(current), patch), request.target);
+        const fields = patchFields<PostFields>(request, fieldsOf(current), postFieldsSchema, "a post");
         const result = store.posts.update(id!, fields);
         if (result.kind === "missing") missing(request, id!);
         return single(request, result.item);
