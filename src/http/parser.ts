@@ -283,6 +283,9 @@ export class RequestParser {
   private line(buf: Buffer, start: number, lf: number): boolean {
     this.lineBase = this.msgBytes;
     this.lineStart = start;
+    // The checks an unfinished line gets come first, so that a line's verdict
+    // does not depend on whether it arrived whole or in pieces.
+    if (!this.checkLineSoFar(buf, start, lf)) return false;
     let end = lf;
     if (lf > start && buf[lf - 1] === CR) end = lf - 1;
     else if (!this.limits.allowBareLf) {
@@ -315,7 +318,7 @@ export class RequestParser {
       this.msgBytes = 0;
       return true;
     }
-    if (e - s > this.limits.maxRequestLineBytes) return this.requestLineTooLong(buf, s, e);
+    if (e - s > this.limits.maxRequestLineBytes) return this.requestLineTooLong(buf, s, s + this.limits.maxRequestLineBytes + 1);
 
     let i = s;
     while (i < e && TCHAR[buf[i]!] === 1) i++;
@@ -355,6 +358,11 @@ export class RequestParser {
       const cr = buf.indexOf(CR, v);
       if (cr !== -1 && cr < e) return this.fail("BARE_CR", "A CR appears inside the request line", cr);
       if (buf[v] === SP) return this.fail("INVALID_REQUEST_LINE", "More than one space before the HTTP version", v);
+      // RFC 9112 §3: exactly three parts. A space here is a space inside the target, or text after the version.
+      const sp = buf.indexOf(SP, v);
+      if (sp !== -1 && sp < e) {
+        return this.fail("INVALID_REQUEST_LINE", "The request line has more than three space-separated parts (a space in the target must be sent as %20)", sp);
+      }
       return this.fail("INVALID_VERSION", `"${buf.toString("latin1", v, Math.min(e, v + 16))}" is not an HTTP version`, v);
     }
     const major = buf[v + 5]! - 0x30;
@@ -373,6 +381,8 @@ export class RequestParser {
     const target = buf.toString("latin1", s, e);
     this.target = target;
     this.absoluteHost = null;
+    // RFC 9110 §9.3.6: this origin server opens no tunnels, whatever form the CONNECT target takes.
+    if (this.method === "CONNECT") return this.fail("CONNECT_NOT_SUPPORTED", `CONNECT ${target.slice(0, 64)} asks for a tunnel`, s);
     if (buf[s] === 0x2f /* "/" */) {
       const q = target.indexOf("?");
       this.path = q === -1 ? target : target.slice(0, q);
@@ -383,11 +393,11 @@ export class RequestParser {
       }
       this.path = "*";
       this.query = "";
-    } else if (this.method === "CONNECT") {
-      return this.fail("CONNECT_NOT_SUPPORTED", `CONNECT ${target} asks for a tunnel`, s);
     } else {
       // absolute-form (RFC 9112 §3.2.2): the server uses its authority, not the Host field.
-      const m = /^https?:\/\/([^/?#@]*)([^#]*)$/i.exec(target);
+      // RFC 9110 §4.2.1, §4.2.4: the authority is host [":" port], no userinfo, and the host is not empty;
+      // what follows it is a path or a query.
+      const m = /^https?:\/\/([^/?#@:]+(?::[0-9]*)?|\[[^/?#@\]]*\](?::[0-9]*)?)((?:[/?][^#]*)?)$/i.exec(target);
       if (m === null) {
         return this.fail("INVALID_TARGET", `"${target.slice(0, 64)}" is neither a path starting with "/" nor an http(s) URI`, s);
       }
@@ -402,6 +412,7 @@ export class RequestParser {
     return true;
   }
 
+  /** Which part overflowed, judged from buf[s, e): the first limit + 1 bytes of the line, however many have arrived. */
   private requestLineTooLong(buf: Buffer, s: number, e: number): boolean {
     const limit = this.limits.maxRequestLineBytes;
     const sp1 = buf.indexOf(SP, s);
@@ -433,8 +444,10 @@ export class RequestParser {
     switch (name) {
       case "host":
         this.hostCount++;
-        for (let i = vs; i < ve; i++) {
-          if (HOST[buf[i]!] !== 1) return this.badByte("INVALID_HOST", "the Host header", buf, i);
+        {
+          // RFC 9112 §3.2: a Host field with an invalid value MUST be answered with 400.
+          const bad = hostError(buf, vs, ve);
+          if (bad !== -1) return this.fail("INVALID_HOST", `Unexpected ${bad < ve ? describe(buf[bad]) : "end of the value"} in the Host header`, bad);
         }
         this.host = value;
         return true;
@@ -513,11 +526,14 @@ export class RequestParser {
     for (;;) {
       let n = 0;
       const digitsStart = i;
+      // RFC 9110 §8.6: 1*DIGIT; leading zeros do not make a length large.
+      while (i < e && buf[i] === 0x30) i++;
+      const significant = i;
       while (i < e && isDigit(buf[i]!)) n = n * 10 + (buf[i++]! - 0x30);
       if (i === digitsStart || (i < e && buf[i] !== COMMA && buf[i] !== SP && buf[i] !== HTAB)) {
         return this.fail("INVALID_CONTENT_LENGTH", `Content-Length "${buf.toString("latin1", s, Math.min(e, s + 40))}" is not a decimal number`, i);
       }
-      if (i - digitsStart > MAX_LENGTH_DIGITS) n = Infinity;
+      if (i - significant > MAX_LENGTH_DIGITS) n = Infinity;
       if (value !== -1 && n !== value) {
         return this.fail("CONFLICTING_CONTENT_LENGTH", "The Content-Length list holds different values", digitsStart);
       }
@@ -603,11 +619,15 @@ export class RequestParser {
 
   /** chunk-size [ chunk-ext ] CRLF */
   private chunkSizeLine(buf: Buffer, s: number, e: number): boolean {
+    if (s === e) return this.fail("INVALID_CHUNK_SIZE", "A chunk-size line is empty", s);
     let i = s;
+    // RFC 9112 §7.1: chunk-size = 1*HEXDIG; leading zeros add nothing to the size, so they do not count as digits.
+    while (i < e && buf[i] === 0x30) i++;
+    const significant = i;
     let size = 0;
     while (i < e && HEX[buf[i]!] !== 255) size = size * 16 + HEX[buf[i++]!]!;
     if (i === s) return this.badByte("INVALID_CHUNK_SIZE", "a chunk size", buf, i);
-    if (i - s > MAX_CHUNK_SIZE_DIGITS || this.bodyLength + size > this.limits.maxBodyBytes) {
+    if (i - significant > MAX_CHUNK_SIZE_DIGITS || this.bodyLength + size > this.limits.maxBodyBytes) {
       return this.fail("CONTENT_TOO_LARGE", `The chunked body grows past the limit of ${this.limits.maxBodyBytes} bytes`, s);
     }
     if (i < e) {
@@ -615,12 +635,9 @@ export class RequestParser {
       if (this.chunkExtensionBytes > this.limits.maxChunkExtensionBytes) {
         return this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `Chunk extensions exceed ${this.limits.maxChunkExtensionBytes} bytes`, i);
       }
+      // Bare CRs were ruled out by checkLineSoFar; bad === e is the end of the line, not a byte in it.
       const bad = chunkExtensionError(buf, i, e);
-      if (bad !== -1) {
-        return buf[bad] === CR
-          ? this.fail("BARE_CR", "A CR appears inside a chunk-size line", bad)
-          : this.fail("INVALID_CHUNK_EXTENSION", `Unexpected ${describe(buf[bad])} in a chunk extension`, bad);
-      }
+      if (bad !== -1) return this.fail("INVALID_CHUNK_EXTENSION", `Unexpected ${describe(bad < e ? buf[bad] : undefined)} in a chunk extension`, bad);
     }
     if (size === 0) {
       this.state = State.TrailerLine;
@@ -713,37 +730,59 @@ export class RequestParser {
 
   /** Limits apply to unfinished lines too, so a line that never ends cannot grow without bound. */
   private checkPartialLine(): void {
-    const buf = this.carry!;
-    const n = this.carryLen;
     this.lineBase = this.msgBytes;
     this.lineStart = 0;
-    const cr = buf.indexOf(CR);
-    if (cr !== -1 && cr < n - 1) {
-      this.fail("BARE_CR", "A CR in the request head is not followed by LF", cr);
-      return;
+    this.checkLineSoFar(this.carry!, 0, this.carryLen);
+  }
+
+  /**
+   * Judges buf[s, n), a line or the start of one (no LF in it), by the two
+   * rules that need no more bytes: a CR followed by anything but LF is a bare
+   * CR (RFC 9112 §2.2), and a line may not outgrow its limit. Each is decided
+   * by the earliest byte that shows it (the byte after the CR; the first byte
+   * past the limit, unless that byte is a CR that may yet end the line), and
+   * the earlier one wins. Unfinished lines and whole lines are judged by this
+   * same function, so the verdict never depends on where the stream was cut.
+   * Returns false after reporting an error.
+   */
+  private checkLineSoFar(buf: Buffer, s: number, n: number): boolean {
+    if (n <= s) return true;
+    // With the line's own CR at n - 1 the search stops there; otherwise search only the line.
+    let crAt: number;
+    if (buf[n - 1] === CR) crAt = buf.indexOf(CR, s);
+    else {
+      const i = buf.subarray(s, n).indexOf(CR);
+      crAt = i === -1 ? -1 : s + i;
     }
+    const crShownBy = crAt !== -1 && crAt + 1 < n ? crAt + 1 : Infinity;
+    const over = s + this.lineRoom();
+    const overShownBy = over < n && buf[over] !== CR ? over : Infinity;
+    if (crShownBy === Infinity && overShownBy === Infinity) return true;
+    if (crShownBy <= overShownBy) return this.fail("BARE_CR", "A CR is not followed by LF", crAt);
     const limits = this.limits;
     switch (this.state) {
       case State.RequestLine:
-        if (n > limits.maxRequestLineBytes) this.requestLineTooLong(buf, 0, n);
-        return;
+        return this.requestLineTooLong(buf, s, over + 1);
       case State.HeaderLine:
-        if (this.sectionBytes + n > limits.maxHeaderBytes) {
-          this.fail("HEADERS_TOO_LARGE", `The header section is larger than ${limits.maxHeaderBytes} bytes`, 0);
-        }
-        return;
+        return this.fail("HEADERS_TOO_LARGE", `The header section is larger than ${limits.maxHeaderBytes} bytes`, s);
       case State.TrailerLine:
-        if (this.sectionBytes + n > limits.maxHeaderBytes) {
-          this.fail("HEADERS_TOO_LARGE", `The trailer section is larger than ${limits.maxHeaderBytes} bytes`, 0);
-        }
-        return;
-      case State.ChunkSize:
-        if (n > MAX_CHUNK_SIZE_DIGITS + 2 + limits.maxChunkExtensionBytes - this.chunkExtensionBytes) {
-          this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `A chunk-size line is longer than the ${limits.maxChunkExtensionBytes}-byte extension limit allows`, 0);
-        }
-        return;
+        return this.fail("HEADERS_TOO_LARGE", `The trailer section is larger than ${limits.maxHeaderBytes} bytes`, s);
       default:
-        return;
+        return this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `A chunk-size line is longer than the ${limits.maxChunkExtensionBytes}-byte extension limit allows`, s);
+    }
+  }
+
+  /** How many bytes the line being read may hold before it breaks a limit. */
+  private lineRoom(): number {
+    const limits = this.limits;
+    switch (this.state) {
+      case State.RequestLine:
+        return limits.maxRequestLineBytes;
+      case State.HeaderLine:
+      case State.TrailerLine:
+        return limits.maxHeaderBytes - this.sectionBytes;
+      default:
+        return MAX_CHUNK_SIZE_DIGITS + 2 + limits.maxChunkExtensionBytes - this.chunkExtensionBytes;
     }
   }
 }
@@ -763,6 +802,32 @@ function describe(b: number | undefined): string {
 }
 
 /**
+ * Host = uri-host [ ":" port ] (RFC 9110 §7.2), where uri-host is an
+ * IP-literal in brackets or a reg-name / IPv4 address, and port = *DIGIT
+ * (RFC 3986 §3.2.2, §3.2.3). Returns the index of the first byte that breaks
+ * it (ve when the value ends too soon), or -1.
+ */
+function hostError(buf: Buffer, vs: number, ve: number): number {
+  let i = vs;
+  if (i < ve && buf[i] === 0x5b /* "[" */) {
+    i++;
+    while (i < ve && buf[i] !== 0x5d /* "]" */) {
+      if (HOST[buf[i]!] !== 1 || buf[i] === 0x5b) return i;
+      i++;
+    }
+    if (i === ve) return ve;
+    i++;
+  } else {
+    while (i < ve && HOST[buf[i]!] === 1 && buf[i] !== COLON && buf[i] !== 0x5b && buf[i] !== 0x5d) i++;
+  }
+  if (i < ve && buf[i] === COLON) {
+    i++;
+    while (i < ve && isDigit(buf[i]!)) i++;
+  }
+  return i === ve ? -1 : i;
+}
+
+/**
  * RFC 9112 §6.1 and §7: the only coding this server decodes is chunked, and on
  * a request it must be the final one, applied once. Returns what is wrong, or null.
  */
@@ -775,8 +840,10 @@ function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
     codings.push(coding.toLowerCase());
   }
   if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
-  if (codings[codings.length - 1] !== "chunked") return codings.includes("chunked") ? "CHUNKED_TWICE" : "CHUNKED_NOT_FINAL";
-  if (codings.length > 1) return codings.indexOf("chunked") < codings.length - 1 ? "CHUNKED_TWICE" : "UNSUPPORTED_TRANSFER_CODING";
+  // RFC 9112 §7: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
+  if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return "CHUNKED_TWICE";
+  if (codings[codings.length - 1] !== "chunked") return "CHUNKED_NOT_FINAL";
+  if (codings.length > 1) return "UNSUPPORTED_TRANSFER_CODING";
   return null;
 }
 
