@@ -24,6 +24,12 @@ export interface Config {
   readonly writeRequiresToken: boolean;
   /** A known administrator token (its hash is stored; the value is never printed). */
   readonly adminToken: string | undefined;
+  /** Paths of the PEM certificate and key; both set means HTTPS. */
+  readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
+  /** Strict-Transport-Security max-age on HTTPS responses; 0 sends none. */
+  readonly hstsMaxAge: number;
+  /** Most open connections; past it, new ones get a 503. */
+  readonly maxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +69,20 @@ function date(env: Env, name: string): Date | undefined {
 }
 
 const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf", "--write-requires-token"]);
+const VALUE_OPTIONS = ["--tls-cert=", "--tls-key="];
+
+function option(argv: readonly string[], prefix: string): string | undefined {
+  const arg = argv.findLast((a) => a.startsWith(prefix));
+  return arg === undefined ? undefined : arg.slice(prefix.length);
+}
+
+function tlsPaths(env: Env, argv: readonly string[]): Config["tls"] {
+  const certPath = option(argv, "--tls-cert=") ?? env.TLS_CERT;
+  const keyPath = option(argv, "--tls-key=") ?? env.TLS_KEY;
+  if (!certPath && !keyPath) return undefined;
+  if (!certPath || !keyPath) throw new ConfigError("HTTPS needs both TLS_CERT and TLS_KEY (or --tls-cert=PATH and --tls-key=PATH)");
+  return { certPath, keyPath };
+}
 
 function adminToken(env: Env): string | undefined {
   const raw = env.ADMIN_TOKEN;
@@ -75,7 +95,9 @@ function adminToken(env: Env): string | undefined {
 
 export function loadConfig(env: Env, argv: readonly string[]): Config {
   for (const arg of argv) {
-    if (!KNOWN_OPTIONS.has(arg)) throw new ConfigError(`Unknown option ${arg}; known options: ${[...KNOWN_OPTIONS].join(", ")}`);
+    if (!KNOWN_OPTIONS.has(arg) && !VALUE_OPTIONS.some((p) => arg.startsWith(p))) {
+      throw new ConfigError(`Unknown option ${arg}; known options: ${[...KNOWN_OPTIONS, ...VALUE_OPTIONS.map((p) => `${p}PATH`)].join(", ")}`);
+    }
   }
   const d = DEFAULT_LIMITS;
   const c = DEFAULT_CONNECTION_OPTIONS;
@@ -101,5 +123,8 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     v1Sunset: date(env, "V1_SUNSET"),
     writeRequiresToken: flag(env, "WRITE_REQUIRES_TOKEN", argv, "--write-requires-token"),
     adminToken: adminToken(env),
+    tls: tlsPaths(env, argv),
+    hstsMaxAge: integer(env, "HSTS_MAX_AGE", 31_536_000, 0, 2 ** 31 - 1),
+    maxConnections: integer(env, "MAX_CONNECTIONS", 16_384, 1, 10_000_000),
   };
 }

@@ -8,6 +8,7 @@ import type { Article, ArticleFields } from "../store/types.js";
 import { requireRole } from "./auth.js";
 import type { ApiContext } from "./context.js";
 import { patchFields } from "./merge-patch.js";
+import { chooseFormat } from "./negotiate.js";
 import { articleFieldsSchema } from "./schemas.js";
 import { requireMatch, single } from "./single.js";
 
@@ -34,6 +35,7 @@ export function articleRoutes({ store }: ApiContext): Route[] {
       handler: (request, { id }) => {
         // Authorization comes first: a caller without rights learns nothing, not even whether the id exists.
         requireRole(request, store.tokens, "admin");
+        chooseFormat(request, ["json"]); // a 406 must come before anything changes
         const current = store.articles.get(id!) ?? missing(request, id!);
         requireMatch(request, current);
         const fields = patchFields<ArticleFields>(request, fieldsOf(current), articleFieldsSchema, "an article");

@@ -10,15 +10,26 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-export function mergePatch(target: unknown, patch: unknown): unknown {
+/** Deeper than any resource here; a patch nested further is refused, not recursed into. */
+const MAX_DEPTH = 32;
+
+export function mergePatch(target: unknown, patch: unknown, depth = 0): unknown {
   if (!isObject(patch)) return patch;
+  if (depth >= MAX_DEPTH) throw new PatchTooDeepError();
   const result: Record<string, unknown> = {};
   if (isObject(target)) for (const [k, v] of Object.entries(target)) define(result, k, v);
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else define(result, key, mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value));
+    else define(result, key, mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value, depth + 1));
   }
   return result;
+}
+
+export class PatchTooDeepError extends Error {
+  override readonly name = "PatchTooDeepError";
+  constructor() {
+    super(`a merge patch may nest objects at most ${MAX_DEPTH} levels deep`);
+  }
 }
 
 /** Own, enumerable data property even for "__proto__", so a patch cannot reach a prototype. */
@@ -36,7 +47,14 @@ export function patchFields<T>(request: Request, current: T, schema: object, wha
   if (!isObject(patch)) {
     fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `A merge patch for ${what} must be a JSON object.`, instance: request.target });
   }
-  return validate<T>(schema, mergePatch(current, patch), request.target);
+  let merged: unknown;
+  try {
+    merged = mergePatch(current, patch);
+  } catch (error) {
+    if (!(error instanceof PatchTooDeepError)) throw error;
+    fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The patch is nested too deeply: ${error.message}.`, instance: request.target });
+  }
+  return validate<T>(schema, merged, request.target);
 }
 
 /** RFC 7396 §4 registers application/merge-patch+json; plain JSON is accepted too. */

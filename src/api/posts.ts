@@ -10,7 +10,7 @@ import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
 import { json } from "./json.js";
 import { patchFields } from "./merge-patch.js";
-import { represent } from "./negotiate.js";
+import { chooseFormat, represent } from "./negotiate.js";
 import { ID_PATTERN, ID_RULE, postFieldsSchema } from "./schemas.js";
 import { requireMatch, single } from "./single.js";
 import { validate } from "./validate.js";
@@ -78,6 +78,7 @@ export function postRoutes(ctx: ApiContext): Route[] {
       summary: "Change a post with a JSON merge patch (RFC 7396)",
       handler: (request, { id }) => {
         guardWrite(request);
+        chooseFormat(request, ["json"]); // a 406 must come before anything changes
         const current = store.posts.get(id!) ?? missing(request, id!);
         requireMatch(request, current);
         const fields = patchFields<PostFields>(request, fieldsOf(current), postFieldsSchema, "a post");
@@ -93,6 +94,7 @@ export function postRoutes(ctx: ApiContext): Route[] {
       summary: "Delete a post",
       handler: (request, { id }) => {
         guardWrite(request);
+        requireMatch(request, store.posts.get(id!) ?? missing(request, id!));
         if (!store.posts.delete(id!)) missing(request, id!);
         return json(200, { deleted: true, id });
       },

@@ -11,24 +11,38 @@ export function etagOf(value: unknown): string {
   return strongEtag(JSON.stringify(value));
 }
 
-/** 200 with the value as JSON and its ETag; 304 when If-None-Match matches. */
+/** 200 with the value as JSON and its ETag; on a read, 304 when If-None-Match matches. */
 export function single(request: Request, value: unknown, headers?: Readonly<Record<string, FieldValue>>): Response {
   chooseFormat(request, ["json"]);
   const body = JSON.stringify(value);
   const etag = strongEtag(body);
-  if (noneMatch(headerValue(request, "if-none-match"), etag)) {
+  const read = request.method === "GET" || request.method === "HEAD";
+  if (read && noneMatch(headerValue(request, "if-none-match"), etag)) {
     return { status: 304, headers: { ETag: etag, Vary: VARY, ...headers } };
   }
   return { status: 200, headers: { "Content-Type": MEDIA_TYPES.json, ETag: etag, Vary: VARY, ...headers }, body };
 }
 
-/** Throws 412 when If-Match does not match the current representation. */
+/**
+ * The preconditions of a write (RFC 9110 §13.1.1, §13.1.2, evaluated as
+ * §13.2.2 orders them), checked before anything changes: 412 when If-Match
+ * does not match the current representation, or If-None-Match does.
+ */
 export function requireMatch(request: Request, current: unknown): void {
-  const field = headerValue(request, "if-match");
-  if (field !== undefined && !ifMatch(field, etagOf(current))) {
+  const etag = etagOf(current);
+  const match = headerValue(request, "if-match");
+  if (match !== undefined && !ifMatch(match, etag)) {
     fail(412, {
       kind: "precondition-failed",
-      detail: `If-Match: ${field.slice(0, 100)} does not match the current ETag ${etagOf(current)}; the resource changed since you read it. GET it again, then retry.`,
+      detail: `If-Match: ${match.slice(0, 100)} does not match the current ETag ${etag}; the resource changed since you read it. GET it again, then retry.`,
+      instance: request.target,
+    });
+  }
+  const noneMatchField = headerValue(request, "if-none-match");
+  if (noneMatchField !== undefined && noneMatch(noneMatchField, etag)) {
+    fail(412, {
+      kind: "precondition-failed",
+      detail: `If-None-Match: ${noneMatchField.slice(0, 100)} matches the current ETag ${etag}, so the request asked not to proceed.`,
       instance: request.target,
     });
   }

@@ -31,6 +31,8 @@ export interface ConnectionOptions {
   readonly maxPipelined: number;
   /** After a closing response, how long to drain the client's bytes before closing hard. */
   readonly lingerMs: number;
+  /** Field lines added to every response, already serialized ("Name: value\r\n"), e.g. HSTS. */
+  readonly responseFields: string;
 }
 
 export const DEFAULT_CONNECTION_OPTIONS = {
@@ -39,6 +41,7 @@ export const DEFAULT_CONNECTION_OPTIONS = {
   keepAliveTimeoutMs: 5_000,
   maxPipelined: 64,
   lingerMs: 2_000,
+  responseFields: "",
 } as const;
 
 /** One line of the access log. */
@@ -233,11 +236,12 @@ export class Connection implements ParserSink {
         omitBody: head?.method === "HEAD",
         close: slot.close,
         confirmKeepAlive: head?.minor === 0 && !slot.close,
+        extraFields: this.options.responseFields,
       });
     } catch (error) {
       // The handler produced a response that cannot be written safely (bad field, bad status).
       response = this.internalError(error, slot.request);
-      out = serialize(response, { omitBody: head?.method === "HEAD", close: slot.close, confirmKeepAlive: false });
+      out = serialize(response, { omitBody: head?.method === "HEAD", close: slot.close, confirmKeepAlive: false, extraFields: this.options.responseFields });
     }
     const socket = this.socket;
     const body = out.body;

@@ -28,6 +28,8 @@ export interface WriteOptions {
   readonly close: boolean;
   /** An HTTP/1.0 client asked to keep the connection: confirm it (RFC 9112 §9.3). */
   readonly confirmKeepAlive: boolean;
+  /** Field lines the server adds to every response, serialized by fieldLines(). */
+  readonly extraFields?: string;
 }
 
 export interface Serialized {
@@ -75,17 +77,8 @@ function checkValue(name: string, value: string): void {
 export function serialize(res: Response, opts: WriteOptions): Serialized {
   const status = res.status;
   if (!Number.isInteger(status) || status < 100 || status > 999) throw new RangeError(`Invalid status code ${status}`);
-  let head = statusLine(status) + "Date: " + httpDate() + "\r\n";
-  const headers = res.headers;
-  if (headers !== undefined) {
-    for (const name in headers) {
-      const raw = headers[name]!;
-      const value = typeof raw === "string" ? raw : String(raw);
-      checkName(name);
-      checkValue(name, value);
-      head += name + ": " + value + "\r\n";
-    }
-  }
+  let head = statusLine(status) + "Date: " + httpDate() + "\r\n" + (opts.extraFields ?? "");
+  if (res.headers !== undefined) head += fieldLines(res.headers);
   let body: string | Uint8Array | undefined;
   let bodyBytes = 0;
   if (statusAllowsBody(status)) {
@@ -99,6 +92,19 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
   if (opts.close) head += "Connection: close\r\n";
   else if (opts.confirmKeepAlive) head += "Connection: keep-alive\r\n";
   return { head: head + "\r\n", body, bodyBytes };
+}
+
+/** Checked field lines, "Name: value\r\n" each; also used once for fields sent on every response (HSTS). */
+export function fieldLines(fields: Readonly<Record<string, FieldValue>>): string {
+  let out = "";
+  for (const name in fields) {
+    const raw = fields[name]!;
+    const value = typeof raw === "string" ? raw : String(raw);
+    checkName(name);
+    checkValue(name, value);
+    out += name + ": " + value + "\r\n";
+  }
+  return out;
 }
 
 /** The interim response of RFC 9110 §15.2.1, sent before reading a body the client held back. */

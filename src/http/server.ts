@@ -2,13 +2,26 @@
 // all of them with one sweep, and shuts down gracefully.
 
 import net from "node:net";
+import tls from "node:tls";
 import type { AddressInfo } from "node:net";
 import { Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler } from "./connection.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
 import type { Request } from "./request.js";
+import { problem } from "./problem.js";
+import { serialize } from "./response.js";
+
+export interface TlsFiles {
+  /** PEM certificate chain and private key (contents, not paths). */
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+}
 
 export interface ServerOptions extends Partial<Omit<ConnectionOptions, "limits">> {
   readonly limits?: Partial<ParserLimits>;
+  /** Serve HTTPS: the same connection code runs over node:tls sockets (ALPN http/1.1). */
+  readonly tls?: TlsFiles;
+  /** Open connections at most; past it a new connection gets a 503 and is closed. */
+  readonly maxConnections?: number;
   /** One call per response, for the access log. */
   readonly onExchange?: (exchange: Exchange) => void;
   /** A handler failed; the client got a 500 without details. Defaults to console.error. */
@@ -26,6 +39,21 @@ export interface HttpServer {
   readonly connections: number;
 }
 
+const BUSY = problem(503, {
+  kind: "too-many-connections",
+  title: "Too many connections",
+  detail: "The server has as many open connections as it is configured to serve. Retry shortly, or reuse an open connection.",
+  headers: { "Retry-After": 1 },
+});
+
+/** Past the connection cap: one 503, then close, without reading a request (the reply needs none). */
+function refuse(socket: net.Socket, responseFields: string): void {
+  const out = serialize(BUSY, { omitBody: false, close: true, confirmKeepAlive: false, extraFields: responseFields });
+  socket.on("error", () => {});
+  socket.end(out.head + (out.body as string));
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
 function logHandlerError(error: unknown, request: Request | null): void {
   const where = request === null ? "" : ` while handling ${request.method} ${request.target}`;
   console.error(`startline: handler error${where}:`, error);
@@ -40,7 +68,9 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? d.keepAliveTimeoutMs,
     maxPipelined: options.maxPipelined ?? d.maxPipelined,
     lingerMs: options.lingerMs ?? d.lingerMs,
+    responseFields: options.responseFields ?? d.responseFields,
   };
+  const maxConnections = options.maxConnections ?? Infinity;
   const onExchange = options.onExchange ?? (() => {});
   const live = new Set<Connection>();
   const hooks = {
@@ -53,11 +83,17 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
   };
   let allClosed: (() => void) | null = null;
 
+  const accept = (socket: net.Socket) => {
+    if (live.size >= maxConnections) return refuse(socket, connectionOptions.responseFields);
+    live.add(new Connection(socket, handler, connectionOptions, hooks));
+  };
   // allowHalfOpen: a client that half-closes after its last request still gets its
   // responses; the connection ends its side itself once they are written.
-  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (socket) => {
-    live.add(new Connection(socket, handler, connectionOptions, hooks));
-  });
+  const server: net.Server = options.tls
+    ? tls.createServer({ cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"], allowHalfOpen: true }, accept)
+    : net.createServer({ noDelay: true, allowHalfOpen: true }, accept);
+  // A TLS handshake that fails (a plain-HTTP client on the HTTPS port, a scanner) is the client's problem.
+  server.on("tlsClientError", () => {});
   // A client that connects and vanishes is not the server's problem.
   server.on("error", (error) => console.error("startline: server error:", error));
 
