@@ -211,3 +211,24 @@ t.test("graceful close: idle connections close, in-flight requests finish with C
   t.equal(r!.body, "finished");
   t.equal(r!.headers.connection, "close");
 });
+
+t.test("connection cap: past it, new connections get a 503 problem and close; open ones are served", async (t) => {
+  const s = await listen(createApp({ store: createMemoryStore() }).handle, { maxConnections: 2 });
+  t.teardown(s.close);
+  const open: net.Socket[] = [];
+  for (let i = 0; i < 2; i++) {
+    const c = net.connect(s.port, "127.0.0.1");
+    await once(c, "connect");
+    c.write("GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n");
+    await readUntil(c, "is up.");
+    open.push(c);
+  }
+  const [refused] = splitResponses(await talk(s.port, []));
+  t.equal(refused!.status, 503);
+  t.equal(refused!.headers["retry-after"], "1");
+  t.equal(JSON.parse(refused!.body).type, "/problems/too-many-connections");
+  open[0]!.write("GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n");
+  await readUntil(open[0]!, "is up.");
+  t.pass("an existing connection is still served");
+  for (const c of open) c.destroy();
+});
