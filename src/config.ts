@@ -4,6 +4,7 @@
 import type { ParserLimits } from "./http/parser.js";
 import { DEFAULT_LIMITS } from "./http/parser.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection.js";
+import { availableParallelism } from "node:os";
 
 export interface Config {
   readonly host: string;
@@ -30,6 +31,8 @@ export interface Config {
   readonly hstsMaxAge: number;
   /** Most open connections; past it, new ones get a 503. */
   readonly maxConnections: number;
+  /** Serving processes sharing the port (node:cluster); 1 serves from this process alone. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +87,14 @@ function tlsPaths(env: Env, argv: readonly string[]): Config["tls"] {
   return { certPath, keyPath };
 }
 
+function workers(env: Env): number {
+  const n = env.WORKERS === "auto" ? availableParallelism() : integer(env, "WORKERS", 1, 1, 256);
+  if (n > 1 && (env.DATA_DIR ?? "") === ":memory:") {
+    throw new ConfigError("WORKERS needs a DATA_DIR on disk: with DATA_DIR=:memory: each worker would keep data of its own");
+  }
+  return n;
+}
+
 function adminToken(env: Env): string | undefined {
   const raw = env.ADMIN_TOKEN;
   if (raw === undefined || raw === "") return undefined;
@@ -126,5 +137,6 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     tls: tlsPaths(env, argv),
     hstsMaxAge: integer(env, "HSTS_MAX_AGE", 31_536_000, 0, 2 ** 31 - 1),
     maxConnections: integer(env, "MAX_CONNECTIONS", 16_384, 1, 10_000_000),
+    workers: workers(env),
   };
 }

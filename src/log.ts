@@ -7,7 +7,8 @@ export function formatExchange(e: Exchange): string {
   return `${e.method} ${e.target} ${e.status} ${e.bodyBytes}B ${e.ms.toFixed(2)}ms`;
 }
 
-export function accessLog(out: NodeJS.WritableStream = process.stdout): (e: Exchange) => void {
+/** `prefix` marks the process a line comes from (e.g. "w2 " under WORKERS). */
+export function accessLog(out: NodeJS.WritableStream = process.stdout, prefix = ""): (e: Exchange) => void {
   let pending = "";
   const flush = () => {
     const text = pending;
@@ -16,6 +17,6 @@ export function accessLog(out: NodeJS.WritableStream = process.stdout): (e: Exch
   };
   return (e) => {
     if (pending === "") setImmediate(flush);
-    pending += formatExchange(e) + "\n";
+    pending += prefix + formatExchange(e) + "\n";
   };
 }

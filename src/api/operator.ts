@@ -4,13 +4,18 @@
 import type { Route } from "../router/route.js";
 import { json } from "./json.js";
 
-export function operatorRoutes(usage: () => Record<string, number>): Route[] {
+export type UsageCounts = Record<string, number>;
+
+/** Counts of this process, or (with WORKERS) of every worker, which takes a round trip. */
+export type UsageSource = () => UsageCounts | Promise<UsageCounts>;
+
+export function operatorRoutes(usage: UsageSource): Route[] {
   return [
     {
       method: "GET",
       path: "/api/usage",
       summary: "Requests served per API version since the server started",
-      handler: () => json(200, { since: STARTED, versions: usage() }, { "Cache-Control": "no-store" }),
+      handler: async () => json(200, { since: STARTED, versions: await usage() }, { "Cache-Control": "no-store" }),
     },
   ];
 }

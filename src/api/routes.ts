@@ -4,13 +4,13 @@ import type { Route } from "../router/route.js";
 import { articleRoutes } from "./articles.js";
 import type { ApiContext } from "./context.js";
 import { factRoutes } from "./facts.js";
-import { operatorRoutes } from "./operator.js";
+import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
 
 export interface ApiOptions extends StatusOptions, ApiContext {
   /** Request counts per version, from the router that serves this table. */
-  readonly usage: () => Record<string, number>;
+  readonly usage: UsageSource;
 }
 
 export function apiRoutes(options: ApiOptions): Route[] {

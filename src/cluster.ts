@@ -1,0 +1,142 @@
+// WORKERS=N: one primary process and N workers (node:cluster) sharing the
+// listening port and the SQLite database.
+//
+// The primary prepares the database (migrations, seed data, the first admin
+// token) before any worker starts, so workers never race to seed; then it
+// forks the workers, replaces one that crashes, sums their request counts,
+// and on SIGTERM/SIGINT lets every worker drain before it exits 0.
+
+import cluster, { type Worker } from "node:cluster";
+import { once } from "node:events";
+import type { UsageCounts } from "./api/operator.js";
+import type { Config } from "./config.js";
+import { openStore } from "./store/open.js";
+import { seed } from "./store/seed.js";
+import { ensureAdmin } from "./tokens.js";
+
+type Message =
+  | { readonly type: "usage"; readonly counts: UsageCounts }
+  | { readonly type: "usage-query"; readonly id: number; readonly counts: UsageCounts }
+  | { readonly type: "usage-total"; readonly id: number; readonly counts: UsageCounts };
+
+/** A worker that dies this soon after starting is crashing on start, not in service. */
+const EARLY_DEATH_MS = 2000;
+const MAX_EARLY_DEATHS = 5;
+/** How often a worker reports its counts to the primary. */
+const REPORT_MS = 500;
+
+function add(into: UsageCounts, counts: UsageCounts): void {
+  for (const [version, n] of Object.entries(counts)) into[version] = (into[version] ?? 0) + n;
+}
+
+export function formatUsage(counts: UsageCounts): string {
+  return Object.entries(counts).map(([version, n]) => `${version}=${n}`).join(" ");
+}
+
+export async function runPrimary(config: Config): Promise<void> {
+  const store = openStore(config.dataDir, config.durability);
+  try {
+    seed(store);
+    const created = ensureAdmin(store, config.adminToken);
+    if (created !== undefined) console.log(created);
+  } finally {
+    store.close();
+  }
+
+  /** Latest counts from each live worker, and what workers that exited had counted. */
+  const latest = new Map<number, UsageCounts>();
+  const retired: UsageCounts = {};
+  const total = (): UsageCounts => {
+    const sum: UsageCounts = { ...retired };
+    for (const counts of latest.values()) add(sum, counts);
+    return sum;
+  };
+
+  let stopping = false;
+  let announced = false;
+  let earlyDeaths = 0;
+  const started = new Map<number, number>();
+
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    started.set(worker.id, Date.now());
+    worker.on("message", (message: Message) => {
+      if (message.type === "usage") latest.set(worker.id, message.counts);
+      else if (message.type === "usage-query") {
+        latest.set(worker.id, message.counts);
+        worker.send({ type: "usage-total", id: message.id, counts: total() } satisfies Message);
+      }
+    });
+    return worker;
+  };
+
+  cluster.on("listening", (_worker, address) => {
+    if (announced) return;
+    announced = true;
+    const host = address.addressType === 6 ? `[${address.address}]` : address.address;
+    console.log(`listening on ${config.tls === undefined ? "http" : "https"}://${host}:${address.port}`);
+  });
+
+  cluster.on("exit", (worker, code, signal) => {
+    const counts = latest.get(worker.id);
+    if (counts !== undefined) add(retired, counts);
+    latest.delete(worker.id);
+    if (stopping) return;
+    const lived = Date.now() - (started.get(worker.id) ?? 0);
+    if (lived < EARLY_DEATH_MS && ++earlyDeaths >= MAX_EARLY_DEATHS) {
+      console.error(`startline: workers keep dying right after they start (last: code ${code}, signal ${signal}); giving up`);
+      process.exit(1);
+    }
+    console.error(`startline: worker ${worker.id} (pid ${worker.process.pid}) exited (${signal ?? `code ${code}`}); starting a replacement`);
+    fork();
+  });
+
+  for (let i = 0; i < config.workers; i++) fork();
+
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: workers are finishing requests in flight, then exiting`);
+    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    await Promise.all(
+      workers.map(async (w) => {
+        const exited = once(w, "exit");
+        w.process.kill("SIGTERM");
+        await exited;
+      }),
+    );
+    console.log(`requests per API version: ${formatUsage(total())}`);
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/**
+ * In a worker: report this worker's counts to the primary now and then, and
+ * answer /api/usage with the sum over all workers (one IPC round trip).
+ */
+export function workerUsage(local: () => UsageCounts): () => Promise<UsageCounts> {
+  const pending = new Map<number, (counts: UsageCounts) => void>();
+  let next = 0;
+  process.on("message", (message: Message) => {
+    if (message.type !== "usage-total") return;
+    pending.get(message.id)?.(message.counts);
+    pending.delete(message.id);
+  });
+  setInterval(() => reportUsage(local()), REPORT_MS).unref();
+  return () =>
+    new Promise((resolve) => {
+      const id = next++;
+      pending.set(id, resolve);
+      process.send!({ type: "usage-query", id, counts: local() } satisfies Message);
+    });
+}
+
+/** Send this worker's final counts; resolves once they are on their way. */
+export function reportUsage(counts: UsageCounts): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined || !process.connected) return resolve();
+    process.send({ type: "usage", counts } satisfies Message, undefined, {}, () => resolve());
+  });
+}

@@ -1,0 +1,83 @@
+// One serving process: the single server of `npm start`, or one worker
+// under WORKERS. Opens the store, builds the app, listens, and shuts down
+// gracefully on SIGTERM/SIGINT.
+
+import cluster from "node:cluster";
+import { readFileSync } from "node:fs";
+import { createSecureContext } from "node:tls";
+import { createApp } from "./app.js";
+import { formatUsage, reportUsage, workerUsage } from "./cluster.js";
+import { ConfigError, type Config } from "./config.js";
+import { fieldLines } from "./http/response.js";
+import { createServer, type TlsFiles } from "./http/server.js";
+import { accessLog } from "./log.js";
+import { openStore } from "./store/open.js";
+import { seed } from "./store/seed.js";
+import { ensureAdmin } from "./tokens.js";
+
+export function readTls(config: Config): TlsFiles | undefined {
+  if (config.tls === undefined) return undefined;
+  const read = (what: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new ConfigError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  };
+  const files = { cert: read("the TLS certificate", config.tls.certPath), key: read("the TLS key", config.tls.keyPath) };
+  try {
+    // Rejects a PEM it cannot parse, or a key that does not match the certificate.
+    createSecureContext(files);
+  } catch (error) {
+    throw new ConfigError(`TLS_CERT and TLS_KEY must hold a PEM certificate and its private key: ${(error as Error).message}`);
+  }
+  return files;
+}
+
+export async function serve(config: Config): Promise<void> {
+  const worker = cluster.isWorker;
+  const tls = readTls(config);
+  const store = openStore(config.dataDir, config.durability);
+  if (!worker) {
+    // Under WORKERS the primary has done this once, before any worker started.
+    seed(store);
+    const created = ensureAdmin(store, config.adminToken);
+    if (created !== undefined) console.log(created);
+  }
+  const app = createApp({
+    store,
+    writeRequiresToken: config.writeRequiresToken,
+    v1Sunset: config.v1Sunset,
+    ...(worker ? { usage: workerUsage } : {}),
+  });
+  const server = createServer(app.handle, {
+    ...(tls === undefined ? {} : { tls }),
+    // RFC 6797: tell browsers to use HTTPS from now on; only meaningful over HTTPS.
+    responseFields: tls !== undefined && config.hstsMaxAge > 0 ? fieldLines({ "Strict-Transport-Security": `max-age=${config.hstsMaxAge}` }) : "",
+    maxConnections: config.maxConnections,
+    limits: config.limits,
+    headersTimeoutMs: config.headersTimeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    ...(config.quiet ? {} : { onExchange: accessLog(process.stdout, worker ? `w${cluster.worker!.id} ` : "") }),
+  });
+  const address = await server.listen(config.port, config.host);
+  if (!worker) {
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+    console.log(`listening on ${tls === undefined ? "http" : "https"}://${host}:${address.port}`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (!worker) console.log(`${signal}: finishing requests in flight, then exiting`);
+    await server.close(config.shutdownGraceMs);
+    store.close();
+    if (worker) await reportUsage(app.usage());
+    else console.log(`requests per API version: ${formatUsage(app.usage())}`);
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}

@@ -1,0 +1,79 @@
+// WORKERS=2: two processes share the port and the SQLite database.
+
+import t from "tap";
+import net from "node:net";
+import { once } from "node:events";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { startServer } from "./helpers/process.js";
+import { splitResponses } from "./helpers/wire.js";
+
+const run = promisify(execFile);
+const dir = mkdtempSync(path.join(tmpdir(), "startline-cluster-"));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+/** One request on its own connection, so the cluster's round-robin sees each one. */
+async function once1(port: number, request: string): Promise<{ status: number; body: string }> {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  const chunks: Buffer[] = [];
+  socket.on("data", (d: Buffer) => chunks.push(d));
+  socket.end(request);
+  await once(socket, "close");
+  const [r] = splitResponses(Buffer.concat(chunks));
+  return { status: r!.status, body: r!.body };
+}
+
+const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n`;
+const postFact = (text: string) =>
+  `POST /api/v2/facts HTTP/1.1\r\nHost: t\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+
+async function workerPids(primary: number): Promise<number[]> {
+  const { stdout } = await run("pgrep", ["-P", String(primary)]);
+  return stdout.trim().split("\n").map(Number);
+}
+
+t.test("requests are served by more than one worker; usage is summed over workers", async (t) => {
+  const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "spread") });
+  const port = Number(new URL(await server.url()).port);
+  for (let i = 0; i < 10; i++) t.equal((await once1(port, get("/api/v1/status"))).status, 200);
+  await server.line(/^w1 GET /);
+  await server.line(/^w2 GET /);
+  t.pass("access-log lines from worker 1 and worker 2");
+  server.child.kill("SIGTERM");
+  t.equal(await server.exited(), 0, "SIGTERM drains every worker, then the primary exits 0");
+  t.ok(server.lines.includes("requests per API version: v1=10 v1-1=0 v2=0"), server.lines.slice(-3).join("\n"));
+});
+
+t.test("a killed worker is replaced, the port keeps answering, and no acknowledged write is lost", async (t) => {
+  const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "crash"), QUIET: "1" });
+  const port = Number(new URL(await server.url()).port);
+  const acknowledged: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const text = `Before the crash ${i}.`;
+    if ((await once1(port, postFact(text))).status === 201) acknowledged.push(text);
+  }
+  const [victim] = await workerPids(server.child.pid!);
+  process.kill(victim!, "SIGKILL");
+  await server.line(/exited \(SIGKILL\); starting a replacement/);
+  for (let i = 0; i < 20; i++) {
+    const text = `After the crash ${i}.`;
+    const r = await once1(port, postFact(text));
+    t.equal(r.status, 201, "the port keeps answering");
+    acknowledged.push(text);
+  }
+  const { body } = await once1(port, get("/api/v2/facts"));
+  const stored = new Set((JSON.parse(body) as { facts: { text: string }[] }).facts.map((f) => f.text));
+  t.same(acknowledged.filter((text) => !stored.has(text)), [], `all ${acknowledged.length} acknowledged writes are stored`);
+  server.child.kill("SIGTERM");
+  t.equal(await server.exited(), 0);
+});
+
+t.test("WORKERS with DATA_DIR=:memory: is refused: the workers could not share data", async (t) => {
+  const server = startServer({ WORKERS: "2", DATA_DIR: ":memory:" });
+  t.equal(await server.exited(), 1);
+  t.match(server.lines[0], /WORKERS needs a DATA_DIR on disk/);
+});
