@@ -3,6 +3,8 @@
 
 import type { UsageCounts, UsageSource } from "./api/operator.js";
 import { apiRoutes } from "./api/routes.js";
+import { withDocs } from "./docs/routes.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "./http/parser.js";
 import { createRouter, type Router } from "./router/router.js";
 import type { Store } from "./store/types.js";
 
@@ -18,17 +20,35 @@ export interface AppOptions {
    * WORKERS, the sum over all workers, given this router's counts.
    */
   readonly usage?: (local: () => UsageCounts) => UsageSource;
+  /** The server's parser limits: the wire view applies them to the requests it runs, as a socket would. */
+  readonly limits?: Partial<ParserLimits>;
+  /** Serve the wire view, POST /api/wire (default true; WIRE_VIEW=0 turns it off). */
+  readonly wireView?: boolean;
 }
 
 export function createApp(options: AppOptions): Router {
-  const router: Router = createRouter(
-    apiRoutes({
-      store: options.store,
-      writeRequiresToken: options.writeRequiresToken ?? false,
-      v1DeprecatedSince: V1_DEPRECATED_SINCE,
-      ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
-      usage: options.usage === undefined ? () => router.usage() : options.usage(() => router.usage()),
-    }),
-  );
+  const writeRequiresToken = options.writeRequiresToken ?? false;
+  const api = apiRoutes({
+    store: options.store,
+    writeRequiresToken,
+    v1DeprecatedSince: V1_DEPRECATED_SINCE,
+    ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
+    usage: options.usage === undefined ? () => router.usage() : options.usage(() => router.usage()),
+  });
+  // The page, the OpenAPI document and the wire view, generated from the table they join.
+  const routes = withDocs(api, {
+    writeRequiresToken,
+    ...(options.wireView === false
+      ? {}
+      : {
+          wire: {
+            // Late-bound: the wire view runs requests through this very router, which is built from its own table.
+            handler: (request) => router.handle(request),
+            limits: { ...DEFAULT_LIMITS, ...options.limits },
+            onHandlerError: (error) => console.error("startline: handler error in the wire view:", error),
+          },
+        }),
+  });
+  const router: Router = createRouter(routes);
   return router;
 }

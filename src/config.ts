@@ -33,6 +33,8 @@ export interface Config {
   readonly maxConnections: number;
   /** Serving processes sharing the port (node:cluster); 1 serves from this process alone. */
   readonly workers: number;
+  /** Serve the wire view, POST /api/wire (on unless WIRE_VIEW=0 or --no-wire-view). */
+  readonly wireView: boolean;
 }
 
 export class ConfigError extends Error {
@@ -71,7 +73,7 @@ function date(env: Env, name: string): Date | undefined {
   return d;
 }
 
-const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf", "--write-requires-token"]);
+const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf", "--write-requires-token", "--no-wire-view"]);
 const VALUE_OPTIONS = ["--tls-cert=", "--tls-key="];
 
 function option(argv: readonly string[], prefix: string): string | undefined {
@@ -93,6 +95,17 @@ function workers(env: Env): number {
     throw new ConfigError("WORKERS needs a DATA_DIR on disk: with DATA_DIR=:memory: each worker would keep data of its own");
   }
   return n;
+}
+
+/** A setting that is on unless turned off: 1/true (or unset) and 0/false; anything else is a mistake worth stopping for. */
+function onUnlessOff(env: Env, name: string, argv: readonly string[], offOption: string): boolean {
+  if (argv.includes(offOption)) return false;
+  const raw = env[name];
+  if (raw === undefined || raw === "") return true;
+  const v = raw.toLowerCase();
+  if (v === "1" || v === "true") return true;
+  if (v === "0" || v === "false") return false;
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), got ${JSON.stringify(raw)}`);
 }
 
 function adminToken(env: Env): string | undefined {
@@ -138,5 +151,6 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     hstsMaxAge: integer(env, "HSTS_MAX_AGE", 31_536_000, 0, 2 ** 31 - 1),
     maxConnections: integer(env, "MAX_CONNECTIONS", 16_384, 1, 10_000_000),
     workers: workers(env),
+    wireView: onUnlessOff(env, "WIRE_VIEW", argv, "--no-wire-view"),
   };
 }

@@ -49,6 +49,8 @@ export async function serve(config: Config): Promise<void> {
     writeRequiresToken: config.writeRequiresToken,
     v1Sunset: config.v1Sunset,
     ...(worker ? { usage: workerUsage } : {}),
+    limits: config.limits,
+    wireView: config.wireView,
   });
   const server = createServer(app.handle, {
     ...(tls === undefined ? {} : { tls }),

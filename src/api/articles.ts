@@ -7,9 +7,10 @@ import type { Route } from "../router/route.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import { requireRole } from "./auth.js";
 import type { ApiContext } from "./context.js";
+import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED } from "./docs.js";
 import { patchFields } from "./merge-patch.js";
 import { chooseFormat } from "./negotiate.js";
-import { articleFieldsSchema } from "./schemas.js";
+import { articleFieldsSchema, articlePatchSchema, articleSchema } from "./schemas.js";
 import { requireMatch, single } from "./single.js";
 
 function missing(request: Request, id: string): never {
@@ -17,6 +18,8 @@ function missing(request: Request, id: string): never {
 }
 
 const fieldsOf = (a: Article): ArticleFields => ({ title: a.title, body: a.body, author: a.author });
+
+const ARTICLE_ID = { description: "The article's id (1, 2 and 3 are seeded)", example: "1" };
 
 export function articleRoutes({ store }: ApiContext): Route[] {
   return [
@@ -26,12 +29,36 @@ export function articleRoutes({ store }: ApiContext): Route[] {
       path: "/artigo/:id",
       summary: "One article (public)",
       handler: (request, { id }) => single(request, store.articles.get(id!) ?? missing(request, id!)),
+      params: { id: ARTICLE_ID },
+      responses: {
+        200: { description: "The article", mediaTypes: JSON_ONLY, schema: articleSchema, headers: ETAG },
+        304: NOT_MODIFIED,
+        404: notFound("article"),
+        406: NOT_ACCEPTABLE,
+      },
     },
     {
       method: "UPDATE",
       version: "v1",
       path: "/artigo/:id",
       summary: "Change an article with a JSON merge patch (administrators only)",
+      auth: "admin",
+      params: { id: ARTICLE_ID },
+      request: {
+        description: "A JSON merge patch of the article's title, body and author; If-Match makes it conditional",
+        mediaTypes: MERGE_PATCH_TYPES,
+        schema: articlePatchSchema,
+        example: '{"title": "A new title"}',
+      },
+      responses: {
+        200: { description: "The updated article", mediaTypes: JSON_ONLY, schema: articleSchema, headers: ETAG },
+        400: INVALID_JSON,
+        401: { description: "No token, a malformed or unknown token, or a standard user's token: only administrators may change articles", headers: { "WWW-Authenticate": 'Bearer realm="startline", with error="invalid_token" or "insufficient_scope" when a token was sent' } },
+        404: notFound("article"),
+        406: NOT_ACCEPTABLE,
+        412: PRECONDITION_FAILED,
+        422: invalidFields("an article"),
+      },
       handler: (request, { id }) => {
         // Authorization comes first: a caller without rights learns nothing, not even whether the id exists.
         requireRole(request, store.tokens, "admin");

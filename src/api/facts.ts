@@ -7,8 +7,10 @@ import type { Route } from "../router/route.js";
 import { requireRole } from "./auth.js";
 import { readText } from "./body.js";
 import type { ApiContext } from "./context.js";
+import { ETAG, JSON_ONLY, JSON_OR_YAML, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, VARY as VARY_DOC } from "./docs.js";
 import { json } from "./json.js";
 import { chooseFormat, represent, VARY } from "./negotiate.js";
+import { factListSchema, factSchema, factTextSchema } from "./schemas.js";
 import { single } from "./single.js";
 
 const MAX_FACT_CHARACTERS = 500;
@@ -27,6 +29,10 @@ export function factRoutes(ctx: ApiContext): Route[] {
       path: "/facts",
       summary: "All facts (JSON or YAML)",
       handler: (request) => represent(request, 200, { facts: store.facts.list() }, ["json", "yaml"]),
+      responses: {
+        200: { description: "Every fact, as JSON or YAML (negotiated like the post list)", mediaTypes: JSON_OR_YAML, schema: factListSchema, headers: VARY_DOC },
+        406: NOT_ACCEPTABLE,
+      },
     },
     {
       method: "GET",
@@ -39,6 +45,16 @@ export function factRoutes(ctx: ApiContext): Route[] {
         if (fact === undefined) fail(404, { kind: "no-facts", title: "No facts", detail: "There are no facts yet; add one with POST /api/v2/facts.", instance: request.target });
         return json(200, fact, { "Cache-Control": "private, max-age=3600", Vary: VARY });
       },
+      responses: {
+        200: {
+          description: "A fact picked at random",
+          mediaTypes: JSON_ONLY,
+          schema: factSchema,
+          headers: { "Cache-Control": "private, max-age=3600: a browser may keep it an hour, shared caches may not" },
+        },
+        404: { description: "There are no facts yet" },
+        406: NOT_ACCEPTABLE,
+      },
     },
     {
       method: "GET",
@@ -47,12 +63,31 @@ export function factRoutes(ctx: ApiContext): Route[] {
       summary: "One fact",
       handler: (request, { id }) =>
         single(request, store.facts.get(id!) ?? fail(404, { kind: "not-found", detail: `There is no fact with id "${id}".`, instance: request.target })),
+      params: { id: { description: "The fact's id, as in the Location of its creation", example: "1" } },
+      responses: {
+        200: { description: "The fact", mediaTypes: JSON_ONLY, schema: factSchema, headers: ETAG },
+        304: NOT_MODIFIED,
+        404: notFound("fact"),
+        406: NOT_ACCEPTABLE,
+      },
     },
     {
       method: "POST",
       version: "v2",
       path: "/facts",
       summary: "Add a fact: the body is one sentence as text/plain (UTF-8)",
+      auth: "token-if-configured",
+      request: {
+        description: "One sentence, as plain UTF-8 text",
+        mediaTypes: ["text/plain"],
+        schema: factTextSchema,
+        example: "RFC 9110 defines HTTP semantics.",
+      },
+      responses: {
+        201: { description: 'The new fact, with source "api"', mediaTypes: JSON_ONLY, schema: factSchema, headers: { Location: "Where the new fact is served: /api/v2/facts/<id>" } },
+        400: { description: "The body is not valid UTF-8" },
+        422: { description: "The sentence is empty, longer than 500 characters, or holds control characters" },
+      },
       handler: (request) => {
         if (ctx.writeRequiresToken) requireRole(request, store.tokens, "any");
         const text = readText(request).trim();

@@ -2,7 +2,9 @@
 // to tell when an old version has no clients left (spec §9.6).
 
 import type { Route } from "../router/route.js";
+import { JSON_ONLY } from "./docs.js";
 import { json } from "./json.js";
+import { usageSchema } from "./schemas.js";
 
 export type UsageCounts = Record<string, number>;
 
@@ -16,6 +18,7 @@ export function operatorRoutes(usage: UsageSource): Route[] {
       path: "/api/usage",
       summary: "Requests served per API version since the server started",
       handler: async () => json(200, { since: STARTED, versions: await usage() }, { "Cache-Control": "no-store" }),
+      responses: { 200: { description: "Counts since start, per version", mediaTypes: JSON_ONLY, schema: usageSchema, headers: { "Cache-Control": "no-store" } } },
     },
   ];
 }

@@ -8,10 +8,11 @@ import type { Post, PostFields } from "../store/types.js";
 import { requireRole } from "./auth.js";
 import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
+import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, JSON_OR_YAML, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED, postId, VARY } from "./docs.js";
 import { json } from "./json.js";
 import { patchFields } from "./merge-patch.js";
 import { chooseFormat, represent } from "./negotiate.js";
-import { ID_PATTERN, ID_RULE, postFieldsSchema } from "./schemas.js";
+import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
 import { requireMatch, single } from "./single.js";
 import { validate } from "./validate.js";
 
@@ -37,22 +38,58 @@ export function postRoutes(ctx: ApiContext): Route[] {
     if (ctx.writeRequiresToken) requireRole(request, store.tokens, "any");
   };
   const list = (request: Request) => represent(request, 200, { posts: store.posts.list() }, ["json", "yaml"]);
+  const listResponses = {
+    200: {
+      description: "Every post, oldest first, as JSON or YAML: chosen by Accept, or by the Content-Type of this body-less request",
+      mediaTypes: JSON_OR_YAML,
+      schema: postListSchema,
+      headers: VARY,
+    },
+    406: NOT_ACCEPTABLE,
+  };
+  const auth = "token-if-configured" as const;
 
   return [
-    { method: "GET", version: "v1", path: "/post", summary: "All posts, oldest first (JSON or YAML)", handler: list },
-    { method: "GET", version: "v1", path: "/posts", summary: "All posts, oldest first (JSON or YAML)", handler: list },
+    { method: "GET", version: "v1", path: "/post", summary: "All posts, oldest first (JSON or YAML)", handler: list, responses: listResponses },
+    { method: "GET", version: "v1", path: "/posts", summary: "All posts, oldest first (JSON or YAML)", handler: list, responses: listResponses },
     {
       method: "GET",
       version: "v1",
       path: "/post/:id",
       summary: "One post",
       handler: (request, { id }) => single(request, store.posts.get(id!) ?? missing(request, id!)),
+      params: { id: postId() },
+      responses: {
+        200: { description: "The post", mediaTypes: JSON_ONLY, schema: postSchema, headers: ETAG },
+        304: NOT_MODIFIED,
+        404: notFound("post"),
+        406: NOT_ACCEPTABLE,
+      },
     },
     {
       method: "POST",
       version: "v1",
       path: "/post/:id",
       summary: "Publish a post under this id",
+      auth,
+      params: { id: postId() },
+      request: {
+        description: "The post's fields; the server sets id (from the path), publishedAt and updatedAt",
+        mediaTypes: JSON_ONLY,
+        schema: postFieldsSchema,
+        example: '{"title": "Hello", "body": "The first post.", "tags": ["intro"]}',
+      },
+      responses: {
+        201: {
+          description: "Published",
+          mediaTypes: JSON_ONLY,
+          schema: publishedSchema,
+          headers: { Location: "Where the new post is served: /api/v1/post/<id>" },
+        },
+        400: INVALID_JSON,
+        409: { description: "A post with this id exists already; change it with PATCH" },
+        422: invalidFields("a post (or an invalid id)"),
+      },
       handler: (request, { id }) => {
         guardWrite(request);
         if (!ID.test(id!)) {
@@ -76,6 +113,22 @@ export function postRoutes(ctx: ApiContext): Route[] {
       version: "v1",
       path: "/post/:id",
       summary: "Change a post with a JSON merge patch (RFC 7396)",
+      auth,
+      params: { id: postId() },
+      request: {
+        description: "A JSON merge patch of the post's fields; If-Match makes it conditional",
+        mediaTypes: MERGE_PATCH_TYPES,
+        schema: postPatchSchema,
+        example: '{"title": "Hello again", "tags": null}',
+      },
+      responses: {
+        200: { description: "The updated post", mediaTypes: JSON_ONLY, schema: postSchema, headers: ETAG },
+        400: INVALID_JSON,
+        404: notFound("post"),
+        406: NOT_ACCEPTABLE,
+        412: PRECONDITION_FAILED,
+        422: invalidFields("a post"),
+      },
       handler: (request, { id }) => {
         guardWrite(request);
         chooseFormat(request, ["json"]); // a 406 must come before anything changes
@@ -92,6 +145,13 @@ export function postRoutes(ctx: ApiContext): Route[] {
       version: "v1",
       path: "/post/:id",
       summary: "Delete a post",
+      auth,
+      params: { id: postId() },
+      responses: {
+        200: { description: "Deleted", mediaTypes: JSON_ONLY, schema: deletedSchema },
+        404: notFound("post"),
+        412: PRECONDITION_FAILED,
+      },
       handler: (request, { id }) => {
         guardWrite(request);
         requireMatch(request, store.posts.get(id!) ?? missing(request, id!));

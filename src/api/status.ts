@@ -4,7 +4,9 @@
 
 import type { Response } from "../http/response.js";
 import type { Route } from "../router/route.js";
+import { JSON_ONLY } from "./docs.js";
 import { json } from "./json.js";
+import { statusV1_1Schema, statusV1Schema, statusV2Schema } from "./schemas.js";
 
 export interface StatusOptions {
   /** When v1 was deprecated (Deprecation field). */
@@ -13,9 +15,10 @@ export interface StatusOptions {
   readonly v1Sunset?: Date;
 }
 
-const V1: Response = json(200, { resposta: "O servidor está no ar." });
-const V1_1: Response = json(200, { resposta: "O servidor está no ar.", versao: "v1-1" });
-const V2: Response = json(200, { response: "The server is up." });
+// Frozen: the same object answers every request, and the router may cache what it derives from it.
+const V1: Response = Object.freeze(json(200, { resposta: "O servidor está no ar." }));
+const V1_1: Response = Object.freeze(json(200, { resposta: "O servidor está no ar.", versao: "v1-1" }));
+const V2: Response = Object.freeze(json(200, { response: "The server is up." }));
 
 export function statusRoutes(options: StatusOptions): Route[] {
   return [
@@ -25,6 +28,7 @@ export function statusRoutes(options: StatusOptions): Route[] {
       path: "/status",
       summary: "Server status, v1: one field `resposta` (deprecated: use v2)",
       handler: () => V1,
+      responses: { 200: { description: "The server is up (in Portuguese)", mediaTypes: JSON_ONLY, schema: statusV1Schema } },
       deprecated: {
         since: options.v1DeprecatedSince,
         ...(options.v1Sunset === undefined ? {} : { sunset: options.v1Sunset }),
@@ -37,6 +41,7 @@ export function statusRoutes(options: StatusOptions): Route[] {
       path: "/status",
       summary: "Server status, v1-1: v1's `resposta` plus `versao`",
       handler: () => V1_1,
+      responses: { 200: { description: "The server is up, with the version that answered", mediaTypes: JSON_ONLY, schema: statusV1_1Schema } },
     },
     {
       method: "GET",
@@ -44,6 +49,7 @@ export function statusRoutes(options: StatusOptions): Route[] {
       path: "/status",
       summary: "Server status, v2: one field `response`",
       handler: () => V2,
+      responses: { 200: { description: "The server is up", mediaTypes: JSON_ONLY, schema: statusV2Schema } },
     },
   ];
 }

@@ -16,6 +16,47 @@ export interface Deprecation {
   readonly successor?: string;
 }
 
+/**
+ * Documentation of a route: read by the OpenAPI generator and the interactive
+ * page (src/docs/), never by the router, so the table stays the one place an
+ * endpoint is described. Everything here is optional: a route without it is
+ * still served, and documented from its method, path and summary alone.
+ */
+export interface RouteParamDoc {
+  readonly description: string;
+  /** JSON Schema of the (percent-decoded) value; a string when absent. */
+  readonly schema?: object;
+  /** A value the interactive page starts with. */
+  readonly example?: string;
+}
+
+export interface RouteRequestDoc {
+  readonly description: string;
+  /** Media types the body may have, the preferred one first. */
+  readonly mediaTypes: readonly string[];
+  /** JSON Schema (2020-12) of the body, for every media type listed. */
+  readonly schema?: object;
+  /** A body the interactive page starts with, in the first media type. */
+  readonly example?: string;
+}
+
+export interface RouteResponseDoc {
+  readonly description: string;
+  /** Media types of the body; absent for a response without one (204, 304). Error statuses default to problem+json. */
+  readonly mediaTypes?: readonly string[];
+  /** JSON Schema (2020-12) of the body. */
+  readonly schema?: object;
+  /** Header fields worth knowing about, name to description (Location, ETag, Cache-Control...). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Who may call a route: "admin" needs an administrator's bearer token always;
+ * "token-if-configured" needs any valid token when the server is set to make
+ * every write require one (WRITE_REQUIRES_TOKEN). Absent: anyone.
+ */
+export type RouteAuth = "admin" | "token-if-configured";
+
 export interface Route {
   /** Any method token (RFC 9110 §9.1), case-sensitive: "GET", "UPDATE", ... */
   readonly method: string;
@@ -27,6 +68,12 @@ export interface Route {
   readonly summary: string;
   readonly handler: RouteHandler;
   readonly deprecated?: Deprecation;
+  /** Documentation only (see RouteRequestDoc and friends); the router never reads these. */
+  readonly params?: Readonly<Record<string, RouteParamDoc>>;
+  readonly request?: RouteRequestDoc;
+  /** By status code; the generator adds the errors every route can give. */
+  readonly responses?: Readonly<Record<number, RouteResponseDoc>>;
+  readonly auth?: RouteAuth;
 }
 
 /** The path a route is served at. */

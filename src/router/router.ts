@@ -8,7 +8,7 @@ import { problem } from "../http/problem.js";
 import type { Request } from "../http/request.js";
 import type { FieldValue, Response } from "../http/response.js";
 import { compileRoutes, type CompiledRoutes } from "./compile.js";
-import { fullPath, type Route } from "./route.js";
+import { fullPath, VERSION_SEGMENT, type Route } from "./route.js";
 
 export interface Router {
   readonly handle: Handler;
@@ -27,8 +27,18 @@ function deprecationFields(route: Route): Record<string, string> | null {
   return fields;
 }
 
-function withFields(response: Response, fields: Readonly<Record<string, FieldValue>>): Response {
-  return { ...response, headers: { ...response.headers, ...fields } };
+/**
+ * The response with the route's extra fields added. Handlers often return
+ * one prebuilt response object for every request (the status endpoints do);
+ * remembering the combined object for it keeps the deprecated v1 path from
+ * allocating two objects per request.
+ */
+function withFields(response: Response, fields: Readonly<Record<string, FieldValue>>, seen: WeakMap<Response, Response>): Response {
+  const known = seen.get(response);
+  if (known !== undefined) return known;
+  const combined = { ...response, headers: { ...response.headers, ...fields } };
+  if (Object.isFrozen(response)) seen.set(response, combined);
+  return combined;
 }
 
 const API_VERSION = /^\/api\/([^/]+)(?:\/|$)/;
@@ -41,11 +51,13 @@ export function createRouter(routes: readonly Route[]): Router {
     if (fields !== null) extra.set(route, fields);
   }
   const counts = new Map<string, number>(table.versions.map((v) => [v, 0]));
+  const combined = new WeakMap<Response, Response>();
   const versionList = table.versions.join(", ");
 
   function notFound(request: Request): Response {
     const m = API_VERSION.exec(request.path);
-    if (m !== null && !counts.has(m[1]!)) {
+    // Only a segment shaped like a version is called one: /api/openapi.jsn is just a path that is not served.
+    if (m !== null && VERSION_SEGMENT.test(m[1]!) && !counts.has(m[1]!)) {
       return problem(404, {
         kind: "unknown-version",
         title: "Unknown API version",
@@ -74,7 +86,7 @@ export function createRouter(routes: readonly Route[]): Router {
         const fields = extra.get(route);
         if (fields === undefined) return route.handler(request, match.params);
         const result = route.handler(request, match.params);
-        return result instanceof Promise ? result.then((r) => withFields(r, fields)) : withFields(result, fields);
+        return result instanceof Promise ? result.then((r) => withFields(r, fields, combined)) : withFields(result, fields, combined);
       }
       case "options":
         return { status: 204, headers: { Allow: match.resource.allow } };

@@ -1,0 +1,301 @@
+// The OpenAPI document of a route table, generated once at startup from the
+// routes' own documentation fields (src/router/route.ts), so it cannot drift
+// from what the server serves.
+//
+// It is an OpenAPI 3.2 document because 3.1 has no way to say "UPDATE": its
+// Path Item has one fixed field per standard method and nothing else. 3.2
+// adds `additionalOperations`, a map keyed by the method exactly as sent.
+// Schemas are JSON Schema 2020-12 (3.1 and 3.2 use it as is), taken from the
+// same objects the server validates requests with.
+
+import { fullPath, type Route, type RouteResponseDoc } from "../router/route.js";
+
+export interface OpenApiOptions {
+  readonly title: string;
+  readonly version: string;
+  readonly description?: string;
+  /** WRITE_REQUIRES_TOKEN: routes marked "token-if-configured" then need a token, and the document says so. */
+  readonly writeRequiresToken: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+export const OPENAPI_VERSION = "3.2.0";
+
+/** OpenAPI 3.2 Path Item fixed fields: the methods that get one. Any other method goes in additionalOperations. */
+const FIXED_FIELDS: Readonly<Record<string, string>> = {
+  GET: "get",
+  PUT: "put",
+  POST: "post",
+  DELETE: "delete",
+  OPTIONS: "options",
+  HEAD: "head",
+  PATCH: "patch",
+  TRACE: "trace",
+  QUERY: "query",
+};
+
+export const PROBLEM_TYPE = "application/problem+json";
+
+/** RFC 9457 as this server writes it (src/http/problem.ts), with its extension members. */
+export const problemSchema = {
+  title: "Problem",
+  description: "RFC 9457 problem details: every error this server sends",
+  type: "object",
+  required: ["type", "title", "status", "detail", "instance"],
+  properties: {
+    type: { type: "string", format: "uri-reference", description: "Stable per kind of error, e.g. /problems/not-found" },
+    title: { type: "string" },
+    status: { type: "integer", minimum: 100, maximum: 599 },
+    detail: { type: "string", description: "What went wrong with this request, and what to change" },
+    instance: { type: "string", description: "The request target" },
+    code: { type: "string", description: "Protocol errors: the parser's name for the rule that was broken" },
+    offset: { type: "integer", minimum: 0, description: "Protocol errors: the byte where it was found, counted from the start of the request" },
+    errors: { type: "array", items: { type: "string" }, description: "422: every rule the body breaks" },
+  },
+} as const;
+
+/** The path in OpenAPI's template syntax: /post/:id becomes /post/{id}. */
+export function templatePath(route: Route): string {
+  return fullPath(route).replace(/\/:([^/]+)/g, "/{$1}");
+}
+
+export function pathParams(route: Route): string[] {
+  return [...fullPath(route).matchAll(/\/:([^/]+)/g)].map((m) => m[1]!);
+}
+
+/** Where an operation sits in its Path Item: ["get"] or ["additionalOperations", "UPDATE"]. */
+export function operationKey(method: string): readonly string[] {
+  const fixed = FIXED_FIELDS[method];
+  return fixed === undefined ? ["additionalOperations", method] : [fixed];
+}
+
+/** Keywords whose values are data, not subschemas: never searched for named schemas. */
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples", "example"]);
+
+/**
+ * Collects named schemas into components: a schema with a `title` (or an
+ * `$id`) becomes components.schemas[name] and is referred to by $ref, so a
+ * Post nested in a list and in a 201 body is written once.
+ */
+class Components {
+  readonly schemas: Record<string, unknown> = {};
+  private readonly names = new Map<object, string>();
+
+  /** The schema as it goes in the document: a $ref when it is named, else a copy with named parts referenced. */
+  use(schema: object): unknown {
+    const name = this.register(schema);
+    return name === undefined ? this.copy(schema) : { $ref: `#/components/schemas/${name}` };
+  }
+
+  private register(schema: object): string | undefined {
+    const known = this.names.get(schema);
+    if (known !== undefined) return known;
+    const s = schema as Json;
+    const base = typeof s.title === "string" ? s.title : typeof s.$id === "string" ? pascal(s.$id) : undefined;
+    if (base === undefined) return undefined;
+    // Component names are limited to ^[a-zA-Z0-9.\-_]+$ (OpenAPI 3.2, Components Object).
+    const clean = base.replace(/[^A-Za-z0-9._-]/g, "_");
+    let name = clean;
+    for (let n = 2; name in this.schemas; n++) name = `${clean}${n}`;
+    this.names.set(schema, name);
+    this.schemas[name] = {}; // reserved before copying, for schemas that refer to themselves
+    // A relative $id would move the base URI that "#/components/..." references resolve against.
+    const { $id: _id, ...rest } = s;
+    this.schemas[name] = this.copy(rest);
+    return name;
+  }
+
+  private copy(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map((v) => this.copy(v));
+    if (value === null || typeof value !== "object") return value;
+    const out: Json = {};
+    for (const [key, v] of Object.entries(value)) {
+      if (DATA_KEYWORDS.has(key)) out[key] = structuredClone(v);
+      else if (key === "properties" || key === "$defs" || key === "patternProperties" || key === "dependentSchemas") {
+        // A map of names to schemas: a property may be called "title" without being one.
+        out[key] = Object.fromEntries(Object.entries(v as Json).map(([k, sub]) => [k, this.subschema(sub)]));
+      } else if (v !== null && typeof v === "object" && !Array.isArray(v)) out[key] = this.subschema(v);
+      else if (Array.isArray(v)) out[key] = v.map((item) => (item !== null && typeof item === "object" ? this.subschema(item) : item));
+      else out[key] = v;
+    }
+    return out;
+  }
+
+  private subschema(value: unknown): unknown {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return this.copy(value);
+    return this.use(value);
+  }
+}
+
+function pascal(id: string): string {
+  return id.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+}
+
+function operationId(method: string, path: string, taken: Set<string>): string {
+  const base = `${method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+/g, "_")}`.replace(/_+$/, "");
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  taken.add(id);
+  return id;
+}
+
+const isJsonType = (type: string) => type === "application/json" || type.endsWith("+json");
+
+function example(mediaType: string, text: string): unknown {
+  if (!isJsonType(mediaType)) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function headerObjects(headers: Readonly<Record<string, string>>): Json {
+  return Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
+}
+
+function deprecationHeaders(route: Route): Record<string, string> {
+  const d = route.deprecated;
+  if (d === undefined) return {};
+  return {
+    Deprecation: `RFC 9745: @${Math.floor(d.since.getTime() / 1000)}, when this route was deprecated`,
+    ...(d.sunset === undefined ? {} : { Sunset: `RFC 8594: ${d.sunset.toUTCString()}, when it stops being served` }),
+    ...(d.successor === undefined ? {} : { Link: `<${d.successor}>; rel="successor-version": what replaces it` }),
+  };
+}
+
+const DEFAULT_ERROR =
+  "Any other error: 400 for a malformed request (`code` and `offset` name the rule and the byte), 404 and 405 (with Allow) from routing, " +
+  "408, 413, 414, 431 for limits and time-outs, 500 for a bug (no details sent), 501, 505.";
+
+function responses(route: Route, components: Components): Json {
+  const docs: Record<string, RouteResponseDoc> = {};
+  for (const [status, doc] of Object.entries(route.responses ?? { 200: { description: route.summary } })) docs[status] = doc;
+  if (route.auth !== undefined && docs["401"] === undefined) {
+    docs["401"] = {
+      description: route.auth === "admin" ? "No administrator's bearer token" : "No valid bearer token (when the server requires one for writes)",
+      headers: { "WWW-Authenticate": 'Bearer realm="startline", with error="invalid_token" when a bad token was sent' },
+    };
+  }
+  if (route.request !== undefined && docs["415"] === undefined) {
+    docs["415"] = {
+      description: `The body's Content-Type is not ${route.request.mediaTypes.join(" or ")} (or its charset is not UTF-8)`,
+      headers: { "Accept-Post": "The media types accepted" },
+    };
+  }
+  const out: Json = {};
+  for (const [status, doc] of Object.entries(docs)) {
+    const error = Number(status) >= 400;
+    const headers = { ...doc.headers, ...(Number(status) < 300 ? deprecationHeaders(route) : {}) };
+    const types = doc.mediaTypes ?? (error ? [PROBLEM_TYPE] : []);
+    const schema = doc.schema ?? (error ? problemSchema : undefined);
+    out[status] = {
+      description: doc.description,
+      ...(Object.keys(headers).length === 0 ? {} : { headers: headerObjects(headers) }),
+      ...(types.length === 0 ? {} : { content: Object.fromEntries(types.map((t) => [t, schema === undefined ? {} : { schema: components.use(schema) }])) }),
+    };
+  }
+  out.default = { description: DEFAULT_ERROR, content: { [PROBLEM_TYPE]: { schema: components.use(problemSchema) } } };
+  return out;
+}
+
+function operation(route: Route, components: Components, options: OpenApiOptions, ids: Set<string>): Json {
+  const notes: string[] = [];
+  let security: Json[] | undefined;
+  if (route.auth === "admin") {
+    notes.push("Needs an administrator's bearer token; anyone else, a standard user included, gets 401.");
+    security = [{ bearer: [] }];
+  } else if (route.auth === "token-if-configured") {
+    if (options.writeRequiresToken) {
+      notes.push("This server requires a valid bearer token for every write (WRITE_REQUIRES_TOKEN).");
+      security = [{ bearer: [] }];
+    } else notes.push("Open to anyone on this server; with WRITE_REQUIRES_TOKEN set it would need a valid bearer token.");
+  }
+  const d = route.deprecated;
+  if (d !== undefined) {
+    notes.push(`Deprecated since ${d.since.toISOString().slice(0, 10)}${d.successor === undefined ? "" : `: use ${d.successor}`}.`);
+  }
+  const params = pathParams(route).map((name) => {
+    const doc = route.params?.[name];
+    return {
+      name,
+      in: "path",
+      required: true,
+      ...(doc === undefined ? {} : { description: doc.description }),
+      schema: doc?.schema === undefined ? { type: "string" } : components.use(doc.schema),
+      ...(doc?.example === undefined ? {} : { example: doc.example }),
+    };
+  });
+  const request = route.request;
+  return {
+    operationId: operationId(route.method, fullPath(route), ids),
+    summary: route.summary,
+    ...(notes.length === 0 ? {} : { description: notes.join(" ") }),
+    tags: [route.version ?? "server"],
+    ...(d === undefined ? {} : { deprecated: true }),
+    ...(security === undefined ? {} : { security }),
+    ...(params.length === 0 ? {} : { parameters: params }),
+    ...(request === undefined
+      ? {}
+      : {
+          requestBody: {
+            description: request.description,
+            required: true,
+            content: Object.fromEntries(
+              request.mediaTypes.map((type, i) => [
+                type,
+                {
+                  ...(request.schema === undefined ? {} : { schema: components.use(request.schema) }),
+                  ...(request.example === undefined || i > 0 ? {} : { example: example(type, request.example) }),
+                },
+              ]),
+            ),
+          },
+        }),
+    responses: responses(route, components),
+  };
+}
+
+/** The OpenAPI 3.2 document of `routes`, as plain JSON data (no shared objects, so YAML needs no anchors). */
+export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): Json {
+  const components = new Components();
+  const ids = new Set<string>();
+  const paths: Record<string, Json> = {};
+  const versions: string[] = [];
+  for (const route of routes) {
+    const item = (paths[templatePath(route)] ??= {});
+    const [field, method] = operationKey(route.method);
+    const op = operation(route, components, options, ids);
+    if (method === undefined) item[field!] = op;
+    else ((item.additionalOperations ??= {}) as Json)[method] = op;
+    const tag = route.version ?? "server";
+    if (!versions.includes(tag)) versions.push(tag);
+  }
+  const doc = {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: options.title,
+      version: options.version,
+      ...(options.description === undefined ? {} : { description: options.description }),
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    tags: versions.map((name) => ({
+      name,
+      description: name === "server" ? "Outside the versioned API: the page, this document, the wire view, operator counts" : `API version ${name}`,
+    })),
+    paths,
+    components: {
+      schemas: components.schemas,
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "Authorization: Bearer <token>. Each token has the role user or admin; create one with `npm run token -- add --role admin`, or set ADMIN_TOKEN.",
+        },
+      },
+    },
+  };
+  // One JSON round trip: every object appears once, so the YAML form is plain (no anchors) and equal to the JSON form.
+  return JSON.parse(JSON.stringify(doc)) as Json;
+}

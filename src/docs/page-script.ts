@@ -1,0 +1,269 @@
+// The interactive page's script, inlined into the page (no external files):
+// fills the form from the endpoint table, builds the raw request, sends it
+// through the wire view or with fetch(), and shows each exchange.
+//
+// It is browser JavaScript kept in a string, so it avoids template literals
+// (this file's own delimiters). The page's Content-Security-Policy allows this
+// exact text by its hash and nothing else.
+
+export const PAGE_SCRIPT = String.raw`
+(function () {
+  "use strict";
+  var $ = function (id) { return document.getElementById(id); };
+  var EP = JSON.parse($("endpoints").textContent);
+  var WIRE = document.body.getAttribute("data-wire") === "1";
+  var form = $("f"), method = $("method"), path = $("path"), params = $("params"), accept = $("accept");
+  var ctype = $("ctype"), auth = $("auth"), body = $("body"), raw = $("raw"), crlf = $("crlf"), log = $("log");
+  var TOKEN = /^[!#$%&'*+\-.^_\x60|~0-9A-Za-z]+$/;
+  var values = {};
+  var count = 0;
+
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    if (attrs) for (var k in attrs) {
+      if (k === "text") e.textContent = attrs[k]; else e.setAttribute(k, attrs[k]);
+    }
+    (kids || []).forEach(function (c) { if (c != null) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    return e;
+  }
+
+  function names() {
+    var out = [], re = /\/:([^/]+)/g, m;
+    while ((m = re.exec(path.value))) out.push(m[1]);
+    return out;
+  }
+
+  function renderParams(examples) {
+    params.textContent = "";
+    var list = names();
+    params.hidden = list.length === 0;
+    if (list.length === 0) return;
+    params.appendChild(el("legend", { text: "Path parameters" }));
+    list.forEach(function (n) {
+      var id = "p-" + n;
+      if (values[n] == null && examples && examples[n] != null) values[n] = examples[n];
+      var input = el("input", { id: id, name: id, autocomplete: "off", spellcheck: "false", required: "" });
+      input.value = values[n] || "";
+      input.addEventListener("input", function () { values[n] = input.value; rebuild(); });
+      params.appendChild(el("div", { class: "row" }, [el("label", { for: id, text: ":" + n }), input]));
+    });
+  }
+
+  function target() {
+    return path.value.replace(/\/:([^/]+)/g, function (_, n) { return "/" + encodeURIComponent(values[n] || ""); });
+  }
+
+  function utf8Length(s) { return new TextEncoder().encode(s).length; }
+
+  // The request as text, head lines ending in LF; wireBytes() turns them into CR LF.
+  function build() {
+    var lines = [method.value + " " + target() + " HTTP/1.1", "Host: " + location.host];
+    if (accept.value) lines.push("Accept: " + accept.value);
+    if (ctype.value) lines.push("Content-Type: " + ctype.value);
+    if (auth.value) lines.push("Authorization: " + auth.value);
+    if (body.value) lines.push("Content-Length: " + utf8Length(body.value));
+    return lines.join("\n") + "\n\n" + body.value;
+  }
+
+  function rebuild() { if (raw) raw.value = build(); }
+
+  function wireBytes() {
+    var text = raw.value;
+    if (!crlf.checked) return text;
+    var end = text.indexOf("\n\n");
+    var head = end === -1 ? text : text.slice(0, end + 2);
+    // Only the head: the body is sent as written, so Content-Length still counts it right.
+    return head.replace(/\r?\n/g, "\r\n") + (end === -1 ? "" : text.slice(end + 2));
+  }
+
+  function pick(i, focus) {
+    var e = EP[i];
+    method.value = e.method;
+    path.value = e.path;
+    accept.value = e.accept;
+    ctype.value = e.body ? e.body.types[0] : "";
+    body.value = e.body && e.body.example ? e.body.example : "";
+    values = {};
+    var examples = {};
+    e.params.forEach(function (p) { examples[p.name] = p.example; });
+    renderParams(examples);
+    rebuild();
+    $("chosen").textContent = e.method + " " + e.path + ": " + e.summary.replace(/\x60/g, "") + (e.auth === "admin" ? " (needs an administrator's token)" : "");
+    if (focus) (params.querySelector("input") || $("send")).focus();
+  }
+
+  document.querySelectorAll("button[data-i]").forEach(function (b) {
+    b.addEventListener("click", function () { pick(Number(b.getAttribute("data-i")), true); });
+  });
+  [method, accept, ctype, auth, body].forEach(function (i) { i.addEventListener("input", rebuild); });
+  path.addEventListener("input", function () { renderParams(null); rebuild(); });
+
+  // ---- Showing an exchange ----
+
+  // Control bytes drawn as small labels (CR, LF, HT, 0x01...), so line endings and stray bytes can be seen.
+  var NAMES = { "\r": "CR", "\n": "LF", "\t": "HT", "\u0000": "NUL", " ": "SP" };
+  function label(c) {
+    var code = c.charCodeAt(0);
+    return NAMES[c] || "0x" + (code < 16 ? "0" : "") + code.toString(16);
+  }
+  function visible(text) {
+    var frag = document.createDocumentFragment();
+    text.split(/([\u0000-\u0008\u000a-\u001f\u007f])/).forEach(function (s) {
+      if (s.length === 1 && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(s)) {
+        frag.appendChild(el("span", { class: "ctl", title: "byte " + label(s) + (s === "\r" ? " (carriage return)" : s === "\n" ? " (line feed)" : ""), text: label(s) }));
+        if (s === "\n") frag.appendChild(document.createTextNode("\n"));
+      } else if (s) frag.appendChild(document.createTextNode(s));
+    });
+    return frag;
+  }
+
+  function pretty(text, type) {
+    if (!/json/.test(type || "")) return text;
+    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  }
+
+  function fieldsTable(fields) {
+    return el("table", { class: "fields" }, [el("tbody", null, fields.map(function (f) {
+      return el("tr", null, [el("th", { scope: "row", text: f[0] }), el("td", null, [el("code", { text: f[1] })])]);
+    }))]);
+  }
+
+  function message(statusText, fields, bodyText) {
+    var type = "";
+    fields.forEach(function (f) { if (f[0].toLowerCase() === "content-type") type = f[1]; });
+    var box = el("div", { class: "msg" }, [
+      el("p", null, [el("strong", { text: "Status line: " }), el("code", { class: "status", text: statusText })]),
+      el("h4", { text: "Header fields" }), fieldsTable(fields),
+    ]);
+    if (bodyText) {
+      var shown = pretty(bodyText, type);
+      box.appendChild(el("h4", { text: shown === bodyText ? "Body" : "Body (JSON, indented for reading)" }));
+      box.appendChild(el("pre", { class: "body", tabindex: "0", text: shown }));
+    } else box.appendChild(el("p", { text: "No body." }));
+    return box;
+  }
+
+  function partRows(parts, error) {
+    return parts.map(function (p) {
+      var code = el("code");
+      if (p.error && error) {
+        var at = error.offset - p.start;
+        code.appendChild(visible(p.text.slice(0, at)));
+        var c = p.text.charAt(at);
+        code.appendChild(el("mark", { title: "the error is here: byte " + error.offset, text: c === "" ? "(end)" : /[\u0000-\u0020\u007f]/.test(c) ? label(c) : c }));
+        code.appendChild(visible(p.text.slice(at + 1)));
+      } else code.appendChild(visible(p.text));
+      var what = el("td", null, [p.label, p.note ? el("div", { class: "note", text: p.note }) : null]);
+      return el("tr", p.error ? { class: "bad" } : null, [el("td", { class: "off", text: p.end > p.start ? p.start + "\u2013" + (p.end - 1) : String(p.start) }), what, el("td", null, [code])]);
+    });
+  }
+
+  function partsTable(caption, parts, error) {
+    return el("table", { class: "wire" }, [
+      el("caption", { text: caption }),
+      el("thead", null, [el("tr", null, [el("th", { scope: "col", text: "Offsets" }), el("th", { scope: "col", text: "Part" }), el("th", { scope: "col", text: "Bytes as text (control bytes as labels)" })])]),
+      el("tbody", null, partRows(parts, error)),
+    ]);
+  }
+
+  function wireView(view) {
+    var box = el("div", { class: "wireview" });
+    var rq = view.request, rs = view.response;
+    box.appendChild(el("h4", { text: "Request: " + rq.bytes + " bytes, as the parser read them" }));
+    if (rq.error) {
+      var e = rq.error;
+      box.appendChild(el("p", { class: "err", role: "note" }, [
+        el("strong", { text: "Rule broken: " + e.title + " (" + e.code + ", " + e.rule + "). " }),
+        "Found at byte " + e.offset + " (byte " + e.offsetInRequest + " of request " + (e.request + 1) + "); the server answers " + e.status + ". " + e.detail,
+      ]));
+    }
+    rq.requests.forEach(function (r, i) {
+      var title = "Request " + (i + 1) + ": " + (r.method || "?") + " " + (r.target || "") + " (" + r.state + ")";
+      box.appendChild(partsTable(title, r.parts, rq.error));
+      var facts = [];
+      if (r.framing) facts.push(el("li", null, [el("strong", { text: "Framing: " }), r.framing.reason]));
+      if (r.keepAlive) facts.push(el("li", null, [el("strong", { text: "Connection: " }), r.keepAlive.reason]));
+      if (facts.length) box.appendChild(el("ul", { class: "facts" }, facts));
+    });
+    if (rq.unread) box.appendChild(partsTable("Not read", [rq.unread], null));
+    box.appendChild(el("h4", { text: "Response: " + rs.bytes + " bytes, as the server wrote them" }));
+    rs.responses.forEach(function (r, i) {
+      box.appendChild(partsTable("Response " + (i + 1) + (r.answers == null ? " (interim)" : " to request " + (r.answers + 1)) + ": " + r.statusLine, r.parts, null));
+    });
+    return box;
+  }
+
+  function exchange(title, via) {
+    count++;
+    var art = el("article", { class: "ex", "aria-labelledby": "ex" + count }, [el("h3", { id: "ex" + count, tabindex: "-1", text: title }), el("p", { class: "via", text: via })]);
+    log.insertBefore(art, log.firstChild);
+    while (log.children.length > 20) log.removeChild(log.lastChild);
+    return art;
+  }
+
+  function done(art, summary) {
+    art.querySelector("h3").textContent += " \u2192 " + summary;
+    art.querySelector("h3").focus();
+  }
+
+  function sendWire() {
+    var bytes = wireBytes();
+    var first = bytes.split(/\r?\n/)[0];
+    var art = exchange(first, "Sent through the wire view: these exact bytes, run in the server by the same parser, router and handlers as a socket.");
+    fetch("/api/wire", { method: "POST", headers: { "Content-Type": "text/plain; charset=utf-8", Accept: "application/json" }, body: bytes })
+      .then(function (res) { return res.text().then(function (t) { return { res: res, text: t }; }); })
+      .then(function (r) {
+        if (r.res.status !== 200) {
+          var fields = [];
+          r.res.headers.forEach(function (v, k) { fields.push([k, v]); });
+          art.appendChild(el("p", { class: "err", text: "The wire view itself refused the request:" }));
+          art.appendChild(message(r.res.status + " " + r.res.statusText, fields, r.text));
+          done(art, "wire view: " + r.res.status);
+          return;
+        }
+        var view = JSON.parse(r.text);
+        var finals = view.response.responses.filter(function (m) { return m.answers != null; });
+        finals.forEach(function (m) {
+          var b = m.parts.filter(function (p) { return p.kind === "body"; })[0];
+          art.appendChild(message(m.statusLine, m.fields.map(function (f) { return [f.name, f.value]; }), b ? b.text : ""));
+        });
+        if (finals.length === 0) art.appendChild(el("p", { text: "No response: the input ended before a request was complete." }));
+        var d = el("details", { class: "wire" }, [el("summary", { text: "Wire view: every part, with byte offsets" }), wireView(view)]);
+        art.appendChild(d);
+        done(art, finals.map(function (m) { return m.statusLine.split(" ").slice(1).join(" "); }).join(", ") || "no response");
+      })
+      .catch(function (err) { art.appendChild(el("p", { class: "err", text: "The wire view could not be reached: " + err.message })); done(art, "failed"); });
+  }
+
+  function sendFetch() {
+    var m = method.value, t = target();
+    var art = exchange(m + " " + t, "Sent with fetch() from this browser over a real connection; the browser adds header fields of its own and does not show the status line itself.");
+    var headers = {};
+    if (accept.value) headers.Accept = accept.value;
+    if (ctype.value) headers["Content-Type"] = ctype.value;
+    if (auth.value) headers.Authorization = auth.value;
+    var init = { method: m, headers: headers, cache: "no-store" };
+    if (body.value && m !== "GET" && m !== "HEAD") init.body = body.value;
+    fetch(t, init)
+      .then(function (res) { return res.text().then(function (text) { return { res: res, text: text }; }); })
+      .then(function (r) {
+        var fields = [];
+        r.res.headers.forEach(function (v, k) { fields.push([k, v]); });
+        var line = r.res.status + " " + r.res.statusText;
+        art.appendChild(message(line, fields, r.text));
+        done(art, line);
+      })
+      .catch(function (err) { art.appendChild(el("p", { class: "err", text: "fetch() failed: " + err.message })); done(art, "failed"); });
+  }
+
+  form.addEventListener("submit", function (ev) {
+    ev.preventDefault();
+    var via = WIRE && form.elements.via ? form.elements.via.value : "fetch";
+    if (via === "fetch" && !TOKEN.test(method.value)) { method.setCustomValidity("A method is a token: letters, digits and !#$%&'*+-.^_|~ (RFC 9110 \u00a79.1)"); method.reportValidity(); return; }
+    method.setCustomValidity("");
+    if (via === "wire") sendWire(); else sendFetch();
+  });
+
+  pick(0, false);
+})();
+`;

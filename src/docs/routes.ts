@@ -1,0 +1,98 @@
+// The documentation routes (the page, the OpenAPI document in JSON and YAML,
+// the wire view) added to a route table. The page and the document are
+// generated once, here, from the whole table including these routes, so every
+// route that is served is described, and nothing that is not.
+
+import { readFileSync } from "node:fs";
+import { dump as dumpYaml } from "js-yaml";
+import { noneMatch, strongEtag } from "../http/conditional.js";
+import { headerValue, type Request } from "../http/request.js";
+import type { Response } from "../http/response.js";
+import type { Route } from "../router/route.js";
+import { openApiDocument } from "./openapi.js";
+import { buildPage } from "./page.js";
+import { wireRoute, type WireOptions } from "./wire-route.js";
+
+export interface DocsOptions {
+  /** WRITE_REQUIRES_TOKEN, so the document tells which writes need a token on this server. */
+  readonly writeRequiresToken: boolean;
+  /** The wire view, unless it is turned off (WIRE_VIEW=0): then POST /api/wire is not served at all. */
+  readonly wire?: WireOptions;
+}
+
+const TITLE = "startline";
+
+/** package.json's version: two directories up from src/docs/, three from dist/src/docs/. */
+function packageVersion(): string {
+  for (const up of ["../../package.json", "../../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === TITLE && typeof pkg.version === "string") return pkg.version;
+    } catch {
+      // not at this depth
+    }
+  }
+  return "0.0.0";
+}
+
+/** A fixed representation with a strong ETag, answering If-None-Match with 304. */
+function fixed(type: string, body: string, headers: Readonly<Record<string, string>> = {}): (request: Request) => Response {
+  const etag = strongEtag(body);
+  const full: Response = { status: 200, headers: { "Content-Type": type, ETag: etag, "Cache-Control": "no-cache", ...headers }, body };
+  const notModified: Response = { status: 304, headers: { ETag: etag, "Cache-Control": "no-cache" } };
+  return (request) => (noneMatch(headerValue(request, "if-none-match"), etag) ? notModified : full);
+}
+
+const ETAG_DOC = { ETag: "Changes when the server's route table does; If-None-Match gives 304" };
+
+/** `api` followed by the documentation routes, with the page and the OpenAPI document built from all of them. */
+export function withDocs(api: readonly Route[], options: DocsOptions): Route[] {
+  // Filled in below, once the whole table exists; no request can arrive before this function returns.
+  let page: (request: Request) => Response = () => ({ status: 503 });
+  let openapiJson: (request: Request) => Response = page;
+  let openapiYaml: (request: Request) => Response = page;
+
+  const docs: Route[] = [
+    {
+      method: "GET",
+      path: "/",
+      summary: "This page: every endpoint, a form to send requests, and the wire view",
+      handler: (request) => page(request),
+      responses: { 200: { description: "A self-contained HTML page (inline style and script, nothing loaded from elsewhere)", mediaTypes: ["text/html"], headers: ETAG_DOC }, 304: { description: "Not modified", headers: ETAG_DOC } },
+    },
+    {
+      method: "GET",
+      path: "/api/openapi.json",
+      summary: "This API described as an OpenAPI 3.2 document, in JSON",
+      handler: (request) => openapiJson(request),
+      responses: { 200: { description: "The OpenAPI document", mediaTypes: ["application/json"], headers: ETAG_DOC }, 304: { description: "Not modified", headers: ETAG_DOC } },
+    },
+    {
+      method: "GET",
+      path: "/api/openapi.yaml",
+      summary: "The same OpenAPI 3.2 document, in YAML",
+      handler: (request) => openapiYaml(request),
+      responses: { 200: { description: "The OpenAPI document", mediaTypes: ["application/yaml"], headers: ETAG_DOC }, 304: { description: "Not modified", headers: ETAG_DOC } },
+    },
+    ...(options.wire === undefined ? [] : [wireRoute(options.wire)]),
+  ];
+  const all = [...api, ...docs];
+
+  const document = openApiDocument(all, {
+    title: TITLE,
+    version: packageVersion(),
+    description:
+      "An HTTP/1.1 server written from the bytes up, and the example JSON API it serves. Every path also answers OPTIONS (204 with Allow), " +
+      "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
+    writeRequiresToken: options.writeRequiresToken,
+  });
+  openapiJson = fixed("application/json", JSON.stringify(document, null, 2));
+  openapiYaml = fixed("application/yaml", dumpYaml(document, { noRefs: true, lineWidth: -1 }));
+  const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
+  page = fixed("text/html; charset=utf-8", built.html, {
+    "Content-Security-Policy": built.csp,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+  });
+  return all;
+}

@@ -1,0 +1,118 @@
+// JSON Schema of what POST /api/wire answers (src/docs/wire.ts builds it):
+// published in the OpenAPI document, and checked against real answers in the tests.
+
+const offset = { type: "integer", minimum: 0 } as const;
+
+const wirePartSchema = {
+  title: "WirePart",
+  description: "One part of a message, with its byte range [start, end) in the stream",
+  type: "object",
+  additionalProperties: false,
+  required: ["kind", "label", "start", "end", "text"],
+  properties: {
+    kind: {
+      enum: ["empty-line", "request-line", "field", "blank-line", "body", "chunk-size", "chunk-data", "chunk-end", "last-chunk", "trailer", "status-line", "incomplete", "unread"],
+    },
+    label: { type: "string" },
+    start: offset,
+    end: offset,
+    text: { type: "string", description: "The bytes, line ending included: head lines as Latin-1, bodies as UTF-8" },
+    note: { type: "string", description: "What the parser made of the part" },
+    error: { const: true, description: "The protocol error was found in this part" },
+  },
+} as const;
+
+const wireRequestSchema = {
+  title: "WireRequest",
+  type: "object",
+  additionalProperties: false,
+  required: ["start", "end", "state", "parts"],
+  properties: {
+    start: offset,
+    end: offset,
+    state: { enum: ["complete", "error", "incomplete"] },
+    method: { type: "string" },
+    target: { type: "string" },
+    parts: { type: "array", items: wirePartSchema },
+    framing: {
+      type: "object",
+      additionalProperties: false,
+      required: ["kind", "reason"],
+      properties: { kind: { enum: ["content-length", "chunked", "none"] }, length: offset, reason: { type: "string" } },
+    },
+    keepAlive: {
+      type: "object",
+      additionalProperties: false,
+      required: ["value", "reason"],
+      properties: { value: { type: "boolean" }, reason: { type: "string" } },
+    },
+  },
+} as const;
+
+const wireErrorSchema = {
+  title: "WireError",
+  description: "The first rule the request bytes broke, as the parser reported it",
+  type: "object",
+  additionalProperties: false,
+  required: ["code", "status", "title", "rule", "detail", "offset", "request", "offsetInRequest"],
+  properties: {
+    code: { type: "string" },
+    status: { type: "integer" },
+    title: { type: "string" },
+    rule: { type: "string", description: "Where the rule is written, e.g. RFC 9112 §5.1" },
+    detail: { type: "string" },
+    offset: { ...offset, description: "Byte offset in the whole input" },
+    request: { ...offset, description: "Which request (from 0) broke it" },
+    offsetInRequest: { ...offset, description: "Byte offset from the start of that request, as the problem body's `offset`" },
+  },
+} as const;
+
+const wireResponseSchema = {
+  title: "WireResponse",
+  type: "object",
+  additionalProperties: false,
+  required: ["start", "end", "status", "statusLine", "answers", "fields", "parts"],
+  properties: {
+    start: offset,
+    end: offset,
+    status: { type: "integer" },
+    statusLine: { type: "string" },
+    answers: { anyOf: [offset, { type: "null" }], description: "The request it answers (from 0); null for an interim 1xx" },
+    fields: {
+      type: "array",
+      items: { type: "object", additionalProperties: false, required: ["name", "value"], properties: { name: { type: "string" }, value: { type: "string" } } },
+    },
+    parts: { type: "array", items: wirePartSchema },
+  },
+} as const;
+
+export const wireViewSchema = {
+  title: "WireView",
+  description: "The request as the parser read it and the response as the server wrote it, part by part, with byte offsets",
+  type: "object",
+  additionalProperties: false,
+  required: ["request", "response"],
+  properties: {
+    request: {
+      type: "object",
+      additionalProperties: false,
+      required: ["bytes", "requests", "error", "unread"],
+      properties: {
+        bytes: offset,
+        requests: { type: "array", items: wireRequestSchema },
+        error: { anyOf: [wireErrorSchema, { type: "null" }] },
+        unread: { anyOf: [wirePartSchema, { type: "null" }] },
+      },
+    },
+    response: {
+      type: "object",
+      additionalProperties: false,
+      required: ["bytes", "raw", "responses"],
+      properties: {
+        bytes: offset,
+        raw: { type: "string", description: "Every byte the server wrote, as UTF-8 text" },
+        responses: { type: "array", items: wireResponseSchema },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,163 @@
+// The interactive page in a real browser: Debian's Chromium driven by
+// playwright-core, against the compiled server started the way `npm start`
+// starts it. Never skipped: CI installs Chromium (.ci/install-chromium), and a
+// missing browser is a failure that says how to get one.
+
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import t from "tap";
+import { startServer } from "../helpers/process.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/lib/chromium/chromium";
+const ADMIN_TOKEN = "admin-token-browser-0123456789";
+const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "artifacts");
+
+/** The newest exchange on the page (the `count`th), once its answer is in. */
+async function lastExchange(page: Page, count: number) {
+  // Locators only: the page's Content-Security-Policy forbids evaluating strings, test code included.
+  const all = page.locator("#log article");
+  await all.nth(count - 1).waitFor();
+  await all.first().locator("h3", { hasText: "\u2192" }).waitFor();
+  return all.first();
+}
+
+t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire view", async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    t.fail(`Chromium is not at ${CHROMIUM}: run .ci/install-chromium (or set CHROMIUM_PATH)`);
+    return;
+  }
+  const server = startServer({ ADMIN_TOKEN, QUIET: "1" });
+  t.teardown(async () => {
+    server.child.kill("SIGTERM");
+    await server.exited();
+  });
+  const base = await server.url();
+
+  const profile = mkdtempSync(path.join(tmpdir(), "startline-chromium-"));
+  t.teardown(() => rmSync(profile, { recursive: true, force: true }));
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true, // playwright passes --headless
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    viewport: { width: 1360, height: 900 },
+  });
+  t.teardown(() => context.close());
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    // Chromium logs every 4xx answer to fetch() as an error; the 401 above is one on purpose.
+    if (m.type() === "error" && !/the server responded with a status of 4\d\d/.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  const offsite: string[] = [];
+  page.on("request", (r) => {
+    if (!r.url().startsWith(base) && !r.url().startsWith("data:")) offsite.push(r.url());
+  });
+
+  await page.goto(base + "/");
+  t.equal(await page.title(), "startline: try the API");
+  t.ok(await page.getByRole("cell", { name: "/api/v1/artigo/:id" }).first().isVisible(), "the endpoint table is shown");
+
+  const send = page.getByRole("button", { name: "Send", exact: true });
+  const field = (name: string) => page.getByLabel(name, { exact: true });
+  const fetchMode = page.getByLabel("fetch() from this browser, over a real connection");
+  const wireMode = page.getByLabel(/the wire view: the exact bytes below/);
+  let exchanges = 0;
+
+  // UPDATE without a token, with fetch(): the browser sends the custom method itself.
+  await page.getByRole("button", { name: "Try UPDATE /api/v1/artigo/:id" }).click();
+  t.equal(await field(":id").inputValue(), "1", "the example id is filled in");
+  await field("Body").fill('{"title": "Changed from the browser"}');
+  await fetchMode.check();
+  await send.click();
+  let ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /^UPDATE \/api\/v1\/artigo\/1 → 401 Unauthorized$/);
+  t.match(await ex.innerText(), /www-authenticate/i);
+  t.match(await ex.locator("pre.body").innerText(), /"status": 401/);
+
+  // With the administrator's token, through the wire view: 200 and the changed article.
+  await field("Authorization").fill(`Bearer ${ADMIN_TOKEN}`);
+  await wireMode.check();
+  const raw = await page.getByLabel(/Built from the fields above/).inputValue();
+  t.match(raw, /^UPDATE \/api\/v1\/artigo\/1 HTTP\/1\.1\nHost: 127\.0\.0\.1:\d+\n/, "the raw request starts with the request line and Host");
+  t.match(raw, /\nAuthorization: Bearer admin-token-browser-0123456789\n/, "and carries the token");
+  t.match(raw, /\nContent-Length: 37\n\n\{"title": "Changed from the browser"\}$/, "and the body with its length");
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /^UPDATE \/api\/v1\/artigo\/1 HTTP\/1\.1 → 200 OK$/);
+  t.match(await ex.locator(".status").innerText(), "HTTP/1.1 200 OK", "the status line exactly as written");
+  t.match(await ex.locator("pre.body").innerText(), /"title": "Changed from the browser"/);
+
+  // The change is stored: read it back over a real connection.
+  await page.getByRole("button", { name: "Try GET /api/v1/artigo/:id" }).click();
+  await fetchMode.check();
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /→ 200 OK$/);
+  t.match(await ex.locator("pre.body").innerText(), /"title": "Changed from the browser"/, "GET sees the change");
+
+  // Publish a post, then list the posts as YAML.
+  await page.getByRole("button", { name: "Try POST /api/v1/post/:id" }).click();
+  await field(":id").fill("from-the-page");
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /→ 201 Created$/);
+  await page.getByRole("button", { name: "Try GET /api/v1/posts" }).click();
+  await field("Accept").fill("application/yaml");
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /→ 200 OK$/);
+  const yaml = await ex.locator("pre.body").innerText();
+  t.match(yaml, /^posts:\n {2}- id: from-the-page\n/m, "the list as YAML");
+  t.match(await ex.innerText(), /application\/yaml/);
+
+  // The wire view of a request: every part labelled, with offsets and the parser's decisions.
+  await page.getByRole("button", { name: "Try GET /api/v2/status" }).click();
+  await wireMode.check();
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  const details = ex.locator("details.wire");
+  t.equal(await details.getAttribute("open"), null, "closed until asked for");
+  await details.locator("summary").click();
+  const view = details.locator(".wireview");
+  await view.waitFor();
+  const request = view.locator("table.wire").first();
+  t.match(await request.locator("caption").innerText(), "Request 1: GET /api/v2/status (complete)");
+  const rows = await request.locator("tbody tr").allInnerTexts();
+  t.match(rows[0], /^0–28\s+Request line/);
+  t.match(rows[1], /Header field Host/);
+  t.match(rows.at(-1), /Blank line: the header section ends/);
+  t.match(await view.innerText(), /Framing: Neither Content-Length nor Transfer-Encoding/);
+  t.match(await view.innerText(), /Response 1 to request 1: HTTP\/1\.1 200 OK/);
+  t.ok(await view.locator(".ctl", { hasText: "CR" }).first().isVisible(), "line endings are visible");
+
+  // Malformed bytes, typed into the raw request: the rule and the byte are shown.
+  await page.getByLabel(/Built from the fields above/).fill("GET /api/v2/status HTTP/1.1\nHost : example\n\n");
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /→ 400 Bad Request$/);
+  await ex.locator("details.wire summary").click();
+  t.match(await ex.locator(".wireview .err").innerText(), /WHITESPACE_BEFORE_COLON, RFC 9112 §5\.1.*Found at byte 33/s);
+  t.equal(await ex.locator(".wireview mark").innerText(), "SP", "the offending byte is marked");
+  t.match(await ex.locator(".wireview tr.bad").innerText(), /Header field Host/);
+
+  // Keyboard: Try buttons and Send are reachable and work with the keyboard alone.
+  await page.getByRole("button", { name: "Try GET /api/v1-1/status" }).focus();
+  await page.keyboard.press("Enter");
+  await send.focus();
+  await page.keyboard.press("Enter");
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /^GET \/api\/v1-1\/status HTTP\/1\.1 → 200 OK$/);
+
+  // For people to look at: the whole page after the session, and the wire view of the malformed request.
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const shot = path.join(ARTIFACTS, "page.png");
+  await page.screenshot({ path: shot, fullPage: true });
+  t.ok(existsSync(shot), `screenshot at ${path.relative(process.cwd(), shot)}`);
+  await page.locator("#log article").nth(1).screenshot({ path: path.join(ARTIFACTS, "wire-view.png") });
+  t.same(problems, [], "no script errors, no blocked resources");
+  t.same(offsite, [], "nothing fetched from anywhere else");
+});

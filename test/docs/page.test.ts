@@ -1,0 +1,67 @@
+// GET /: one self-contained HTML page generated from the route table.
+
+import { createHash } from "node:crypto";
+import t from "tap";
+import { fullPath } from "../../src/router/route.js";
+import { docsApp, request } from "../helpers/app.js";
+
+const scriptOf = (html: string) => /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+const styleOf = (html: string) => /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+t.test("served as HTML with a policy that allows only its own inline script and style", async (t) => {
+  const { app } = docsApp();
+  const r = await request(app, "GET", "/");
+  t.equal(r.status, 200);
+  t.equal(r.headers["content-type"], "text/html; charset=utf-8");
+  t.equal(r.headers["x-content-type-options"], "nosniff");
+  const csp = r.headers["content-security-policy"]!;
+  t.match(csp, /default-src 'none'/);
+  t.match(csp, /connect-src 'self'/);
+  t.ok(csp.includes(`script-src ${hash(scriptOf(r.body))}`), "the script is allowed by its hash");
+  t.ok(csp.includes(`style-src ${hash(styleOf(r.body))}`), "the style is allowed by its hash");
+  t.ok(Buffer.byteLength(r.body) < 48 * 1024, `small: ${Buffer.byteLength(r.body)} bytes`);
+  const again = await request(app, "GET", "/", { "If-None-Match": r.headers.etag! });
+  t.equal(again.status, 304);
+});
+
+t.test("self-contained: nothing is loaded from elsewhere", async (t) => {
+  const { app } = docsApp();
+  const html = (await request(app, "GET", "/")).body;
+  t.notMatch(html, /\b(?:src|href|action)\s*=\s*["']?(?:https?:)?\/\//i, "no external src, href or action");
+  t.notMatch(html, /@import|url\(/i, "no stylesheet imports");
+  t.equal((html.match(/<script\b/g) ?? []).length, 2, "the data block and the inline script, nothing else");
+  t.notMatch(html, /<script[^>]+src=/);
+  t.notMatch(html, /<link[^>]+rel="stylesheet"/);
+  t.doesNotThrow(() => new Function(scriptOf(html)), "the script is valid JavaScript");
+});
+
+t.test("every route of the table is listed with its method, path and summary", async (t) => {
+  const { app } = docsApp();
+  const html = (await request(app, "GET", "/")).body;
+  const data = JSON.parse(/<script type="application\/json" id="endpoints">([\s\S]*?)<\/script>/.exec(html)![1]!);
+  const routes = app.table.routes;
+  t.equal(data.length, routes.length, "one entry per route");
+  routes.forEach((route, i) => {
+    t.ok(html.includes(`<code class="m">${route.method}</code></td><td><code>${fullPath(route)}</code></td>`), `${route.method} ${fullPath(route)} listed`);
+    t.match(data[i], { method: route.method, path: fullPath(route), summary: route.summary });
+    t.ok(html.includes(`data-i="${i}"`), "with its Try button");
+  });
+  t.ok(html.includes('<code class="m">UPDATE</code></td><td><code>/api/v1/artigo/:id</code>'), "UPDATE included");
+  const update = data.find((e: any) => e.method === "UPDATE");
+  t.match(update, { auth: "admin", body: { types: ["application/merge-patch+json", "application/json"] }, params: [{ name: "id", example: "1" }] });
+});
+
+t.test("accessible structure: a label for every field, real buttons, headings, a live region", async (t) => {
+  const { app } = docsApp();
+  const html = (await request(app, "GET", "/")).body;
+  t.match(html, /<html lang="en">/);
+  const ids = [...html.matchAll(/<(?:input|textarea|select)\b[^>]*\bid="([^"]+)"/g)].map((m) => m[1]!);
+  t.ok(ids.length >= 7, `fields: ${ids.join(", ")}`);
+  for (const id of ids) t.ok(html.includes(`<label for="${id}"`) || new RegExp(`<label><input[^>]*id="${id}"`).test(html), `#${id} has a label`);
+  for (const m of html.matchAll(/<input type="(?:radio|checkbox)"[^>]*>/g)) t.ok(html.includes(`<label>${m[0]}`), "radio and checkbox inputs sit inside their labels");
+  t.match(html, /<button id="send" type="submit">Send<\/button>/);
+  t.match(html, /<h1>startline<\/h1>/);
+  t.match(html, /<main>/);
+  t.match(html, /aria-live="polite"/);
+});

@@ -1,0 +1,244 @@
+// POST /api/wire: raw request bytes run through the real connection code, and
+// the parser's account of every part, with byte offsets, in both directions.
+
+import { Ajv2020 } from "ajv/dist/2020.js";
+import fc from "fast-check";
+import t from "tap";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { accountOfRequests, type WirePart } from "../../src/docs/wire.js";
+import { MAX_WIRE_REQUESTS } from "../../src/docs/wire-route.js";
+import { wireViewSchema } from "../../src/docs/wire-schema.js";
+import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { ADMIN, docsApp, request, wire } from "../helpers/app.js";
+
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+const isWireView = ajv.compile(wireViewSchema);
+
+/** Every part of the account, in order: requests' parts, then what was never read. */
+function allParts(account: any): WirePart[] {
+  return [...account.requests.flatMap((r: any) => r.parts), ...(account.unread === null ? [] : [account.unread])];
+}
+
+t.test("a plain GET: every part with its bytes, the framing and keep-alive decisions, and the response", async (t) => {
+  const { app } = docsApp();
+  const raw = "GET /api/v2/status HTTP/1.1\r\nHost: example\r\nAccept: application/json\r\n\r\n";
+  const { status, body, response } = await wire(app, raw);
+  t.equal(status, 200);
+  t.equal(response.headers["content-type"], "application/json");
+  t.equal(response.headers["cache-control"], "no-store");
+  t.ok(isWireView(body), `matches the documented schema ${JSON.stringify(isWireView.errors)}`);
+  const [req] = body.request.requests;
+  t.equal(body.request.bytes, raw.length);
+  t.equal(req.state, "complete");
+  t.same(
+    req.parts.map((p: WirePart) => [p.kind, p.start, p.end, p.text]),
+    [
+      ["request-line", 0, 29, "GET /api/v2/status HTTP/1.1\r\n"],
+      ["field", 29, 44, "Host: example\r\n"],
+      ["field", 44, 70, "Accept: application/json\r\n"],
+      ["blank-line", 70, 72, "\r\n"],
+    ],
+  );
+  t.equal(req.framing.kind, "none");
+  t.equal(req.keepAlive.value, true);
+  t.equal(body.request.error, null);
+  const out = body.response;
+  t.match(out.raw, /^HTTP\/1\.1 200 OK\r\nDate: .*\r\n\r\n\{"response":"The server is up\."\}$/s);
+  t.equal(out.bytes, Buffer.byteLength(out.raw));
+  const [res] = out.responses;
+  t.equal(res.status, 200);
+  t.equal(res.statusLine, "HTTP/1.1 200 OK");
+  t.equal(res.answers, 0);
+  t.same(res.parts.map((p: WirePart) => p.kind), ["status-line", "field", "field", "field", "blank-line", "body"]);
+  t.equal(res.parts.at(-1).text, '{"response":"The server is up."}');
+  t.same(res.fields.map((f: any) => f.name), ["Date", "Content-Type", "Content-Length"]);
+  t.equal(res.parts.map((p: WirePart) => p.text).join(""), out.raw, "the response parts tile its bytes");
+});
+
+t.test("a parse error: the rule, the byte offset, the part it is in; the response is the parser's 400", async (t) => {
+  const { app } = docsApp();
+  const raw = "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n";
+  const { body } = await wire(app, raw);
+  const error = body.request.error;
+  t.match(error, { code: "WHITESPACE_BEFORE_COLON", status: 400, rule: "RFC 9112 §5.1", offset: 33, request: 0, offsetInRequest: 33 });
+  t.equal(raw[error.offset], " ", "the offset points at the space before the colon");
+  const bad = allParts(body.request).filter((p) => p.error);
+  t.equal(bad.length, 1);
+  t.match(bad[0], { kind: "field", start: 29, end: 39 });
+  t.equal(body.request.requests[0].state, "error");
+  t.match(body.request.unread, { kind: "unread", start: 39, end: 41 });
+  const [res] = body.response.responses;
+  t.equal(res.status, 400);
+  const problem = JSON.parse(res.parts.at(-1).text);
+  t.equal(problem.code, error.code);
+  t.equal(problem.offset, error.offsetInRequest, "the same offset the problem body gives");
+});
+
+t.test("offsets count from the start of the input across pipelined requests", async (t) => {
+  const { app } = docsApp();
+  const first = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n";
+  const second = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n";
+  const { body } = await wire(app, first + second);
+  t.equal(body.request.requests.length, 2);
+  t.equal(body.request.requests[1].start, first.length);
+  t.match(body.request.error, { code: "INVALID_FIELD_VALUE", request: 1 });
+  t.equal(body.request.error.offset, first.length + body.request.error.offsetInRequest);
+  t.equal((first + second)[body.request.error.offset], "\x01");
+  t.same(body.response.responses.map((r: any) => [r.status, r.answers]), [[200, 0], [400, 1]]);
+});
+
+t.test("chunked bodies: sizes, data, the CR LF after each, the last chunk, trailers", async (t) => {
+  const { app, store } = docsApp();
+  const raw =
+    "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n" +
+    "7;note=1\r\nChunked\r\n15\r\n bodies end with 0.  \r\n0\r\nX-Checksum: 1\r\n\r\n";
+  const { body } = await wire(app, raw);
+  const req = body.request.requests[0];
+  t.equal(req.framing.kind, "chunked");
+  t.same(
+    req.parts.slice(5).map((p: WirePart) => [p.kind, p.text]),
+    [
+      ["chunk-size", "7;note=1\r\n"],
+      ["chunk-data", "Chunked"],
+      ["chunk-end", "\r\n"],
+      ["chunk-size", "15\r\n"],
+      ["chunk-data", " bodies end with 0.  "],
+      ["chunk-end", "\r\n"],
+      ["last-chunk", "0\r\n"],
+      ["trailer", "X-Checksum: 1\r\n"],
+      ["blank-line", "\r\n"],
+    ],
+  );
+  t.match(req.parts[5].label, /0x7 = 7 bytes/);
+  t.equal(body.response.responses[0].status, 201);
+  t.ok(store.facts.list().some((f) => f.text === "Chunked bodies end with 0."), "the request really ran");
+});
+
+t.test("Connection: close leaves the rest unread; HEAD gets no body; 100-continue comes first", async (t) => {
+  const { app } = docsApp();
+  const raw =
+    "\r\nHEAD /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n" +
+    "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\nTen bytes." +
+    "GET /api/v2/status HTTP/1.0\r\n\r\n" +
+    "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n";
+  const { body } = await wire(app, raw);
+  const [head, post, old] = body.request.requests;
+  t.equal(head.parts[0].kind, "empty-line", "an empty line before a request is ignored, and shown");
+  t.equal(head.method, "HEAD");
+  t.equal(post.framing.length, 10);
+  t.equal(old.keepAlive.value, false, "HTTP/1.0 closes");
+  t.match(old.keepAlive.reason, /HTTP\/1\.0 without Connection: keep-alive/);
+  t.match(body.request.unread, { text: "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n" });
+  t.match(body.request.unread.label, /closes the connection/);
+  const responses = body.response.responses;
+  t.same(responses.map((r: any) => [r.status, r.answers]), [[200, 0], [100, null], [201, 1], [200, 2]]);
+  t.same(responses[0].parts.at(-1), { kind: "body", label: responses[0].parts.at(-1).label, start: responses[0].end, end: responses[0].end, text: "" }, "HEAD: no body");
+  t.ok(responses[0].fields.some((f: any) => f.name === "Content-Length" && f.value === "32"), "but GET's Content-Length");
+});
+
+t.test("an unfinished request: shown, marked incomplete, unanswered", async (t) => {
+  const { app } = docsApp();
+  const { body } = await wire(app, "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n\r\nshort");
+  const [req] = body.request.requests;
+  t.equal(req.state, "incomplete");
+  t.match(req.parts.at(-1), { kind: "body", text: "short", label: /5 of the 20 bytes/ });
+  t.same(body.response.responses, []);
+  const partial = await wire(app, "GET /api/v2/sta");
+  t.match(partial.body.request.requests[0], { state: "incomplete", method: "GET" });
+});
+
+t.test("authorization and limits apply as on a socket", async (t) => {
+  const { app, store } = docsApp({ limits: { maxBodyBytes: 64 } });
+  const patch = '{"title": "Changed through the wire"}';
+  const update = (auth: string) =>
+    `UPDATE /api/v1/artigo/2 HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${patch.length}\r\n\r\n${patch}`;
+  const anonymous = await wire(app, update(""));
+  t.equal(anonymous.body.response.responses[0].status, 401);
+  t.not(store.articles.get("2")!.title, "Changed through the wire");
+  const admin = await wire(app, update(`Authorization: Bearer ${ADMIN}\r\n`));
+  t.equal(admin.body.response.responses[0].status, 200);
+  t.equal(store.articles.get("2")!.title, "Changed through the wire");
+  const big = "x".repeat(65);
+  const tooLarge = await wire(app, `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${big.length}\r\n\r\n${big}`);
+  t.match(tooLarge.body.request.error, { code: "CONTENT_TOO_LARGE", status: 413 });
+  t.equal(tooLarge.body.response.responses[0].status, 413, "the server's MAX_BODY_BYTES applies inside");
+});
+
+t.test("what the wire view refuses", async (t) => {
+  const { app } = docsApp();
+  const json = await wire(app, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "application/json");
+  t.equal(json.status, 415);
+  t.equal(json.response.headers["accept-post"], "text/plain, message/http");
+  t.equal((await wire(app, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n", "message/http")).status, 200, "message/http is accepted");
+  t.equal((await request(app, "POST", "/api/wire", { "Content-Type": "text/plain" }, "")).status, 400, "an empty body");
+  const many = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n".repeat(MAX_WIRE_REQUESTS + 1);
+  const tooMany = await wire(app, many);
+  t.equal(tooMany.status, 422);
+  t.match(tooMany.body.detail, `at most ${MAX_WIRE_REQUESTS}`);
+  t.equal((await wire(app, many.slice(0, -((many.length / (MAX_WIRE_REQUESTS + 1)))))).status, 200, `${MAX_WIRE_REQUESTS} are fine`);
+  const nested = await wire(app, "POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc");
+  t.equal(nested.status, 200);
+  t.equal(nested.body.response.responses[0].status, 403, "a request through the wire view cannot ask for the wire view");
+});
+
+t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
+  const { app } = docsApp({ wireView: false });
+  const r = await request(app, "POST", "/api/wire", { "Content-Type": "text/plain" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  t.equal(r.status, 404);
+  t.equal(JSON.parse(r.body).type, "/problems/not-found", "a plain 404, not an unknown API version");
+  const doc = JSON.parse((await request(app, "GET", "/api/openapi.json")).body);
+  t.notOk(doc.paths["/api/wire"]);
+  const page = await request(app, "GET", "/");
+  t.match(page.body, 'data-wire="0"');
+  t.notMatch(page.body, 'id="raw"');
+});
+
+t.test("the WIRE_VIEW setting and --no-wire-view", async (t) => {
+  t.equal(loadConfig({}, []).wireView, true, "on by default");
+  t.equal(loadConfig({ WIRE_VIEW: "0" }, []).wireView, false);
+  t.equal(loadConfig({ WIRE_VIEW: "false" }, []).wireView, false);
+  t.equal(loadConfig({ WIRE_VIEW: "1" }, []).wireView, true);
+  t.equal(loadConfig({}, ["--no-wire-view"]).wireView, false);
+  t.throws(() => loadConfig({ WIRE_VIEW: "off" }, []), ConfigError);
+  t.throws(() => loadConfig({ WIRE_VIEW: "off" }, []), /WIRE_VIEW must be 1 or 0/);
+});
+
+// Pieces of requests, good and bad, to assemble streams from.
+const PIECES = [
+  "GET /api/v2/status HTTP/1.1\r\n", "POST /api/v2/facts HTTP/1.1\r\n", "HEAD / HTTP/1.0\r\n", "GET  / HTTP/1.1\r\n", "GET / HTTP/2.0\r\n",
+  "Host: x\r\n", "Host : x\r\n", "Content-Length: 3\r\n", "Content-Length: 99\r\n", "Transfer-Encoding: chunked\r\n", "Connection: close\r\n",
+  "X: a\rb\r\n", " folded\r\n", "\r\n", "\n", "abc", "3\r\nabc\r\n", "0\r\n\r\n", "zz\r\n", "\xff",
+];
+
+t.test("property: the parts tile the input exactly, and an error lies in the one part flagged", (t) => {
+  const details = fc.check(
+    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), (pieces, bareLf) => {
+      const bytes = Buffer.from(pieces.join(""), "latin1");
+      const account = accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf });
+      const parts = allParts(account);
+      let at = 0;
+      for (const p of parts) {
+        if (p.start !== at) throw new Error(`part ${p.kind} starts at ${p.start}, expected ${at}`);
+        if (p.text !== bytes.toString(p.kind.endsWith("data") || p.kind === "body" || p.kind === "unread" ? "utf8" : "latin1", p.start, p.end)) {
+          throw new Error(`part ${p.kind} text differs from its bytes`);
+        }
+        at = p.end;
+      }
+      if (at !== bytes.length) throw new Error(`parts end at ${at}, input at ${bytes.length}`);
+      const flagged = parts.filter((p) => p.error);
+      if (account.error === null) {
+        if (flagged.length !== 0) throw new Error("a part is flagged without an error");
+      } else {
+        if (flagged.length !== 1) throw new Error(`${flagged.length} parts flagged`);
+        const p = flagged[0]!;
+        const offset = account.error.offset;
+        if (!(offset >= p.start && (offset < p.end || (offset === p.end && p.kind === "incomplete")))) {
+          throw new Error(`error at ${offset} outside its part [${p.start}, ${p.end})`);
+        }
+      }
+    }),
+    { numRuns: 800 },
+  );
+  t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
+  t.end();
+});
