@@ -1,0 +1,91 @@
+// One request by hand, before measuring: to capture the response the ceiling
+// server replays, and to check that every server answers the scenario with the
+// same status line, header fields and body (a comparison of servers that
+// answer differently would be meaningless).
+
+import net from "node:net";
+import type { RequestSpec } from "./scenarios.js";
+
+/** The request as autocannon 9 writes it (request line, Host, Connection: keep-alive, fields, Content-Length). */
+export function formatRequest(req: RequestSpec, host: string): Buffer {
+  const body = req.body === undefined ? Buffer.alloc(0) : Buffer.from(req.body, "utf8");
+  const lines = [`${req.method} ${req.path} HTTP/1.1`];
+  const fields = Object.entries(req.headers ?? {});
+  if (!fields.some(([name]) => name.toLowerCase() === "host")) lines.push(`Host: ${host}`);
+  lines.push("Connection: keep-alive");
+  for (const [name, value] of fields) lines.push(`${name}: ${value}`);
+  if (body.length > 0) lines.push(`Content-Length: ${body.length}`);
+  return Buffer.concat([Buffer.from(lines.join("\r\n") + "\r\n\r\n", "utf8"), body]);
+}
+
+export interface RawResponse {
+  /** Head and body, exactly as received. */
+  readonly raw: Buffer;
+  readonly statusLine: string;
+  readonly status: number;
+  readonly fields: ReadonlyArray<readonly [string, string]>;
+  readonly body: Buffer;
+}
+
+/** Sends one request on a new connection and reads one response framed by Content-Length. */
+export function fetchOne(port: number, req: RequestSpec, timeoutMs = 5000): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let received = Buffer.alloc(0);
+    const timer = setTimeout(() => fail(new Error(`no complete response within ${timeoutMs} ms`)), timeoutMs);
+    function fail(error: Error): void {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    }
+    socket.on("error", fail);
+    socket.on("connect", () => socket.write(formatRequest(req, `127.0.0.1:${port}`)));
+    socket.on("end", () => fail(new Error(`connection closed after ${received.length} bytes: ${JSON.stringify(received.toString("latin1"))}`)));
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf("\r\n\r\n");
+      if (headEnd < 0) return;
+      const lines = received.subarray(0, headEnd).toString("latin1").split("\r\n");
+      const statusLine = lines[0] ?? "";
+      const fields = lines.slice(1).map((line): [string, string] => {
+        const colon = line.indexOf(":");
+        return [line.slice(0, colon), line.slice(colon + 1).trim()];
+      });
+      const length = fields.find(([name]) => name.toLowerCase() === "content-length");
+      if (length === undefined) {
+        fail(new Error(`response without Content-Length: ${JSON.stringify(received.toString("latin1"))}`));
+        return;
+      }
+      const end = headEnd + 4 + Number(length[1]);
+      if (received.length < end) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({
+        raw: received.subarray(0, end),
+        statusLine,
+        status: Number(statusLine.split(" ")[1]),
+        fields,
+        body: received.subarray(headEnd + 4, end),
+      });
+    });
+  });
+}
+
+/** Differences between two responses that matter for a fair comparison (Date values are ignored); empty when alike. */
+export function compareResponses(expected: RawResponse, actual: RawResponse, compareBodies: boolean): string[] {
+  const diffs: string[] = [];
+  if (expected.statusLine !== actual.statusLine) diffs.push(`status line ${JSON.stringify(actual.statusLine)}, expected ${JSON.stringify(expected.statusLine)}`);
+  // Field names compare exactly, case included: the heads should be byte-identical but for Date values.
+  const names = (r: RawResponse) => r.fields.map(([name]) => name).join(", ");
+  if (names(expected) !== names(actual)) diffs.push(`header fields [${names(actual)}], expected [${names(expected)}]`);
+  for (const [name, value] of expected.fields) {
+    const lower = name.toLowerCase();
+    if (lower === "date" || (!compareBodies && lower === "content-length")) continue;
+    const other = actual.fields.find(([n]) => n.toLowerCase() === lower);
+    if (other !== undefined && other[1] !== value) diffs.push(`${name}: ${JSON.stringify(other[1])}, expected ${JSON.stringify(value)}`);
+  }
+  if (compareBodies && !expected.body.equals(actual.body)) {
+    diffs.push(`body ${JSON.stringify(actual.body.toString("utf8"))}, expected ${JSON.stringify(expected.body.toString("utf8"))}`);
+  }
+  return diffs;
+}

@@ -1,0 +1,163 @@
+// From per-run records to the markdown table: medians over rounds, ratios to
+// node:http and to the ceiling, and the error counts of every run.
+
+import type { LoadSummary } from "./loadgen.js";
+
+export type ServerKind = "startline" | "node-http" | "ceiling";
+export const SERVER_KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
+export const SERVER_LABEL: Readonly<Record<ServerKind, string>> = { startline: "startline", "node-http": "node:http", ceiling: "ceiling" };
+
+/** One measured run of one server in one scenario, as written to the results JSON. */
+export interface RunRecord {
+  readonly scenario: string;
+  readonly server: ServerKind;
+  /** 1-based round, and position of this server in that round's order. */
+  readonly round: number;
+  readonly position: number;
+  readonly pid: number;
+  /** The pid's executable: node itself, not a wrapper. */
+  readonly exe: string;
+  /** Cpus_allowed_list of the server process. */
+  readonly cpusAllowed: string;
+  /** Differences from startline's response to the same request (empty: alike). */
+  readonly responseDiffs: readonly string[];
+  readonly warmup: LoadSummary;
+  readonly measured: LoadSummary;
+  readonly cpu: {
+    readonly ticksBefore: number;
+    readonly ticksAfter: number;
+    readonly clockTicksPerSecond: number;
+    /** utime + stime during the measured run, µs. */
+    readonly totalUs: number;
+    readonly usPerRequest: number;
+    /** CPU time over the run's duration (1 = one core fully busy). */
+    readonly share: number;
+  };
+  readonly rss: { readonly beforeMiB: number; readonly afterMiB: number; readonly peakMiB: number };
+  /**
+   * The rest of the machine during the measured run, in cores (1 = one core
+   * busy the whole run): CPU used by processes other than the server, the load
+   * generator and the runner; interrupt handling; time stolen by the hypervisor.
+   */
+  readonly machine: { readonly otherCpu: number; readonly irqCpu: number; readonly stealCpu: number };
+  readonly exit: { readonly code: number | null; readonly signal: string | null };
+}
+
+export interface SummaryRow {
+  readonly scenario: string;
+  readonly server: ServerKind;
+  /** Set when the server does not take part ("node:http refuses UPDATE"). */
+  readonly unsupported?: string;
+  readonly runs: number;
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly cpuUsPerRequest: number;
+  readonly rssMiB: number;
+  readonly serverCpuShare: number;
+  readonly loadgenCpuShare: number;
+  /** Sums over the runs. */
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly responseMismatch: boolean;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function summarize(
+  scenario: string,
+  server: ServerKind,
+  runs: readonly RunRecord[],
+  unsupported?: string,
+): SummaryRow {
+  const m = (f: (r: RunRecord) => number) => median(runs.map(f));
+  const sum = (f: (r: RunRecord) => number) => runs.reduce((acc, r) => acc + f(r), 0);
+  return {
+    scenario,
+    server,
+    ...(unsupported === undefined ? {} : { unsupported }),
+    runs: runs.length,
+    reqPerSec: m((r) => r.measured.reqPerSec),
+    p50Ms: m((r) => r.measured.latencyMs.p50),
+    p99Ms: m((r) => r.measured.latencyMs.p99),
+    cpuUsPerRequest: m((r) => r.cpu.usPerRequest),
+    rssMiB: m((r) => r.rss.afterMiB),
+    serverCpuShare: m((r) => r.cpu.share),
+    loadgenCpuShare: m((r) => r.measured.loadgenCpuShare),
+    non2xx: sum((r) => r.measured.non2xx),
+    errors: sum((r) => r.measured.errors),
+    timeouts: sum((r) => r.measured.timeouts),
+    responseMismatch: runs.some((r) => r.responseDiffs.length > 0),
+  };
+}
+
+/** The load generator used at least this share of its core: the figures may be the client's limit, not the server's. */
+export const LOADGEN_SATURATED = 0.9;
+
+const int = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+function fixed(n: number, digits: number): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : "–";
+}
+function ratio(a: number, b: number | undefined): string {
+  return b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? "–" : `${(a / b).toFixed(2)}×`;
+}
+
+export function markdownTable(rows: readonly SummaryRow[]): string {
+  const header = [
+    "scenario",
+    "server",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "CPU µs/req",
+    "RSS MiB",
+    "req/s vs node:http",
+    "req/s vs ceiling",
+    "CPU/req vs node:http",
+    "CPU/req vs ceiling",
+    "non-2xx / errors",
+  ];
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map((h, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`];
+  for (const row of rows) {
+    const peers = rows.filter((r) => r.scenario === row.scenario && r.unsupported === undefined && r.runs > 0);
+    const nodeHttp = peers.find((r) => r.server === "node-http");
+    const ceiling = peers.find((r) => r.server === "ceiling");
+    const nodeHttpNa = rows.find((r) => r.scenario === row.scenario && r.server === "node-http")?.unsupported;
+    if (row.unsupported !== undefined || row.runs === 0) {
+      const why = row.unsupported === undefined ? "n/a (no run completed)" : `n/a (${row.unsupported})`;
+      lines.push(`| ${row.scenario} | ${SERVER_LABEL[row.server]} | ${why} | – | – | – | – | – | – | – | – | – |`);
+      continue;
+    }
+    const vsNode = (a: number, b: number | undefined) => (nodeHttpNa !== undefined ? "n/a" : ratio(a, b));
+    const saturated = row.loadgenCpuShare >= LOADGEN_SATURATED ? " ◊" : "";
+    const bad = row.non2xx > 0 || row.errors > 0 ? " ⚠" : "";
+    const mismatch = row.responseMismatch ? " (response differs!)" : "";
+    lines.push(
+      `| ${row.scenario} | ${SERVER_LABEL[row.server]}${mismatch} | ${int.format(row.reqPerSec)}${saturated} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
+        `${fixed(row.cpuUsPerRequest, 1)} | ${fixed(row.rssMiB, 1)} | ` +
+        `${vsNode(row.reqPerSec, nodeHttp?.reqPerSec)} | ${ratio(row.reqPerSec, ceiling?.reqPerSec)} | ` +
+        `${vsNode(row.cpuUsPerRequest, nodeHttp?.cpuUsPerRequest)} | ${ratio(row.cpuUsPerRequest, ceiling?.cpuUsPerRequest)} | ` +
+        `${int.format(row.non2xx)} / ${int.format(row.errors)}${bad} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function legend(rows: readonly SummaryRow[]): string {
+  const notes = [
+    "Figures are medians over the rounds; non-2xx / errors are totals over all runs (errors include timeouts).",
+    "req/s vs X: this server's req/s ÷ X's (above 1: faster). CPU/req vs X: this server's CPU per request ÷ X's (below 1: cheaper).",
+    "CPU µs/req: the server process's utime+stime (all threads, /proc/<pid>/stat) over the measured run ÷ responses received. RSS: VmRSS after the run.",
+  ];
+  if (rows.some((r) => r.runs > 0 && r.loadgenCpuShare >= LOADGEN_SATURATED)) {
+    notes.push(`◊: the load generator used ≥ ${LOADGEN_SATURATED * 100}% of its core; this req/s may be autocannon's limit rather than the server's.`);
+  }
+  if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) notes.push("⚠: some responses were not 2xx or requests failed; these figures do not measure the intended work.");
+  return notes.map((n) => `- ${n}`).join("\n");
+}
