@@ -121,7 +121,7 @@ export class RequestParser {
   private connectionClose = false;
   private connectionKeepAlive = false;
   private expect: string | null = null;
-  private head: RequestHead | null = null;
+  private head: Request | null = null;
 
   // The body being received.
   private remaining = 0;
@@ -586,7 +586,9 @@ export class RequestParser {
       expectContinue = this.minor === 1;
     }
 
-    const head: RequestHead = {
+    // Built as a whole Request with an empty body, so a request without a body
+    // (most of them) is handed on as this very object, with no copy.
+    const head: Request = {
       method: this.method,
       target: this.target,
       path: this.path,
@@ -598,6 +600,7 @@ export class RequestParser {
       // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when it asks for keep-alive.
       keepAlive: !this.connectionClose && (this.minor === 1 || this.connectionKeepAlive),
       expectContinue,
+      body: EMPTY,
     };
     this.head = head;
     this.sink.onHead(head);
@@ -670,11 +673,12 @@ export class RequestParser {
   private complete(): void {
     const head = this.head!;
     const parts = this.bodyParts;
-    const body = parts.length === 0 ? EMPTY : parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyLength);
+    const request: Request =
+      parts.length === 0 ? head : { ...head, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyLength) };
     this.reset();
     // RFC 9112 §9.6: nothing after a request that closes the connection is read.
     this.state = head.keepAlive ? State.RequestLine : State.Closed;
-    this.sink.onRequest({ ...head, body });
+    this.sink.onRequest(request);
   }
 
   private reset(): void {
@@ -694,7 +698,7 @@ export class RequestParser {
     this.expect = null;
     this.head = null;
     this.remaining = 0;
-    this.bodyParts = [];
+    if (this.bodyParts.length !== 0) this.bodyParts = [];
     this.bodyLength = 0;
     this.chunkExtensionBytes = 0;
   }
