@@ -94,8 +94,12 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
     : net.createServer({ noDelay: true, allowHalfOpen: true }, accept);
   // A TLS handshake that fails (a plain-HTTP client on the HTTPS port, a scanner) is the client's problem.
   server.on("tlsClientError", () => {});
-  // A client that connects and vanishes is not the server's problem.
-  server.on("error", (error) => console.error("startline: server error:", error));
+  // Errors while listening are the listen() promise's to report; later ones (rare: the
+  // listening socket itself failing) are logged, since nobody else would see them.
+  let listening = false;
+  server.on("error", (error) => {
+    if (listening) console.error("startline: server error:", error);
+  });
 
   // One timer keeps time for every connection: cheaper than a timer per socket,
   // and precise to a quarter of the shortest timeout.
@@ -116,6 +120,7 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
       return new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, host, () => {
+          listening = true;
           server.off("error", reject);
           resolve(server.address() as AddressInfo);
         });
