@@ -9,6 +9,7 @@
 //
 //   pipeline   100,000 pipelined GET /api/v2/status, responses never read
 //   cl-1gib    POST with Content-Length: 1 GiB, then body bytes as fast as the socket takes them
+//   cl-1gib-ignoring  the same from --pipeline-connections clients that keep sending after the 413
 //   chunked    POST, Transfer-Encoding: chunked, 16 KiB chunks without end
 //   headers    10,000 header fields
 //   long-line  a header line that never ends (1 MiB and more)
@@ -287,6 +288,109 @@ async function runPipeline(connections: number, requests: number): Promise<Pipel
   };
 }
 
+interface IgnoringReport {
+  readonly connections: number;
+  /** MiB each client got into the server's socket after the 413, min..max. */
+  readonly drainedMiB: string;
+  /** ms from the first 413 to the server having closed every connection (its socket count back to the baseline). */
+  readonly closedAfterMs: string;
+  readonly serverCpuS: number;
+  readonly statuses: string;
+  readonly rss: { before: number; peak: number; after: number };
+}
+
+/**
+ * Clients that ignore the 413: Content-Length: 1 GiB, and they keep sending
+ * after the answer (half-open, as a raw client can), up to 1 GiB each. The
+ * server reads and drops what arrives while it lingers (so that its response
+ * is not lost to a reset), then closes: how much it takes in, and its CPU.
+ */
+async function runIgnoring(connections: number): Promise<IgnoringReport> {
+  const server = await startServer();
+  const before = memory(server.pid).rssMiB;
+  const baseline = socketCount(server.pid);
+  const cpu0 = cpuTicks(server.pid);
+  const piece = Buffer.alloc(256 * 1024, 0x61);
+  let firstAnswer: number | null = null;
+  let allClosedAt: number | null = null;
+  let connected = 0;
+  const watcher = setInterval(() => {
+    if (connected === connections && allClosedAt === null && socketCount(server.pid) === baseline) allClosedAt = performance.now();
+  }, 20);
+  const results = await Promise.all(
+    Array.from({ length: connections }, async () => {
+      const socket = net.connect({ port: server.port, host: "127.0.0.1", allowHalfOpen: true });
+      await once(socket, "connect");
+      connected++;
+      let flushed = 0;
+      let answeredAt: number | null = null;
+      let flushedAtAnswer = 0;
+      let closedAt: number | null = null; // a write failed or the socket closed: the server is gone
+      let head = "";
+      const done = new Promise<void>((resolve) => {
+        socket.on("error", () => {
+          closedAt ??= performance.now();
+          resolve();
+        });
+        socket.on("close", () => {
+          closedAt ??= performance.now();
+          resolve();
+        });
+        // A client that queued its whole 1 GiB sees no error; the server's close is seen by the watcher.
+        const poll = setInterval(() => {
+          if (allClosedAt !== null) {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 20);
+        setTimeout(() => {
+          clearInterval(poll);
+          resolve();
+        }, 15_000).unref();
+      });
+      socket.on("data", (d: Buffer) => {
+        if (answeredAt === null) {
+          answeredAt = performance.now();
+          firstAnswer ??= answeredAt;
+          flushedAtAnswer = flushed;
+        }
+        head += d.toString("latin1");
+      });
+      socket.write(`POST /api/v2/facts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: ${1024 * MiB}\r\n\r\n`);
+      let queued = 0;
+      const pump = () => {
+        while (!socket.destroyed && closedAt === null && queued < 1024 * MiB) {
+          queued += piece.length;
+          const more = socket.write(piece, (error) => {
+            if (!error) flushed += piece.length;
+          });
+          if (!more) return void socket.once("drain", pump);
+        }
+      };
+      pump();
+      await done;
+      socket.destroy();
+      return { status: /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? "none", drained: flushed - flushedAtAnswer };
+    }),
+  );
+  clearInterval(watcher);
+  if (allClosedAt === null && (await waitFor(() => socketCount(server.pid) === baseline, 5000, 10)) !== null) allClosedAt = performance.now();
+  const serverCpuS = (cpuTicks(server.pid) - cpu0) / clockTicks();
+  const { rssMiB: after, peakMiB: peak } = memory(server.pid);
+  await server.stop();
+  const drained = results.map((r) => r.drained / MiB).sort((a, b) => a - b);
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  return {
+    connections,
+    drainedMiB: `${fmt(drained[0]!, 0)}..${fmt(drained[drained.length - 1]!, 0)}`,
+    closedAfterMs: allClosedAt !== null && firstAnswer !== null ? fmt(allClosedAt - firstAnswer, 0) : "not within 20 s",
+    serverCpuS,
+    statuses: [...counts].map(([k, n]) => `${n} × ${k}`).join(", "),
+    rss: { before, peak, after },
+  };
+}
+
 let ticks: number | undefined;
 /** Clock ticks per second, the unit of /proc/<pid>/stat's utime and stime. */
 function clockTicks(): number {
@@ -319,13 +423,18 @@ async function main(): Promise<number> {
     pipeline = await runPipeline(pipelineConnections, 100_000);
     rows.push(pipeline.row);
   }
+  let ignoring: IgnoringReport | null = null;
+  if (only === null || only.includes("cl-1gib-ignoring")) {
+    console.log(`cl-1gib-ignoring: ${pipelineConnections} connections × Content-Length: 1 GiB, sending on after the 413 ...`);
+    ignoring = await runIgnoring(pipelineConnections);
+  }
   for (const flood of FLOODS) {
     if (only !== null && !only.includes(flood.name)) continue;
     console.log(`${flood.name}: ${connections} connections × ${flood.what} ...`);
     rows.push(await runFlood(flood, connections));
   }
   console.log("");
-  console.log(`| flood (${connections} connections at once, each its own; pipeline: ${pipelineConnections}) | every client got | answered after, ms (median / max) | sent before the answer, KiB (median / max) | server RSS MiB: before / peak / after |`);
+  console.log(`| flood (${connections} connections at once, each its own; pipeline: ${pipelineConnections}) | every client got | answered after, ms (median / max) | written by the client before the answer arrived, KiB (median / max) | server RSS MiB: before / peak / after |`);
   console.log("|---|---|---:|---:|---:|");
   for (const r of rows) {
     console.log(`| ${r.name}: ${r.what} | ${r.statuses} | ${r.answeredMs} | ${r.sentKiB} | ${fmt(r.rss.before, 1)} / ${fmt(r.rss.peak, 1)} / ${fmt(r.rss.after, 1)} |`);
@@ -337,6 +446,15 @@ async function main(): Promise<number> {
         `(stalled ${pipeline.stalledAfterS === null ? "NEVER within 20 s" : `${fmt(pipeline.stalledAfterS, 1)} s`} after the flood began; CPU while stalled ${fmt(pipeline.stallCpuShare * 100, 1)}% of a core); ` +
         `the server closed every connection ${pipeline.closedAfterS === null ? "NOT within 30 s" : `${fmt(pipeline.closedAfterS, 1)} s`} after the flood began; the clients then read: ${pipeline.endings}`,
     );
+  }
+  if (ignoring !== null) {
+    console.log("");
+    console.log(
+      `cl-1gib-ignoring: ${ignoring.connections} clients that keep sending after the 413 (${ignoring.statuses}): the server read and dropped ` +
+        `${ignoring.drainedMiB} MiB from each after answering, and had closed every connection ${ignoring.closedAfterMs}${/^\d/.test(ignoring.closedAfterMs) ? " ms" : ""} after the first 413 (the linger); ` +
+        `server CPU ${fmt(ignoring.serverCpuS, 2)} s in all; RSS ${fmt(ignoring.rss.before, 1)} / ${fmt(ignoring.rss.peak, 1)} / ${fmt(ignoring.rss.after, 1)} MiB`,
+    );
+    rows.push({ name: "cl-1gib-ignoring", what: "", statuses: ignoring.statuses, ok: ignoring.statuses === `${ignoring.connections} × 413`, answeredMs: "", sentKiB: "", rss: ignoring.rss });
   }
   const peak = Math.max(...rows.map((r) => r.rss.peak));
   console.log(`highest server peak RSS: ${fmt(peak, 1)} MiB (limit checked: ${RSS_LIMIT_MIB} MiB); whole run ${fmt((performance.now() - started) / 1000, 1)} s`);

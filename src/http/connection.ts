@@ -31,6 +31,8 @@ export interface ConnectionOptions {
   readonly maxPipelined: number;
   /** After a closing response, how long to drain the client's bytes before closing hard. */
   readonly lingerMs: number;
+  /** How long responses may wait to be sent without any progress (a client that stopped reading). */
+  readonly sendTimeoutMs: number;
   /** Field lines added to every response, already serialized ("Name: value\r\n"), e.g. HSTS. */
   readonly responseFields: string;
 }
@@ -41,6 +43,7 @@ export const DEFAULT_CONNECTION_OPTIONS = {
   keepAliveTimeoutMs: 5_000,
   maxPipelined: 64,
   lingerMs: 2_000,
+  sendTimeoutMs: 20_000,
   responseFields: "",
 } as const;
 
@@ -108,6 +111,9 @@ export class Connection implements ParserSink {
   /** Heads seen so far, and at the time the headers deadline was set. */
   private headsSeen = 0;
   private headsAtDeadline = -1;
+  /** Bytes waiting to be sent at the last sweep, and when a send that stalls there gives up. */
+  private unsentAtCheck = 0;
+  private sendDeadline = Infinity;
   private ended = false;
 
   constructor(socket: Transport, handler: Handler, options: ConnectionOptions, hooks: ConnectionHooks) {
@@ -172,20 +178,23 @@ export class Connection implements ParserSink {
     this.reading = null;
     slot.request = request;
     slot.sendContinue = false;
-    let result: Response | Promise<Response>;
+    let result: Response;
     try {
-      result = this.handler(request);
+      const returned = this.handler(request);
+      if (isPromise(returned)) {
+        returned.then(
+          (response) => this.settle(slot, response),
+          (error: unknown) => this.settle(slot, this.internalError(error, request)),
+        );
+        // Between two requests of one read: stop parsing here if too many now wait for answers.
+        this.updateFlow();
+        return;
+      }
+      result = returned;
     } catch (error) {
       result = this.internalError(error, request);
     }
-    if (isPromise(result)) {
-      result.then(
-        (response) => this.settle(slot, response),
-        (error: unknown) => this.settle(slot, this.internalError(error, request)),
-      );
-    } else {
-      this.settle(slot, result);
-    }
+    this.settle(slot, result);
   }
 
   onError(error: ProtocolError): void {
@@ -262,8 +271,21 @@ export class Connection implements ParserSink {
   }
 
   private internalError(error: unknown, request: Request | null): Response {
-    if (error instanceof HttpError) return error.response;
-    this.hooks.onHandlerError(error, request);
+    try {
+      if (error instanceof HttpError) return error.response;
+    } catch {
+      // A Proxy can throw even from instanceof; it is certainly not an HttpError.
+    }
+    try {
+      this.hooks.onHandlerError(error, request);
+    } catch {
+      // An error whose message or stack getter throws cannot be printed; the client still gets its 500.
+      try {
+        console.error("startline: a handler failed with an error that could not be logged");
+      } catch {
+        // stdout/stderr gone: nothing left to tell
+      }
+    }
     return problem(500, { kind: "internal-error", detail: INTERNAL_ERROR_DETAIL, instance: request?.target ?? "" });
   }
 
@@ -298,7 +320,8 @@ export class Connection implements ParserSink {
     const parser = this.parser;
     let phase: Phase;
     if (parser.inBody) phase = Phase.Body;
-    else if (!parser.idle) phase = Phase.Head;
+    // Bytes the server itself stopped parsing (back-pressure) are not a client that is slow to send.
+    else if (!parser.idle && !this.paused) phase = Phase.Head;
     else if (this.queue.length > 0) phase = Phase.Busy;
     else phase = Phase.Idle;
 
@@ -345,7 +368,28 @@ export class Connection implements ParserSink {
 
   /** Called by the server's sweep; acts when the current phase has run out. */
   checkDeadline(now: number): void {
-    if (now < this.deadline || this.ended) return;
+    if (this.ended) return;
+    // While responses are still on their way out, the client is reading (perhaps
+    // slowly): no other timer may cut it off mid-response. Only a send that makes
+    // no progress for sendTimeoutMs ends the connection.
+    const unsent = this.socket.writableLength;
+    if (unsent > 0) {
+      if (unsent !== this.unsentAtCheck) {
+        this.unsentAtCheck = unsent;
+        this.sendDeadline = now + this.options.sendTimeoutMs;
+      } else if (now >= this.sendDeadline) {
+        this.socket.destroy();
+      }
+      return;
+    }
+    if (this.unsentAtCheck > 0) {
+      // Everything is out: the other timers start from now.
+      this.unsentAtCheck = 0;
+      if (this.phase === Phase.Closing) this.deadline = now + this.options.lingerMs;
+      else this.updatePhase(false);
+      return;
+    }
+    if (now < this.deadline) return;
     switch (this.phase) {
       case Phase.Idle:
         this.closeQuietly();

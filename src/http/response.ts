@@ -76,13 +76,18 @@ function checkValue(name: string, value: string): void {
 
 export function serialize(res: Response, opts: WriteOptions): Serialized {
   const status = res.status;
-  if (!Number.isInteger(status) || status < 100 || status > 999) throw new RangeError(`Invalid status code ${status}`);
+  // A final response is 2xx to 5xx: a 1xx here would be read as interim, and every later
+  // response on the connection would answer the wrong request (RFC 9110 §15.2).
+  if (!Number.isInteger(status) || status < 200 || status > 599) throw new RangeError(`Invalid final status code ${status}`);
+  const content = res.body;
+  if (content !== undefined && typeof content !== "string" && !(content instanceof Uint8Array)) {
+    throw new TypeError(`A response body must be a string or bytes, not ${typeof content}`);
+  }
   let head = statusLine(status) + "Date: " + httpDate() + "\r\n" + (opts.extraFields ?? "");
   if (res.headers !== undefined) head += fieldLines(res.headers);
   let body: string | Uint8Array | undefined;
   let bodyBytes = 0;
   if (statusAllowsBody(status)) {
-    const content = res.body;
     if (content !== undefined) {
       bodyBytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
       if (!opts.omitBody && bodyBytes > 0) body = content;

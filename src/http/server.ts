@@ -68,6 +68,7 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? d.keepAliveTimeoutMs,
     maxPipelined: options.maxPipelined ?? d.maxPipelined,
     lingerMs: options.lingerMs ?? d.lingerMs,
+    sendTimeoutMs: options.sendTimeoutMs ?? d.sendTimeoutMs,
     responseFields: options.responseFields ?? d.responseFields,
   };
   const maxConnections = options.maxConnections ?? Infinity;
@@ -108,6 +109,7 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
     connectionOptions.bodyTimeoutMs,
     connectionOptions.keepAliveTimeoutMs,
     connectionOptions.lingerMs,
+    connectionOptions.sendTimeoutMs,
   );
   const sweep = setInterval(() => {
     const now = Date.now();

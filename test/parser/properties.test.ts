@@ -7,59 +7,19 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import t, { type Test } from "tap";
-import { DEFAULT_LIMITS, type ParserLimits } from "../../src/http/parser.js";
-import { bytes, carryBound, feedAt, feedBytewise, feedWhole, requestsOf, shapeProblems, type FeedReport } from "./fixtures/helpers.js";
+import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { bytes, feedAt, feedWhole } from "./fixtures/helpers.js";
+import { parsesAsBuilt, robust } from "./fixtures/checks.js";
 import { chunkingArb, cutsFrom, httpishArb, limitsArb, mutate, mutationArb, pipelineArb, smallLimitsArb } from "./fixtures/generators.js";
 
 function report<Ts>(t: Test, name: string, details: fc.RunDetails<Ts>): void {
   t.notOk(details.failed, `${name} (${details.numRuns} runs)${details.failed ? `\n${fc.defaultReportMessage(details) ?? ""}` : ""}`);
 }
 
-function withinLimits(r: FeedReport, limits: ParserLimits, how: string): void {
-  const bound = carryBound(limits);
-  assert.ok(r.maxCarry <= bound, `${how}: held ${r.maxCarry} bytes of an unfinished line, bound ${bound}`);
-  assert.ok(r.maxBody <= limits.maxBodyBytes, `${how}: held ${r.maxBody} body bytes, limit ${limits.maxBodyBytes}`);
-  for (const request of requestsOf(r.outcome)) {
-    assert.ok(request.body.length <= limits.maxBodyBytes, `${how}: delivered a body of ${request.body.length} bytes`);
-    assert.ok(request.fields.length <= limits.maxHeaderCount, `${how}: delivered ${request.fields.length} fields`);
-    assert.ok(request.target.length <= limits.maxRequestLineBytes, `${how}: delivered a target of ${request.target.length} bytes`);
-  }
-}
-
-/** The robustness property: checked for any input, valid or not. */
-function robust(raw: string, limits: ParserLimits, chunking: readonly number[]): void {
-  const input = bytes(raw);
-  const whole = feedWhole(input, limits);
-  assert.deepEqual(shapeProblems(whole.outcome), [], "the outcome is requests then at most one named error");
-  withinLimits(whole, limits, "whole");
-  const expected = JSON.stringify(whole.outcome);
-
-  const bytewise = feedBytewise(input, limits);
-  assert.equal(JSON.stringify(bytewise.outcome), expected, "one byte at a time");
-  withinLimits(bytewise, limits, "one byte at a time");
-
-  const cuts = cutsFrom(chunking, input.length);
-  const chunked = feedAt(input, cuts, limits);
-  assert.equal(JSON.stringify(chunked.outcome), expected, `cut at ${cuts.join(",")}`);
-  withinLimits(chunked, limits, `cut at ${cuts.join(",")}`);
-}
-
 t.test("(a) valid requests parse to what they were built from, under any chunking", (t) => {
   const details = fc.check(
     fc.property(pipelineArb, chunkingArb, fc.boolean(), ({ raw, expected }, chunking, bareLf) => {
-      const limits = bareLf ? { ...DEFAULT_LIMITS, allowBareLf: true } : DEFAULT_LIMITS;
-      const input = bytes(raw);
-      const cuts = cutsFrom(chunking, input.length);
-      for (const [how, r] of [
-        ["whole", feedWhole(input, limits)],
-        [`cut at ${cuts.join(",")}`, feedAt(input, cuts, limits)],
-        ["one byte at a time", feedBytewise(input, limits)],
-      ] as const) {
-        assert.deepEqual(shapeProblems(r.outcome), [], how);
-        assert.equal(r.outcome.events.find((e) => e.kind === "error"), undefined, `${how}: no error`);
-        assert.deepEqual(requestsOf(r.outcome), expected, `${how}: the requests`);
-        assert.ok(r.outcome.idle || r.outcome.closed, `${how}: nothing left half-parsed`);
-      }
+      parsesAsBuilt(raw, expected, bareLf ? { ...DEFAULT_LIMITS, allowBareLf: true } : DEFAULT_LIMITS, chunking);
     }),
     { numRuns: 700, includeErrorInReport: true },
   );
