@@ -11,13 +11,61 @@
 // whole milliseconds), too coarse for a local server, so each response's time
 // (autocannon's 'response' event, hrtime-based, in ms) also goes into a
 // histogram of 10 µs buckets here; those percentiles are the ones reported.
+//
+// It also holds idle connections for the idle-* scenarios: "idle-open" opens
+// that many connections (at most `concurrency` being opened at a time), sends
+// one request on each and reads its response, then keeps them all open and
+// silent until "idle-close" closes them.
 
 import autocannon from "autocannon";
 import { createRequire } from "node:module";
+import net from "node:net";
 import { createInterface } from "node:readline";
+import { formatRequest } from "./probe.js";
 import type { RequestSpec } from "./scenarios.js";
 
-export interface LoadJob {
+export type LoadJob = ThroughputJob | IdleOpenJob | IdleCloseJob;
+
+export interface IdleOpenJob {
+  readonly kind: "idle-open";
+  readonly id: number;
+  readonly port: number;
+  readonly request: RequestSpec;
+  readonly connections: number;
+  /** Connections being opened (connect, request, response) at a time. */
+  readonly concurrency: number;
+  /** Per connection, for its response. */
+  readonly timeoutMs: number;
+}
+
+export interface IdleCloseJob {
+  readonly kind: "idle-close";
+  readonly id: number;
+}
+
+export interface IdleOpened {
+  /** Connections open and answered, now idle. */
+  readonly open: number;
+  /** Connections that failed (refused, reset, timed out, closed before their answer). */
+  readonly failed: number;
+  /** Answers that were not 2xx. */
+  readonly non2xx: number;
+  /** The first few failures, for the report. */
+  readonly errors: readonly string[];
+  readonly openingMs: number;
+  /** CPU this process used while opening, as a share of the wall time. */
+  readonly loadgenCpuShare: number;
+}
+
+export interface IdleClosed {
+  /** Idle connections that the server closed (or reset) before idle-close. */
+  readonly closedEarly: number;
+  /** Connections closed by idle-close. */
+  readonly closed: number;
+}
+
+export interface ThroughputJob {
+  readonly kind: "throughput";
   readonly id: number;
   readonly url: string;
   readonly requests: readonly RequestSpec[];
@@ -51,7 +99,9 @@ export interface LoadSummary {
   readonly loadgenCpuShare: number;
 }
 
-export type LoadReply = { readonly id: number; readonly ok: true; readonly summary: LoadSummary } | { readonly id: number; readonly ok: false; readonly error: string };
+export type LoadReply =
+  | { readonly id: number; readonly ok: true; readonly summary?: LoadSummary; readonly opened?: IdleOpened; readonly closed?: IdleClosed }
+  | { readonly id: number; readonly ok: false; readonly error: string };
 
 /** The first line the load generator writes, once it is running (taskset has exec'd node by then). */
 export interface LoadReady {
@@ -105,7 +155,7 @@ class LatencyHistogram {
   }
 }
 
-function runJob(job: LoadJob): Promise<LoadSummary> {
+function runJob(job: ThroughputJob): Promise<LoadSummary> {
   return new Promise((resolve, reject) => {
     const histogram = new LatencyHistogram();
     const cpuBefore = process.cpuUsage();
@@ -149,6 +199,101 @@ function runJob(job: LoadJob): Promise<LoadSummary> {
   });
 }
 
+// ---------------------------------------------------------------- idle connections
+
+interface Idle {
+  readonly socket: net.Socket;
+  closedEarly: boolean;
+}
+
+let idle: Idle[] = [];
+let closing = false;
+
+/** Opens one connection, sends the request, reads the response (framed by Content-Length); resolves with its status code. */
+function openOne(job: IdleOpenJob, raw: Buffer): Promise<{ idle: Idle; status: number }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(job.port, "127.0.0.1");
+    const entry: Idle = { socket, closedEarly: false };
+    let received: Buffer = Buffer.alloc(0);
+    let answered = false;
+    const timer = setTimeout(() => fail(new Error(`no answer within ${job.timeoutMs} ms`)), job.timeoutMs);
+    function fail(error: Error): void {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    }
+    socket.on("connect", () => socket.write(raw));
+    socket.on("error", (error) => {
+      if (!answered) fail(error);
+    });
+    socket.on("close", () => {
+      if (!answered) fail(new Error("closed before the answer"));
+      else if (!closing) entry.closedEarly = true;
+    });
+    socket.on("data", (chunk: Buffer) => {
+      if (answered) return; // nothing more is expected; counted as early close if the server gives up on us
+      received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf("\r\n\r\n");
+      if (headEnd < 0) return;
+      const head = received.subarray(0, headEnd).toString("latin1");
+      const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
+      if (length === null) return fail(new Error("an answer without Content-Length"));
+      if (received.length < headEnd + 4 + Number(length[1])) return;
+      answered = true;
+      clearTimeout(timer);
+      received = Buffer.alloc(0);
+      resolve({ idle: entry, status: Number(head.split(" ", 2)[1]) });
+    });
+  });
+}
+
+async function idleOpen(job: IdleOpenJob): Promise<IdleOpened> {
+  if (idle.length > 0) throw new Error(`${idle.length} idle connections are still open`);
+  closing = false;
+  const cpuBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const raw = formatRequest(job.request, `127.0.0.1:${job.port}`);
+  let next = 0;
+  let failed = 0;
+  let non2xx = 0;
+  const errors: string[] = [];
+  const worker = async () => {
+    while (next < job.connections) {
+      next++;
+      try {
+        const { idle: entry, status } = await openOne(job, raw);
+        idle.push(entry);
+        if (status < 200 || status > 299) non2xx++;
+      } catch (error) {
+        failed++;
+        if (errors.length < 5) errors.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(job.concurrency, job.connections) }, worker));
+  const wallUs = Number(process.hrtime.bigint() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { open: idle.filter((e) => !e.closedEarly).length, failed, non2xx, errors, openingMs: wallUs / 1000, loadgenCpuShare: (cpu.user + cpu.system) / wallUs };
+}
+
+async function idleClose(): Promise<IdleClosed> {
+  closing = true;
+  const all = idle;
+  idle = [];
+  const closedEarly = all.filter((e) => e.closedEarly).length;
+  await Promise.all(
+    all.map(
+      ({ socket }) =>
+        new Promise<void>((resolve) => {
+          if (socket.destroyed && socket.closed) return resolve();
+          socket.once("close", () => resolve());
+          socket.destroy();
+        }),
+    ),
+  );
+  return { closedEarly, closed: all.length };
+}
+
 async function main(): Promise<void> {
   const methods = createRequire(import.meta.url)("autocannon/lib/httpMethods.js") as string[];
   const ready: LoadReady = { ready: true, pid: process.pid, methods: [...methods] };
@@ -159,7 +304,9 @@ async function main(): Promise<void> {
     const job = JSON.parse(line) as LoadJob;
     let reply: LoadReply;
     try {
-      reply = { id: job.id, ok: true, summary: await runJob(job) };
+      if (job.kind === "idle-open") reply = { id: job.id, ok: true, opened: await idleOpen(job) };
+      else if (job.kind === "idle-close") reply = { id: job.id, ok: true, closed: await idleClose() };
+      else reply = { id: job.id, ok: true, summary: await runJob(job) };
     } catch (error) {
       reply = { id: job.id, ok: false, error: error instanceof Error ? error.message : String(error) };
     }

@@ -4,7 +4,8 @@
 // answer differently would be meaningless).
 
 import net from "node:net";
-import type { RequestSpec } from "./scenarios.js";
+import tls from "node:tls";
+import type { BodyCheck, RequestSpec } from "./scenarios.js";
 
 /** The request as autocannon 9 writes it (request line, Host, Connection: keep-alive, fields, Content-Length). */
 export function formatRequest(req: RequestSpec, host: string): Buffer {
@@ -28,9 +29,12 @@ export interface RawResponse {
 }
 
 /** Sends one request on a new connection and reads one response framed by Content-Length. */
-export function fetchOne(port: number, req: RequestSpec, timeoutMs = 5000): Promise<RawResponse> {
+export function fetchOne(port: number, req: RequestSpec, options: { readonly timeoutMs?: number; readonly ca?: Buffer } = {}): Promise<RawResponse> {
+  const timeoutMs = options.timeoutMs ?? 5000;
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, "127.0.0.1");
+    // Over TLS, the certificate is verified against `ca` (the throwaway certificate; its subjectAltName is IP:127.0.0.1).
+    const socket = options.ca === undefined ? net.connect(port, "127.0.0.1") : tls.connect({ port, host: "127.0.0.1", ca: options.ca });
+    const connectEvent = options.ca === undefined ? "connect" : "secureConnect";
     let received = Buffer.alloc(0);
     const timer = setTimeout(() => fail(new Error(`no complete response within ${timeoutMs} ms`)), timeoutMs);
     function fail(error: Error): void {
@@ -39,7 +43,7 @@ export function fetchOne(port: number, req: RequestSpec, timeoutMs = 5000): Prom
       reject(error);
     }
     socket.on("error", fail);
-    socket.on("connect", () => socket.write(formatRequest(req, `127.0.0.1:${port}`)));
+    socket.on(connectEvent, () => socket.write(formatRequest(req, `127.0.0.1:${port}`)));
     socket.on("end", () => fail(new Error(`connection closed after ${received.length} bytes: ${JSON.stringify(received.toString("latin1"))}`)));
     socket.on("data", (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
@@ -71,8 +75,23 @@ export function fetchOne(port: number, req: RequestSpec, timeoutMs = 5000): Prom
   });
 }
 
+/** An RFC 3339 timestamp as Date.prototype.toISOString() writes it (fixed width). */
+const TIMESTAMP = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
+
+/** The body with every timestamp replaced by a placeholder of the same width. */
+export function maskTimestamps(body: Buffer): string {
+  return body.toString("utf8").replace(TIMESTAMP, "YYYY-MM-DDTHH:MM:SS.mmmZ");
+}
+
+/** Field values that derive from the body, so are not compared when the body is not compared exactly. */
+const DERIVED: Readonly<Record<BodyCheck, readonly string[]>> = {
+  exact: [],
+  timestamps: ["etag"],
+  none: ["etag", "content-length", "location"],
+};
+
 /** Differences between two responses that matter for a fair comparison (Date values are ignored); empty when alike. */
-export function compareResponses(expected: RawResponse, actual: RawResponse, compareBodies: boolean): string[] {
+export function compareResponses(expected: RawResponse, actual: RawResponse, check: BodyCheck): string[] {
   const diffs: string[] = [];
   if (expected.statusLine !== actual.statusLine) diffs.push(`status line ${JSON.stringify(actual.statusLine)}, expected ${JSON.stringify(expected.statusLine)}`);
   // Field names compare exactly, case included: the heads should be byte-identical but for Date values.
@@ -80,12 +99,23 @@ export function compareResponses(expected: RawResponse, actual: RawResponse, com
   if (names(expected) !== names(actual)) diffs.push(`header fields [${names(actual)}], expected [${names(expected)}]`);
   for (const [name, value] of expected.fields) {
     const lower = name.toLowerCase();
-    if (lower === "date" || (!compareBodies && lower === "content-length")) continue;
+    if (lower === "date" || DERIVED[check].includes(lower)) continue;
     const other = actual.fields.find(([n]) => n.toLowerCase() === lower);
     if (other !== undefined && other[1] !== value) diffs.push(`${name}: ${JSON.stringify(other[1])}, expected ${JSON.stringify(value)}`);
   }
-  if (compareBodies && !expected.body.equals(actual.body)) {
-    diffs.push(`body ${JSON.stringify(actual.body.toString("utf8"))}, expected ${JSON.stringify(expected.body.toString("utf8"))}`);
+  const show = (b: Buffer) => JSON.stringify(b.length > 2000 ? `${b.subarray(0, 2000).toString("utf8")}...` : b.toString("utf8"));
+  if (check === "exact" && !expected.body.equals(actual.body)) {
+    diffs.push(`body ${show(actual.body)}, expected ${show(expected.body)}${firstDifference(expected.body.toString("utf8"), actual.body.toString("utf8"))}`);
+  }
+  if (check === "timestamps") {
+    const [e, a] = [maskTimestamps(expected.body), maskTimestamps(actual.body)];
+    if (e !== a) diffs.push(`body (timestamps masked) ${show(actual.body)}, expected ${show(expected.body)}${firstDifference(e, a)}`);
   }
   return diffs;
+}
+
+function firstDifference(expected: string, actual: string): string {
+  let i = 0;
+  while (i < expected.length && i < actual.length && expected[i] === actual[i]) i++;
+  return `; first difference at character ${i}: ${JSON.stringify(actual.slice(Math.max(0, i - 40), i + 40))}, expected ${JSON.stringify(expected.slice(Math.max(0, i - 40), i + 40))}`;
 }

@@ -2,7 +2,7 @@
 // processes to cores with taskset.
 
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { availableParallelism } from "node:os";
 
 let ticks: number | undefined;
@@ -80,9 +80,59 @@ export function detectPinning(): Pinning {
   return { ...base, enabled: true, reason: "taskset" };
 }
 
-/** The command line that runs `node args...` pinned to a core (taskset execs node: same pid). */
-export function pinnedNode(pinning: Pinning, core: number, args: readonly string[]): [string, string[]] {
-  return pinning.enabled ? ["taskset", ["-c", String(core), process.execPath, ...args]] : [process.execPath, [...args]];
+/**
+ * The command line that runs `node args...` pinned to a core or a list of
+ * cores ("0", "0-1"; taskset execs node: same pid).
+ *
+ * With `openFiles`, it goes through bash first, which raises the hard limit
+ * on open files to that when it is lower (this needs privilege,
+ * CAP_SYS_RESOURCE; without it the limit stays as it is), then execs the
+ * rest: the pid is still node's in the end. Node raises its own soft limit to
+ * the hard limit as it starts, so the hard limit is what counts; the caller
+ * checks the result in /proc/<pid>/limits.
+ */
+export function pinnedNode(pinning: Pinning, cores: number | string, args: readonly string[], openFiles?: number): [string, string[]] {
+  const command: [string, string[]] = pinning.enabled ? ["taskset", ["-c", String(cores), process.execPath, ...args]] : [process.execPath, [...args]];
+  if (openFiles === undefined) return command;
+  const script = 'hard=$(ulimit -Hn); if [ "$hard" != unlimited ] && [ "$hard" -lt "$1" ]; then ulimit -n "$1" 2>/dev/null; fi; shift; exec "$@"';
+  return ["bash", ["-c", script, "bash", String(openFiles), command[0], ...command[1]]];
+}
+
+/** The soft limit on open files of a process ("Max open files" in /proc/<pid>/limits); Infinity when unlimited. */
+export function openFilesLimit(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/limits`, "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+  const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+  if (soft === undefined) throw new Error(`no "Max open files" in /proc/${pid}/limits`);
+  return soft === "unlimited" ? Infinity : Number(soft);
+}
+
+/** The pids of a process's children, grandchildren, ... (e.g. a cluster primary's workers), from /proc/<pid>/task/<tid>/children. */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${parent}/task`);
+    } catch {
+      return; // gone
+    }
+    for (const tid of tasks) {
+      let children = "";
+      try {
+        children = readFileSync(`/proc/${parent}/task/${tid}/children`, "utf8");
+      } catch {
+        continue;
+      }
+      for (const child of children.trim().split(/\s+/).filter((c) => c !== "").map(Number)) {
+        if (!found.includes(child)) {
+          found.push(child);
+          visit(child);
+        }
+      }
+    }
+  };
+  visit(pid);
+  return found.sort((a, b) => a - b);
 }
 
 /** Pins an existing process (e.g. this one), all its threads (-a), to a core. */

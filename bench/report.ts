@@ -1,7 +1,7 @@
 // From per-run records to the markdown table: medians over rounds, ratios to
 // node:http and to the ceiling, and the error counts of every run.
 
-import type { LoadSummary } from "./loadgen.js";
+import type { IdleClosed, IdleOpened, LoadSummary } from "./loadgen.js";
 
 export type ServerKind = "startline" | "node-http" | "ceiling";
 export const SERVER_KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
@@ -19,20 +19,24 @@ export interface RunRecord {
   readonly exe: string;
   /** Cpus_allowed_list of the server process. */
   readonly cpusAllowed: string;
+  /** The processes measured: the server and its descendants (a cluster primary's workers), with their Cpus_allowed_list. */
+  readonly processes: ReadonlyArray<{ readonly pid: number; readonly cpusAllowed: string }>;
   /** Differences from startline's response to the same request (empty: alike). */
   readonly responseDiffs: readonly string[];
-  readonly warmup: LoadSummary;
+  /** Null with --warmup 0. */
+  readonly warmup: LoadSummary | null;
   readonly measured: LoadSummary;
   readonly cpu: {
     readonly ticksBefore: number;
     readonly ticksAfter: number;
     readonly clockTicksPerSecond: number;
-    /** utime + stime during the measured run, µs. */
+    /** utime + stime during the measured run, µs, summed over the processes. */
     readonly totalUs: number;
     readonly usPerRequest: number;
     /** CPU time over the run's duration (1 = one core fully busy). */
     readonly share: number;
   };
+  /** VmRSS (summed over the processes) before and after the measured run; VmHWM of the server process. */
   readonly rss: { readonly beforeMiB: number; readonly afterMiB: number; readonly peakMiB: number };
   /**
    * The rest of the machine during the measured run, in cores (1 = one core
@@ -149,15 +153,104 @@ export function markdownTable(rows: readonly SummaryRow[]): string {
   return lines.join("\n");
 }
 
-export function legend(rows: readonly SummaryRow[]): string {
+export function legend(rows: readonly SummaryRow[], scenarioNotes: ReadonlyArray<readonly [string, string]> = []): string {
   const notes = [
     "Figures are medians over the rounds; non-2xx / errors are totals over all runs (errors include timeouts).",
     "req/s vs X: this server's req/s ÷ X's (above 1: faster). CPU/req vs X: this server's CPU per request ÷ X's (below 1: cheaper).",
-    "CPU µs/req: the server process's utime+stime (all threads, /proc/<pid>/stat) over the measured run ÷ responses received. RSS: VmRSS after the run.",
+    "CPU µs/req: the server's utime+stime (all threads, /proc/<pid>/stat; with workers, the primary's and the workers') over the measured run ÷ responses received. RSS: VmRSS after the run (summed over the processes).",
   ];
   if (rows.some((r) => r.runs > 0 && r.loadgenCpuShare >= LOADGEN_SATURATED)) {
     notes.push(`◊: the load generator used ≥ ${LOADGEN_SATURATED * 100}% of its core; this req/s may be autocannon's limit rather than the server's.`);
   }
   if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) notes.push("⚠: some responses were not 2xx or requests failed; these figures do not measure the intended work.");
+  for (const [scenario, note] of scenarioNotes) if (rows.some((r) => r.scenario === scenario)) notes.push(`${scenario}: ${note}`);
   return notes.map((n) => `- ${n}`).join("\n");
+}
+
+// ---------------------------------------------------------------- idle connections
+
+/** One server holding a scenario's idle connections, as written to the results JSON. */
+export interface IdleRecord {
+  readonly scenario: string;
+  readonly server: ServerKind;
+  readonly round: number;
+  readonly position: number;
+  readonly pid: number;
+  readonly exe: string;
+  readonly cpusAllowed: string;
+  /** The server's soft limit on open files. */
+  readonly openFilesLimit: number;
+  readonly responseDiffs: readonly string[];
+  /** Connections asked for. */
+  readonly connections: number;
+  readonly opened: IdleOpened;
+  readonly closed: IdleClosed;
+  /** VmRSS before opening (after one request and a pause) and while holding them all (after a pause). */
+  readonly rss: { readonly beforeKiB: number; readonly withKiB: number; readonly peakKiB: number };
+  /** (with − before) ÷ connections held. */
+  readonly kibPerConnection: number;
+  /** The server's utime+stime spent accepting and answering them, ÷ connections. */
+  readonly cpuUsPerConnection: number;
+  readonly machine: { readonly otherCpu: number; readonly stealCpu: number };
+  readonly exit: { readonly code: number | null; readonly signal: string | null };
+}
+
+export interface IdleSummaryRow {
+  readonly scenario: string;
+  readonly server: ServerKind;
+  readonly runs: number;
+  /** Median of the connections held. */
+  readonly connections: number;
+  readonly rssBeforeMiB: number;
+  readonly rssWithMiB: number;
+  readonly kibPerConnection: number;
+  readonly cpuUsPerConnection: number;
+  /** Sums over the runs. */
+  readonly failed: number;
+  readonly closedEarly: number;
+}
+
+export function summarizeIdle(scenario: string, server: ServerKind, runs: readonly IdleRecord[]): IdleSummaryRow {
+  const m = (f: (r: IdleRecord) => number) => median(runs.map(f));
+  return {
+    scenario,
+    server,
+    runs: runs.length,
+    connections: m((r) => r.opened.open),
+    rssBeforeMiB: m((r) => r.rss.beforeKiB / 1024),
+    rssWithMiB: m((r) => r.rss.withKiB / 1024),
+    kibPerConnection: m((r) => r.kibPerConnection),
+    cpuUsPerConnection: m((r) => r.cpuUsPerConnection),
+    failed: runs.reduce((n, r) => n + r.opened.failed + r.opened.non2xx, 0),
+    closedEarly: runs.reduce((n, r) => n + r.closed.closedEarly, 0),
+  };
+}
+
+export function idleTable(rows: readonly IdleSummaryRow[]): string {
+  const header = ["scenario", "server", "idle connections", "RSS before MiB", "RSS with them MiB", "KiB per connection", "vs node:http", "vs ceiling", "CPU µs per connection", "failed / closed early"];
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`];
+  for (const row of rows) {
+    if (row.runs === 0) {
+      lines.push(`| ${row.scenario} | ${SERVER_LABEL[row.server]} | n/a (no run completed) | – | – | – | – | – | – | – |`);
+      continue;
+    }
+    const peer = (kind: ServerKind) => rows.find((r) => r.scenario === row.scenario && r.server === kind && r.runs > 0);
+    const bad = row.failed > 0 || row.closedEarly > 0 ? " ⚠" : "";
+    lines.push(
+      `| ${row.scenario} | ${SERVER_LABEL[row.server]} | ${int.format(row.connections)} | ${fixed(row.rssBeforeMiB, 1)} | ${fixed(row.rssWithMiB, 1)} | ` +
+        `${fixed(row.kibPerConnection, 2)} | ${ratio(row.kibPerConnection, peer("node-http")?.kibPerConnection)} | ${ratio(row.kibPerConnection, peer("ceiling")?.kibPerConnection)} | ` +
+        `${fixed(row.cpuUsPerConnection, 1)} | ${int.format(row.failed)} / ${int.format(row.closedEarly)}${bad} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+export function idleLegend(): string {
+  return [
+    "Medians over the rounds. RSS: the server's VmRSS before opening (after one request and a pause) and while holding every connection idle (after a pause); KiB per connection = (with − before) ÷ connections held (1 KiB = 1024 bytes).",
+    "Each connection sent one request and read its answer, then stayed open and silent; none may close before the end (closed early), none may fail.",
+    "CPU µs per connection: the server's utime+stime while the connections were opened and answered, ÷ connections (accept + one request each).",
+  ]
+    .map((n) => `- ${n}`)
+    .join("\n");
 }

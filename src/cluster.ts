@@ -1,5 +1,5 @@
 // WORKERS=N: one primary process and N workers (node:cluster) sharing the
-// listening port and the SQLite database.
+// listening port and the database (SQLite, or PostgreSQL with DATABASE_URL).
 //
 // The primary prepares the database (migrations, seed data, the first admin
 // token) before any worker starts, so workers never race to seed; then it
@@ -34,13 +34,13 @@ export function formatUsage(counts: UsageCounts): string {
 }
 
 export async function runPrimary(config: Config): Promise<void> {
-  const store = openStore(config.dataDir, config.durability);
+  const store = await openStore(config);
   try {
-    seed(store);
-    const created = ensureAdmin(store, config.adminToken);
+    await seed(store);
+    const created = await ensureAdmin(store, config.adminToken);
     if (created !== undefined) console.log(created);
   } finally {
-    store.close();
+    await store.close();
   }
 
   /** Latest counts from each live worker, and what workers that exited had counted. */
@@ -70,8 +70,14 @@ export async function runPrimary(config: Config): Promise<void> {
     return worker;
   };
 
-  cluster.on("listening", (_worker, address) => {
+  // Announce once every first-generation worker listens, not at the first:
+  // "listening on" then means full capacity, and a client (or a test) that
+  // starts right away is spread over all the workers.
+  const listening = new Set<number>();
+  cluster.on("listening", (worker, address) => {
     if (announced) return;
+    listening.add(worker.id);
+    if (listening.size < config.workers) return;
     announced = true;
     const host = address.addressType === 6 ? `[${address.address}]` : address.address;
     console.log(`listening on ${config.tls === undefined ? "http" : "https"}://${host}:${address.port}`);

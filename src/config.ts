@@ -10,6 +10,10 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** A postgres:// URL: the store is that PostgreSQL database (DATA_DIR is then unused). */
+  readonly databaseUrl: string | undefined;
+  /** Connections to PostgreSQL this process keeps at most. */
+  readonly databasePoolSize: number;
   /** "full": every acknowledged write also survives power loss (SQLite synchronous=FULL). */
   readonly durability: "normal" | "full";
   /** No access log. */
@@ -91,10 +95,27 @@ function tlsPaths(env: Env, argv: readonly string[]): Config["tls"] {
 
 function workers(env: Env): number {
   const n = env.WORKERS === "auto" ? availableParallelism() : integer(env, "WORKERS", 1, 1, 256);
-  if (n > 1 && (env.DATA_DIR ?? "") === ":memory:") {
-    throw new ConfigError("WORKERS needs a DATA_DIR on disk: with DATA_DIR=:memory: each worker would keep data of its own");
+  if (n > 1 && (env.DATA_DIR ?? "") === ":memory:" && !env.DATABASE_URL) {
+    throw new ConfigError("WORKERS needs a DATA_DIR on disk (or a DATABASE_URL): with DATA_DIR=:memory: each worker would keep data of its own");
   }
   return n;
+}
+
+/** postgres://user:password@host:port/database?options, as libpq and node-postgres read it. */
+function databaseUrl(env: Env): string | undefined {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === "") return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "postgres:" && url.protocol !== "postgresql:")) {
+    // The value may hold a password: name its shape, never echo it.
+    throw new ConfigError("DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@127.0.0.1:5432/startline");
+  }
+  return raw;
 }
 
 /** A setting that is on unless turned off: 1/true (or unset) and 0/false; anything else is a mistake worth stopping for. */
@@ -130,6 +151,8 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     host: env.HOST || "127.0.0.1",
     port: integer(env, "PORT", 8080, 0, 65535),
     dataDir: env.DATA_DIR || "./data",
+    databaseUrl: databaseUrl(env),
+    databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 10_000),
     durability: oneOf(env, "DURABILITY", ["normal", "full"] as const, "normal"),
     quiet: flag(env, "QUIET", argv, "--quiet"),
     limits: {

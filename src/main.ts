@@ -5,7 +5,7 @@ import cluster from "node:cluster";
 import { runPrimary } from "./cluster.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { serve } from "./serve.js";
-import { StoreOpenError } from "./store/sqlite.js";
+import { StoreOpenError, StoreUnavailableError } from "./store/errors.js";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.argv.slice(2));
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof StoreOpenError) console.error(`startline: ${error.message}`);
+  if (error instanceof ConfigError || error instanceof StoreOpenError || error instanceof StoreUnavailableError) console.error(`startline: ${error.message}`);
   else if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
     console.error(`startline: the address is already in use; set PORT to another port (PORT=0 picks a free one)`);
   } else console.error("startline: could not start:", error);

@@ -37,12 +37,20 @@ export function readTls(config: Config): TlsFiles | undefined {
 export async function serve(config: Config): Promise<void> {
   const worker = cluster.isWorker;
   const tls = readTls(config);
-  const store = openStore(config.dataDir, config.durability);
+  const store = await openStore(config);
   if (!worker) {
     // Under WORKERS the primary has done this once, before any worker started.
-    seed(store);
-    const created = ensureAdmin(store, config.adminToken);
-    if (created !== undefined) console.log(created);
+    // Several instances on one PostgreSQL database may all get here at once:
+    // both steps are atomic in the store, so one of them seeds, and at most
+    // one creates an admin token.
+    try {
+      await seed(store);
+      const created = await ensureAdmin(store, config.adminToken);
+      if (created !== undefined) console.log(created);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
   }
   const app = createApp({
     store,
@@ -75,7 +83,7 @@ export async function serve(config: Config): Promise<void> {
     stopping = true;
     if (!worker) console.log(`${signal}: finishing requests in flight, then exiting`);
     await server.close(config.shutdownGraceMs);
-    store.close();
+    await store.close();
     if (worker) await reportUsage(app.usage());
     else console.log(`requests per API version: ${formatUsage(app.usage())}`);
     process.exit(0);

@@ -7,14 +7,17 @@ import type { Store } from "./store/types.js";
 
 export const MIN_TOKEN_LENGTH = 16;
 
-/** Returns the line to print, if a token was created. */
-export function ensureAdmin(store: Store, adminToken: string | undefined): string | undefined {
+/**
+ * Resolves with the line to print, if a token was created. Without
+ * ADMIN_TOKEN, the token is created only if the store has no admin yet, and
+ * atomically so: instances starting together on one database create one.
+ */
+export async function ensureAdmin(store: Store, adminToken: string | undefined): Promise<string | undefined> {
   if (adminToken !== undefined && adminToken !== "") {
-    store.tokens.add(hashToken(adminToken), "admin"); // "exists" on later starts: nothing to do
+    await store.tokens.add(hashToken(adminToken), "admin"); // "exists" on later starts: nothing to do
     return undefined;
   }
-  if (store.tokens.hasAdmin()) return undefined;
   const token = generateToken();
-  store.tokens.add(hashToken(token), "admin");
+  if (!(await store.tokens.addFirstAdmin(hashToken(token)))) return undefined;
   return `created an administrator token; it is shown only now, so keep it: ${token}`;
 }

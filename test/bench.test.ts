@@ -1,8 +1,13 @@
-// The benchmark suite (bench/): that `npm run bench -- --quick` runs and
-// prints a table with all three servers (no timing figure is asserted: they
-// depend on the machine), that the ceiling server counts pipelined requests
-// across chunk boundaries, and that bench/autocannon-methods.cjs makes
-// autocannon send UPDATE (API, worker threads, CLI).
+// The benchmark suite (bench/): that `npm run bench -- --quick` runs its
+// subset of scenarios (one of each kind: plain, with setup and node:http
+// started from startline's state, UPDATE that node:http refuses, HTTPS,
+// cluster workers, idle connections) and prints both tables with all three
+// servers (no timing figure is asserted: they depend on the machine); that
+// responses are compared byte for byte or with timestamps masked; that a
+// server started through the open-files wrapper is still node itself; that
+// the ceiling server counts pipelined requests across chunk boundaries; and
+// that bench/autocannon-methods.cjs makes autocannon send UPDATE (API,
+// worker threads, CLI).
 
 import t, { type Test } from "tap";
 import { spawn } from "node:child_process";
@@ -14,7 +19,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type autocannonFn from "autocannon";
-import { SCENARIOS } from "../bench/scenarios.js";
+import { compareResponses, type RawResponse } from "../bench/probe.js";
+import { NODE_EXE, detectPinning, exePath, openFilesLimit, pinnedNode } from "../bench/proc.js";
+import { QUICK_SCENARIOS, SCENARIOS, checkScenarios, seedPostFields } from "../bench/scenarios.js";
 import { countEnds } from "../bench/servers/count-ends.js";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -70,45 +77,109 @@ function distIsFresh(): boolean {
   return true;
 }
 
-t.test("npm run bench -- --quick: exit 0, a markdown table with startline, node:http and the ceiling for every scenario", async (t) => {
+t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http and the ceiling for every quick scenario", async (t) => {
   const resultsDir = mkdtempSync(path.join(tmpdir(), "startline-bench-"));
   t.teardown(() => rmSync(resultsDir, { recursive: true, force: true }));
   const args = ["--quick", "--results-dir", resultsDir];
   // When npm test has just built dist/, run it as is rather than rebuilding
   // dist/ under the other test files; otherwise build first, as npm run bench does.
+  const started = Date.now();
   const outcome = distIsFresh()
     ? await runCommand(process.execPath, [path.join(ROOT, "dist", "bench", "run.js"), ...args])
     : await runCommand("npm", ["run", "--silent", "bench", "--", ...args]);
-  const output = { stdout: outcome.stdout, stderr: outcome.stderr };
+  const output = { stdout: outcome.stdout, stderr: outcome.stderr, seconds: (Date.now() - started) / 1000 };
   t.equal(outcome.code, 0, "exit code 0", output);
 
-  const rows = outcome.stdout.split("\n").filter((l) => l.startsWith("| "));
-  const header = rows[0] ?? "";
+  const quick = SCENARIOS.filter((s) => QUICK_SCENARIOS.includes(s.name));
+  // One of each kind of scenario, so that every path of the runner is exercised.
+  t.ok(quick.some((s) => s.setup !== undefined && s.nodeHttpUnsupported === undefined), "one with setup requests and node:http started from startline's state");
+  t.ok(quick.some((s) => s.nodeHttpUnsupported !== undefined), "one that node:http cannot serve");
+  t.ok(quick.some((s) => s.tls), "one over HTTPS");
+  t.ok(quick.some((s) => (s.workers ?? 1) > 1), "one with cluster workers");
+  t.ok(quick.some((s) => s.idle !== undefined), "one with idle connections");
+
+  const lines = outcome.stdout.split("\n").filter((l) => l.startsWith("| "));
+  const header = lines[0] ?? "";
   for (const column of ["scenario", "server", "req/s", "p50", "p99", "CPU µs/req", "RSS MiB", "vs node:http", "vs ceiling", "non-2xx / errors"]) {
     t.match(header, column, `the header has ${column}`);
   }
-  t.match(rows[1] ?? "", /^\|( -+:? \|)+$/, "the separator row");
-  for (const scenario of SCENARIOS) {
+  t.match(lines[1] ?? "", /^\|( -+:? \|)+$/, "the separator row");
+  const idleHeader = lines.find((l) => l.includes("KiB per connection")) ?? "";
+  t.ok(idleHeader, "the idle-connections table", output);
+  for (const column of ["idle connections", "RSS before MiB", "RSS with them MiB", "KiB per connection", "vs node:http", "vs ceiling", "failed / closed early"]) {
+    t.match(idleHeader, column, `the idle table's header has ${column}`);
+  }
+  for (const scenario of quick) {
     for (const server of ["startline", "node:http", "ceiling"]) {
-      const row = rows.find((r) => r.startsWith(`| ${scenario.name} | ${server} |`));
+      const row = lines.find((r) => r.startsWith(`| ${scenario.name} | ${server} |`));
       t.ok(row, `a row for ${scenario.name} / ${server}`, output);
-      // Every cell present: 12 columns.
-      if (row !== undefined) t.equal(row.split("|").length - 2, 12, "12 cells", { row });
+      if (row === undefined) continue;
+      // Every cell present: 12 columns in the main table, 10 in the idle one.
+      t.equal(row.split("|").length - 2, scenario.idle === undefined ? 12 : 10, "every cell", { row });
+      if (server === "node:http" && scenario.nodeHttpUnsupported !== undefined) t.match(row, `n/a (${scenario.nodeHttpUnsupported})`);
     }
   }
 
   const files = readdirSync(resultsDir).filter((f) => f.endsWith(".json"));
   t.equal(files.length, 1, "one results file");
   const results = JSON.parse(readFileSync(path.join(resultsDir, files[0]!), "utf8")) as {
-    runs: { scenario: string; server: string; measured: { non2xx: number; errors: number } }[];
+    runs: { scenario: string; server: string; measured: { non2xx: number; errors: number }; processes: { pid: number; cpusAllowed: string }[] }[];
+    idleRuns: { scenario: string; server: string; connections: number; opened: { open: number; failed: number; non2xx: number }; closed: { closedEarly: number }; kibPerConnection: number }[];
     problems: string[];
   };
   t.same(results.problems, []);
-  const servers = (name: string) => results.runs.filter((r) => r.scenario === name).map((r) => r.server).sort();
-  for (const scenario of SCENARIOS) {
-    t.same(servers(scenario.name), scenario.nodeHttpUnsupported === undefined ? ["ceiling", "node-http", "startline"] : ["ceiling", "startline"]);
+  const servers = (name: string) => [...results.runs, ...results.idleRuns].filter((r) => r.scenario === name).map((r) => r.server).sort();
+  for (const scenario of quick) {
+    t.same(servers(scenario.name), scenario.nodeHttpUnsupported === undefined ? ["ceiling", "node-http", "startline"] : ["ceiling", "startline"], scenario.name);
   }
   for (const run of results.runs) t.same([run.measured.non2xx, run.measured.errors], [0, 0], `${run.scenario} / ${run.server}`);
+  for (const run of results.runs.filter((r) => (quick.find((s) => s.name === r.scenario)?.workers ?? 1) > 1)) {
+    t.equal(run.processes.length, 3, `${run.scenario} / ${run.server}: the primary and 2 workers measured`);
+  }
+  for (const run of results.idleRuns) {
+    t.same([run.opened.open, run.opened.failed, run.opened.non2xx, run.closed.closedEarly], [run.connections, 0, 0, 0], `${run.scenario} / ${run.server}: every idle connection held`);
+    t.ok(Number.isFinite(run.kibPerConnection), "a figure per connection");
+  }
+});
+
+t.test("the scenarios are consistent; the seeded posts are valid posts", async (t) => {
+  t.doesNotThrow(() => checkScenarios(SCENARIOS));
+  for (let n = 1; n <= 100; n++) {
+    const post = seedPostFields(n);
+    t.ok(typeof post.title === "string" && post.title.length >= 1 && post.title.length <= 200, `post ${n}: title`);
+    t.ok(typeof post.body === "string", `post ${n}: body`);
+  }
+});
+
+function response(body: string, fields: [string, string][] = []): RawResponse {
+  const bytes = Buffer.from(body);
+  const all: [string, string][] = [["Date", "Sun, 22 Nov 2026 20:47:36 GMT"], ["Content-Type", "application/json"], ...fields, ["Content-Length", String(bytes.length)]];
+  return { raw: Buffer.alloc(0), statusLine: "HTTP/1.1 200 OK", status: 200, fields: all, body: bytes };
+}
+
+t.test("responses are compared exactly, with timestamps masked, or not at all", async (t) => {
+  const a = response('{"id":"1","updatedAt":"2026-11-22T20:47:36.801Z"}', [["ETag", '"aaa"']]);
+  const b = response('{"id":"1","updatedAt":"2026-11-22T20:49:01.123Z"}', [["ETag", '"bbb"']]);
+  const c = response('{"id":"2","updatedAt":"2026-11-22T20:49:01.123Z"}', [["ETag", '"bbb"']]);
+  t.same(compareResponses(a, a, "exact"), []);
+  t.equal(compareResponses(a, b, "exact").length, 2, "exact: the ETag and the body differ");
+  t.same(compareResponses(a, b, "timestamps"), [], "timestamps: only the time and the ETag differ");
+  t.match(compareResponses(a, c, "timestamps").join(), /body \(timestamps masked\)/, "timestamps: any other difference counts");
+  t.same(compareResponses(a, response("{}", [["ETag", '"x"']]), "none"), [], "none: only the head's shape");
+  t.match(compareResponses(a, response("{}"), "none").join(), /header fields/, "none: field names still count");
+});
+
+t.test("a server started through the open-files wrapper is node itself, with the limit it needs", async (t) => {
+  const pinning = detectPinning();
+  const [command, args] = pinnedNode(pinning, pinning.serverCore, ["-e", "console.log('up'); setTimeout(() => {}, 5000)"], 2048);
+  t.equal(command, "bash");
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  t.teardown(() => {
+    child.kill("SIGKILL");
+  });
+  await once(child.stdout!, "data");
+  t.equal(exePath(child.pid!), NODE_EXE, "the pid runs node, not bash or taskset");
+  t.ok(openFilesLimit(child.pid!) >= 2048, "it may open 2048 files");
 });
 
 t.test("npm run bench -- --help and a bad option", async (t) => {

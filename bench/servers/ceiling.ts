@@ -12,11 +12,22 @@
 // Without it, the v1 status response. A "Date:" field is refreshed every
 // second, like a real server's.
 //
-// Env: PORT (default 0: any free port), HOST (default 127.0.0.1). Prints
-// "listening on http://HOST:PORT". SIGTERM/SIGINT stop it with exit 0.
+// Env: PORT (default 0: any free port), HOST (default 127.0.0.1); TLS_CERT and
+// TLS_KEY (PEM files): the same over node:tls, for the HTTPS scenarios (the
+// least work a server on node:tls can do); WORKERS=n: n node:cluster workers
+// sharing the port. Prints "listening on http(s)://HOST:PORT". SIGTERM/SIGINT
+// stop it with exit 0.
 
+import { readFileSync } from "node:fs";
 import net from "node:net";
+import tls from "node:tls";
 import { countEnds } from "./count-ends.js";
+import { announces, runPrimaryIfWorkers } from "./workers.js";
+
+const tlsFiles =
+  process.env.TLS_CERT && process.env.TLS_KEY ? { cert: readFileSync(process.env.TLS_CERT), key: readFileSync(process.env.TLS_KEY) } : undefined;
+const scheme = tlsFiles === undefined ? "http" : "https";
+const primary = runPrimaryIfWorkers(scheme);
 
 const DEFAULT_BODY = Buffer.from(JSON.stringify({ resposta: "O servidor está no ar." }));
 const DEFAULT_RESPONSE = Buffer.concat([
@@ -75,7 +86,7 @@ function copies(n: number): Buffer {
   return Buffer.concat(Array<Buffer>(n).fill(one));
 }
 
-const server = net.createServer({ noDelay: true }, (socket) => {
+function onConnection(socket: net.Socket): void {
   let state = 0;
   socket.on("data", (chunk: Buffer) => {
     const [count, next] = countEnds(chunk, state);
@@ -83,19 +94,24 @@ const server = net.createServer({ noDelay: true }, (socket) => {
     if (count > 0) socket.write(copies(count));
   });
   socket.on("error", () => socket.destroy());
-});
+}
 
-const port = Number(process.env.PORT ?? 0);
-const host = process.env.HOST || "127.0.0.1";
-server.listen(port, host, () => {
-  const address = server.address() as net.AddressInfo;
-  console.log(`listening on http://${address.address}:${address.port}`);
-});
+if (!primary) {
+  const server =
+    tlsFiles === undefined ? net.createServer({ noDelay: true }, onConnection) : tls.createServer({ ...tlsFiles, noDelay: true }, onConnection);
 
-const stop = () => {
-  server.close();
-  process.exit(0);
-};
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+  const port = Number(process.env.PORT ?? 0);
+  const host = process.env.HOST || "127.0.0.1";
+  server.listen(port, host, () => {
+    const address = server.address() as net.AddressInfo;
+    if (announces) console.log(`listening on ${scheme}://${address.address}:${address.port}`);
+  });
+
+  const stop = () => {
+    server.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
 

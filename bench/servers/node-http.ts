@@ -1,8 +1,9 @@
-// The comparison server: startline's endpoints on node:http, answering with
-// byte-identical bodies and the same header fields in the same order
-// (Date, Content-Type, [Deprecation, Link,] Content-Length), so the
-// benchmark compares servers and not responses. The benchmark checks this
-// before every measured run (status line, field names, body).
+// The comparison server: startline's benchmarked endpoints on node:http (or
+// node:https), answering with byte-identical bodies and the same header fields
+// in the same order (Date, [Strict-Transport-Security,] Content-Type, [ETag,]
+// [Vary,] [Location,] [Deprecation, Link,] Content-Length), so the benchmark
+// compares servers and not responses. The benchmark checks this before every
+// measured run (status line, field names and values, body).
 //
 // Two node:http defaults are undone for that: it would add
 // "Connection: keep-alive" and "Keep-Alive: timeout=5" to every response
@@ -10,83 +11,346 @@
 // persistent), and it would append Date after our fields (we send our own,
 // cached per second as node:http and startline do).
 //
-// To add an endpoint: add a ROUTES entry with the same bytes startline sends.
-// Unknown routes get a plain 404 (not startline's problem+json; not benchmarked).
+// It does the same work per request as an ordinary node:http application
+// would for the same endpoint: the post list is serialized on every request
+// (JSON.stringify, or js-yaml's dump with startline's options), a PATCH body
+// is parsed, merged (RFC 7396), validated by hand against the same rules as
+// startline's schema, stored and hashed into an ETag (startline's function:
+// the first 27 base64url characters of the SHA-256 of the body), a new fact
+// is decoded, checked and stored. It keeps everything in memory, as startline
+// does with DATA_DIR=:memory:. Errors get a short JSON body, not startline's
+// problem+json (they are not benchmarked).
 //
-// Env: PORT (default 0), HOST (default 127.0.0.1). Prints
-// "listening on http://HOST:PORT". SIGTERM/SIGINT stop it with exit 0.
+// Unknown routes get a plain 404 (not benchmarked).
+//
+// Env:
+//   PORT (default 0), HOST (default 127.0.0.1);
+//   TLS_CERT, TLS_KEY: PEM files: serve HTTPS (node:https), adding
+//     Strict-Transport-Security: max-age=HSTS_MAX_AGE (default 31536000, 0: none) as startline does;
+//   STATE_FILE: JSON {"posts": [...], "facts": [...]} to start with (the benchmark
+//     passes what startline held after the scenario's setup);
+//   KEEP_ALIVE_TIMEOUT_MS (node:http's keepAliveTimeout; default node's 5000);
+//   MAX_CONNECTIONS (server.maxConnections; default unlimited);
+//   WORKERS: node:cluster workers (default 1: this process serves).
+// Prints "listening on http(s)://HOST:PORT". SIGTERM/SIGINT stop it with exit 0.
 
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { dump as dumpYaml } from "js-yaml";
+import { announces, runPrimaryIfWorkers } from "./workers.js";
 
-let cachedDate: string | null = null;
-function httpDate(): string {
-  if (cachedDate === null) {
-    const now = Date.now();
-    cachedDate = new Date(now).toUTCString();
-    setTimeout(() => {
-      cachedDate = null;
-    }, 1000 - (now % 1000)).unref();
+const tlsFiles =
+  process.env.TLS_CERT && process.env.TLS_KEY ? { cert: readFileSync(process.env.TLS_CERT), key: readFileSync(process.env.TLS_KEY) } : undefined;
+const scheme = tlsFiles === undefined ? "http" : "https";
+
+if (!runPrimaryIfWorkers(scheme)) serve();
+
+function serve(): void {
+  // ------------------------------------------------------------ the head every response starts with
+
+  let cachedDate: string | null = null;
+  function httpDate(): string {
+    if (cachedDate === null) {
+      const now = Date.now();
+      cachedDate = new Date(now).toUTCString();
+      setTimeout(() => {
+        cachedDate = null;
+      }, 1000 - (now % 1000)).unref();
+    }
+    return cachedDate;
   }
-  return cachedDate;
-}
 
-/** Gets the request body whole (empty for GET and HEAD, which are answered without waiting for one). */
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => void;
+  const hstsMaxAge = Number(process.env.HSTS_MAX_AGE ?? 31_536_000);
+  /** Fields startline adds to every response after Date (over HTTPS: Strict-Transport-Security). */
+  const serverFields: readonly string[] = tlsFiles !== undefined && hstsMaxAge > 0 ? ["Strict-Transport-Security", `max-age=${hstsMaxAge}`] : [];
 
-/** A fixed response: header fields (after Date, before Content-Length) and body. */
-function fixed(status: number, fields: ReadonlyArray<readonly [string, string]>, body: string): Handler {
-  const bytes = Buffer.from(body, "utf8");
-  const length = String(bytes.length);
-  const flat = fields.flatMap(([name, value]) => [name, value]);
-  return (_req, res, _body) => {
+  /** Gets the request body whole (empty for GET and HEAD, which are answered without waiting for one). */
+  type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, params: readonly string[]) => void;
+
+  /** Writes a response: Date, the server's own fields, `fields` (flat name, value, ...), Content-Length, body. */
+  function send(res: http.ServerResponse, status: number, fields: readonly string[], body: string | Buffer): void {
+    const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
     res.removeHeader("Connection");
-    res.writeHead(status, ["Date", httpDate(), ...flat, "Content-Length", length]);
+    res.writeHead(status, ["Date", httpDate(), ...serverFields, ...fields, "Content-Length", String(bytes.length)]);
     res.end(bytes);
-  };
-}
-
-const JSON_TYPE = ["Content-Type", "application/json"] as const;
-
-/** "METHOD path" -> handler. */
-const ROUTES = new Map<string, Handler>([
-  [
-    "GET /api/v1/status",
-    fixed(
-      200,
-      [JSON_TYPE, ["Deprecation", "@1767225600"], ["Link", '</api/v2/status>; rel="successor-version"']],
-      JSON.stringify({ resposta: "O servidor está no ar." }),
-    ),
-  ],
-  ["GET /api/v2/status", fixed(200, [JSON_TYPE], JSON.stringify({ response: "The server is up." }))],
-]);
-
-const notFound = fixed(404, [JSON_TYPE], JSON.stringify({ title: "Not Found", status: 404 }));
-
-const EMPTY = Buffer.alloc(0);
-
-const server = http.createServer((req, res) => {
-  const handler = ROUTES.get(`${req.method} ${req.url}`) ?? notFound;
-  if (req.method === "GET" || req.method === "HEAD") {
-    handler(req, res, EMPTY);
-    return;
   }
-  const chunks: Buffer[] = [];
-  req.on("data", (chunk: Buffer) => chunks.push(chunk));
-  req.on("end", () => handler(req, res, Buffer.concat(chunks)));
-});
 
-const port = Number(process.env.PORT ?? 0);
-const host = process.env.HOST || "127.0.0.1";
-server.listen(port, host, () => {
-  const address = server.address() as AddressInfo;
-  console.log(`listening on http://${address.address}:${address.port}`);
-});
+  /** A fixed response: header fields (after Date, before Content-Length) and body. */
+  function fixed(status: number, fields: ReadonlyArray<readonly [string, string]>, body: string): Handler {
+    const bytes = Buffer.from(body, "utf8");
+    const flat = [...serverFields, ...fields.flatMap(([name, value]) => [name, value]), "Content-Length", String(bytes.length)];
+    return (_req, res) => {
+      res.removeHeader("Connection");
+      res.writeHead(status, ["Date", httpDate(), ...flat]);
+      res.end(bytes);
+    };
+  }
 
-const stop = () => {
-  server.close();
-  server.closeAllConnections();
-  process.exit(0);
-};
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+  const JSON_TYPE = "application/json";
+  const YAML_TYPE = "application/yaml";
+  const VARY = "Accept, Content-Type";
+
+  function problem(res: http.ServerResponse, status: number, detail: string): void {
+    send(res, status, ["Content-Type", "application/problem+json"], JSON.stringify({ status, detail }));
+  }
+
+  // ------------------------------------------------------------ content negotiation (startline's rules, in short)
+
+  type Format = "json" | "yaml";
+  const NAMES: Record<Format, readonly string[]> = {
+    json: [JSON_TYPE],
+    yaml: [YAML_TYPE, "application/x-yaml", "text/yaml", "text/x-yaml"],
+  };
+
+  function mediaType(value: string | undefined): string | undefined {
+    if (value === undefined) return undefined;
+    const type = value.split(";", 1)[0]!.trim().toLowerCase();
+    return type === "" ? undefined : type;
+  }
+
+  /** How well a range matches a type: 3 exact, 2 "type/*", 1 "*\/*", 0 not at all. */
+  function level(range: string, type: string): number {
+    if (range === type) return 3;
+    if (range === "*/*") return 1;
+    if (range.endsWith("/*") && type.startsWith(range.slice(0, -1))) return 2;
+    return 0;
+  }
+
+  /** The format to answer in, or undefined when the client's only stated choice is not offered (406). */
+  function negotiate(req: http.IncomingMessage, offered: readonly Format[], hasBody: boolean): Format | undefined {
+    const accept = req.headers.accept;
+    if (accept !== undefined && accept.trim() !== "") {
+      const ranges = accept
+        .split(",")
+        .map((part, order) => {
+          const [type = "", ...params] = part.split(";").map((s) => s.trim());
+          const q = params.find((p) => p.toLowerCase().startsWith("q="));
+          return { type: type.toLowerCase(), q: q === undefined ? 1 : Number(q.slice(2)), order };
+        })
+        .filter((r) => r.type !== "");
+      if (!ranges.every((r) => r.type === "*/*")) {
+        let best: { format: Format; q: number; order: number } | undefined;
+        for (const format of offered) {
+          let chosen: { level: number; q: number; order: number } | undefined;
+          for (const range of ranges) {
+            for (const name of NAMES[format]) {
+              const l = level(range.type, name);
+              if (l > 0 && (chosen === undefined || l > chosen.level)) chosen = { level: l, q: range.q, order: range.order };
+            }
+          }
+          if (chosen === undefined || !(chosen.q > 0)) continue;
+          if (best === undefined || chosen.q > best.q || (chosen.q === best.q && chosen.order < best.order)) best = { format, q: chosen.q, order: chosen.order };
+        }
+        return best?.format;
+      }
+    }
+    if (!hasBody) {
+      const type = mediaType(req.headers["content-type"]);
+      if (type !== undefined) return offered.find((f) => NAMES[f].includes(type));
+    }
+    return offered[0];
+  }
+
+  // ------------------------------------------------------------ state
+
+  interface Post {
+    id: string;
+    title: string;
+    body: string;
+    author?: string;
+    tags?: string[];
+    publishedAt: string;
+    updatedAt: string;
+  }
+  interface Fact {
+    id: string;
+    text: string;
+    source: string;
+    createdAt: string;
+  }
+
+  const state = process.env.STATE_FILE ? (JSON.parse(readFileSync(process.env.STATE_FILE, "utf8")) as { posts?: Post[]; facts?: Fact[] }) : {};
+  /** Insertion order is creation order, as startline lists them. */
+  const posts = new Map<string, Post>((state.posts ?? []).map((p) => [p.id, p]));
+  const facts: Fact[] = [...(state.facts ?? [])];
+  let nextFactId = facts.reduce((max, f) => Math.max(max, Number(f.id)), 0) + 1;
+
+  /** A timestamp never earlier than `previous` (startline's updatedAt never goes backwards). */
+  function stamp(previous?: string): string {
+    const now = new Date().toISOString();
+    return previous !== undefined && previous > now ? previous : now;
+  }
+
+  function etag(body: string): string {
+    return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+  }
+
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  function decode(body: Buffer): string | undefined {
+    try {
+      return utf8.decode(body);
+    } catch {
+      return undefined;
+    }
+  }
+
+  const chars = (s: string) => [...s].length;
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+  /** RFC 7396. */
+  function mergePatch(target: unknown, patch: unknown): unknown {
+    if (!isObject(patch)) return patch;
+    const result: Record<string, unknown> = isObject(target) ? { ...target } : {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete result[key];
+      else result[key] = mergePatch(result[key], value);
+    }
+    return result;
+  }
+
+  /** startline's post-fields schema, by hand: the error, or undefined when valid. */
+  function invalidPost(v: Record<string, unknown>): string | undefined {
+    for (const key of Object.keys(v)) if (!["title", "body", "author", "tags"].includes(key)) return `unknown field ${key}`;
+    const { title, body, author, tags } = v;
+    if (typeof title !== "string" || chars(title) < 1 || chars(title) > 200) return "title: 1 to 200 characters";
+    if (typeof body !== "string" || chars(body) > 100_000) return "body: at most 100000 characters";
+    if (author !== undefined && (typeof author !== "string" || chars(author) < 1 || chars(author) > 200)) return "author: 1 to 200 characters";
+    if (tags !== undefined) {
+      if (!Array.isArray(tags) || tags.length > 50) return "tags: at most 50";
+      for (const t of tags) if (typeof t !== "string" || chars(t) < 1 || chars(t) > 100) return "tags: 1 to 100 characters each";
+    }
+    return undefined;
+  }
+
+  // ------------------------------------------------------------ routes
+
+  const listPosts: Handler = (req, res) => {
+    const format = negotiate(req, ["json", "yaml"], false);
+    if (format === undefined) return problem(res, 406, "available as application/json, application/yaml");
+    const value = { posts: [...posts.values()] };
+    const body = format === "json" ? JSON.stringify(value) : dumpYaml(value, { noRefs: true, lineWidth: -1 });
+    send(res, 200, ["Content-Type", format === "json" ? JSON_TYPE : YAML_TYPE, "Vary", VARY], body);
+  };
+
+  const patchPost: Handler = (req, res, raw, [id]) => {
+    if (negotiate(req, ["json"], raw.length > 0) === undefined) return problem(res, 406, "available as application/json");
+    const current = posts.get(id!);
+    if (current === undefined) return problem(res, 404, `no post ${id}`);
+    const type = mediaType(req.headers["content-type"]);
+    if (type !== "application/merge-patch+json" && type !== JSON_TYPE) return problem(res, 415, "send application/merge-patch+json");
+    const text = decode(raw);
+    if (text === undefined) return problem(res, 400, "not UTF-8");
+    let patch: unknown;
+    try {
+      patch = JSON.parse(text);
+    } catch {
+      return problem(res, 400, "not JSON");
+    }
+    if (!isObject(patch)) return problem(res, 422, "a merge patch is an object");
+    const { id: _id, publishedAt, updatedAt, ...fields } = current;
+    const merged = mergePatch(fields, patch) as Record<string, unknown>;
+    const error = invalidPost(merged);
+    if (error !== undefined) return problem(res, 422, error);
+    const post: Post = {
+      id: current.id,
+      title: merged.title as string,
+      body: merged.body as string,
+      ...(merged.author === undefined ? {} : { author: merged.author as string }),
+      ...(merged.tags === undefined ? {} : { tags: merged.tags as string[] }),
+      publishedAt,
+      updatedAt: stamp(updatedAt),
+    };
+    posts.set(post.id, post);
+    const body = JSON.stringify(post);
+    send(res, 200, ["Content-Type", JSON_TYPE, "ETag", etag(body), "Vary", VARY], body);
+  };
+
+  const CONTROL = /\p{Cc}/u;
+  const postFact: Handler = (req, res, raw) => {
+    const contentType = req.headers["content-type"];
+    if (mediaType(contentType) !== "text/plain") return problem(res, 415, "send text/plain");
+    const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") return problem(res, 415, "send UTF-8");
+    const decoded = decode(raw);
+    if (decoded === undefined) return problem(res, 400, "not UTF-8");
+    const text = decoded.trim();
+    const length = chars(text);
+    if (length === 0 || length > 500 || CONTROL.test(text)) return problem(res, 422, "one sentence of 1 to 500 characters");
+    const fact: Fact = { id: String(nextFactId++), text, source: "api", createdAt: stamp() };
+    facts.push(fact);
+    send(res, 201, ["Content-Type", JSON_TYPE, "Location", `/api/v2/facts/${encodeURIComponent(fact.id)}`], JSON.stringify(fact));
+  };
+
+  /** "METHOD path" -> handler. */
+  const ROUTES = new Map<string, Handler>([
+    [
+      "GET /api/v1/status",
+      fixed(
+        200,
+        [
+          ["Content-Type", JSON_TYPE],
+          ["Deprecation", "@1767225600"],
+          ["Link", '</api/v2/status>; rel="successor-version"'],
+        ],
+        JSON.stringify({ resposta: "O servidor está no ar." }),
+      ),
+    ],
+    ["GET /api/v2/status", fixed(200, [["Content-Type", JSON_TYPE]], JSON.stringify({ response: "The server is up." }))],
+    ["GET /api/v1/posts", listPosts],
+    ["GET /api/v1/post", listPosts],
+    ["POST /api/v2/facts", postFact],
+  ]);
+  /** Routes with a parameter: [method, pattern, handler]. */
+  const PATTERNS: ReadonlyArray<readonly [string, RegExp, Handler]> = [["PATCH", /^\/api\/v1\/post\/([A-Za-z0-9_-]{1,64})$/, patchPost]];
+
+  const notFound = fixed(404, [["Content-Type", JSON_TYPE]], JSON.stringify({ title: "Not Found", status: 404 }));
+
+  function route(method: string, url: string): [Handler, string[]] {
+    const exact = ROUTES.get(`${method} ${url}`);
+    if (exact !== undefined) return [exact, []];
+    const path = url.split("?", 1)[0]!;
+    for (const [m, pattern, handler] of PATTERNS) {
+      if (m !== method) continue;
+      const match = pattern.exec(path);
+      if (match !== null) return [handler, match.slice(1)];
+    }
+    return [notFound, []];
+  }
+
+  // ------------------------------------------------------------ the server
+
+  const EMPTY = Buffer.alloc(0);
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const [handler, params] = route(req.method ?? "", req.url ?? "");
+    if (req.method === "GET" || req.method === "HEAD") {
+      handler(req, res, EMPTY, params);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => handler(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), params));
+  };
+
+  const server = tlsFiles === undefined ? http.createServer(onRequest) : https.createServer(tlsFiles, onRequest);
+  if (process.env.KEEP_ALIVE_TIMEOUT_MS) server.keepAliveTimeout = Number(process.env.KEEP_ALIVE_TIMEOUT_MS);
+  if (process.env.MAX_CONNECTIONS) server.maxConnections = Number(process.env.MAX_CONNECTIONS);
+
+  const port = Number(process.env.PORT ?? 0);
+  const host = process.env.HOST || "127.0.0.1";
+  server.listen(port, host, () => {
+    const address = server.address() as AddressInfo;
+    if (announces) console.log(`listening on ${scheme}://${address.address}:${address.port}`);
+  });
+
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}

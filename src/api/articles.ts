@@ -28,7 +28,7 @@ export function articleRoutes({ store }: ApiContext): Route[] {
       version: "v1",
       path: "/artigo/:id",
       summary: "One article (public)",
-      handler: (request, { id }) => single(request, store.articles.get(id!) ?? missing(request, id!)),
+      handler: async (request, { id }) => single(request, (await store.articles.get(id!)) ?? missing(request, id!)),
       params: { id: ARTICLE_ID },
       responses: {
         200: { description: "The article", mediaTypes: JSON_ONLY, schema: articleSchema, headers: ETAG },
@@ -59,14 +59,14 @@ export function articleRoutes({ store }: ApiContext): Route[] {
         412: PRECONDITION_FAILED,
         422: invalidFields("an article"),
       },
-      handler: (request, { id }) => {
+      handler: async (request, { id }) => {
         // Authorization comes first: a caller without rights learns nothing, not even whether the id exists.
-        requireRole(request, store.tokens, "admin");
+        await requireRole(request, store.tokens, "admin");
         chooseFormat(request, ["json"]); // a 406 must come before anything changes
-        const current = store.articles.get(id!) ?? missing(request, id!);
+        const current = (await store.articles.get(id!)) ?? missing(request, id!);
         requireMatch(request, current);
         const fields = patchFields<ArticleFields>(request, fieldsOf(current), articleFieldsSchema, "an article");
-        const result = store.articles.update(id!, fields);
+        const result = await store.articles.update(id!, fields);
         if (result.kind === "missing") missing(request, id!);
         return single(request, result.item);
       },

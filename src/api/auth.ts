@@ -27,13 +27,13 @@ export type Caller =
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export function identify(request: Request, tokens: TokenStore): Caller {
+export async function identify(request: Request, tokens: TokenStore): Promise<Caller> {
   const header = headerValue(request, "authorization");
   if (header === undefined) return { kind: "anonymous" };
   const m = BEARER.exec(header);
   if (m === null) return { kind: "rejected", reason: "The Authorization header is not of the form `Bearer <token>`" };
   const hash = hashToken(m[1]!);
-  const record = tokens.findByHash(hash);
+  const record = await tokens.findByHash(hash);
   // The lookup finds a candidate by digest; the comparison that decides is constant-time.
   if (record === undefined || !timingSafeEqual(Buffer.from(record.hash, "hex"), Buffer.from(hash, "hex"))) {
     return { kind: "rejected", reason: "The bearer token is not valid" };
@@ -47,12 +47,12 @@ function challenge(error?: string): string {
 }
 
 /**
- * Returns the caller if it holds `role` (or any valid token when `role` is
- * "any"); otherwise throws a 401 with WWW-Authenticate. The spec answers 401
+ * Resolves with the caller if it holds `role` (or any valid token when `role` is
+ * "any"); otherwise rejects with a 401 with WWW-Authenticate. The spec answers 401
  * even for a valid token of too low a role (spec §5.2), so this does too.
  */
-export function requireRole(request: Request, tokens: TokenStore, role: Role | "any"): Caller {
-  const caller = identify(request, tokens);
+export async function requireRole(request: Request, tokens: TokenStore, role: Role | "any"): Promise<Caller> {
+  const caller = await identify(request, tokens);
   const need = role === "admin" ? "an administrator's bearer token" : "a bearer token";
   if (caller.kind === "anonymous") {
     fail(401, {

@@ -28,7 +28,7 @@ export function factRoutes(ctx: ApiContext): Route[] {
       version: "v2",
       path: "/facts",
       summary: "All facts (JSON or YAML)",
-      handler: (request) => represent(request, 200, { facts: store.facts.list() }, ["json", "yaml"]),
+      handler: async (request) => represent(request, 200, { facts: await store.facts.list() }, ["json", "yaml"]),
       responses: {
         200: { description: "Every fact, as JSON or YAML (negotiated like the post list)", mediaTypes: JSON_OR_YAML, schema: factListSchema, headers: VARY_DOC },
         406: NOT_ACCEPTABLE,
@@ -39,9 +39,9 @@ export function factRoutes(ctx: ApiContext): Route[] {
       version: "v2",
       path: "/facts/random",
       summary: "A random fact about HTTP (Cache-Control: private, max-age=3600)",
-      handler: (request) => {
+      handler: async (request) => {
         chooseFormat(request, ["json"]);
-        const fact = store.facts.random();
+        const fact = await store.facts.random();
         if (fact === undefined) fail(404, { kind: "no-facts", title: "No facts", detail: "There are no facts yet; add one with POST /api/v2/facts.", instance: request.target });
         return json(200, fact, { "Cache-Control": "private, max-age=3600", Vary: VARY });
       },
@@ -61,8 +61,8 @@ export function factRoutes(ctx: ApiContext): Route[] {
       version: "v2",
       path: "/facts/:id",
       summary: "One fact",
-      handler: (request, { id }) =>
-        single(request, store.facts.get(id!) ?? fail(404, { kind: "not-found", detail: `There is no fact with id "${id}".`, instance: request.target })),
+      handler: async (request, { id }) =>
+        single(request, (await store.facts.get(id!)) ?? fail(404, { kind: "not-found", detail: `There is no fact with id "${id}".`, instance: request.target })),
       params: { id: { description: "The fact's id, as in the Location of its creation", example: "1" } },
       responses: {
         200: { description: "The fact", mediaTypes: JSON_ONLY, schema: factSchema, headers: ETAG },
@@ -88,14 +88,14 @@ export function factRoutes(ctx: ApiContext): Route[] {
         400: { description: "The body is not valid UTF-8" },
         422: { description: "The sentence is empty, longer than 500 characters, or holds control characters" },
       },
-      handler: (request) => {
-        if (ctx.writeRequiresToken) requireRole(request, store.tokens, "any");
+      handler: async (request) => {
+        if (ctx.writeRequiresToken) await requireRole(request, store.tokens, "any");
         const text = readText(request).trim();
         const length = [...text].length;
         if (length === 0) invalid(request, "The fact is empty; send one sentence as the body.");
         if (length > MAX_FACT_CHARACTERS) invalid(request, `The fact has ${length} characters; the limit is ${MAX_FACT_CHARACTERS}.`);
         if (CONTROL.test(text)) invalid(request, "The fact holds control characters (line breaks, tabs, ...); send one sentence on one line.");
-        const fact = store.facts.create(text, "api");
+        const fact = await store.facts.create(text, "api");
         return json(201, fact, { Location: `/api/v2/facts/${encodeURIComponent(fact.id)}` });
       },
     },

@@ -34,10 +34,10 @@ function fieldsOf(post: Post): PostFields {
 
 export function postRoutes(ctx: ApiContext): Route[] {
   const { store } = ctx;
-  const guardWrite = (request: Request) => {
-    if (ctx.writeRequiresToken) requireRole(request, store.tokens, "any");
+  const guardWrite = async (request: Request) => {
+    if (ctx.writeRequiresToken) await requireRole(request, store.tokens, "any");
   };
-  const list = (request: Request) => represent(request, 200, { posts: store.posts.list() }, ["json", "yaml"]);
+  const list = async (request: Request) => represent(request, 200, { posts: await store.posts.list() }, ["json", "yaml"]);
   const listResponses = {
     200: {
       description: "Every post, oldest first, as JSON or YAML: chosen by Accept, or by the Content-Type of this body-less request",
@@ -57,7 +57,7 @@ export function postRoutes(ctx: ApiContext): Route[] {
       version: "v1",
       path: "/post/:id",
       summary: "One post",
-      handler: (request, { id }) => single(request, store.posts.get(id!) ?? missing(request, id!)),
+      handler: async (request, { id }) => single(request, (await store.posts.get(id!)) ?? missing(request, id!)),
       params: { id: postId() },
       responses: {
         200: { description: "The post", mediaTypes: JSON_ONLY, schema: postSchema, headers: ETAG },
@@ -90,13 +90,13 @@ export function postRoutes(ctx: ApiContext): Route[] {
         409: { description: "A post with this id exists already; change it with PATCH" },
         422: invalidFields("a post (or an invalid id)"),
       },
-      handler: (request, { id }) => {
-        guardWrite(request);
+      handler: async (request, { id }) => {
+        await guardWrite(request);
         if (!ID.test(id!)) {
           fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The post id "${id!.slice(0, 80)}" is invalid: use ${ID_RULE}.`, instance: request.target });
         }
         const fields = validate<PostFields>(postFieldsSchema, readJson(request), request.target);
-        const result = store.posts.create({ id: id!, ...fields });
+        const result = await store.posts.create({ id: id!, ...fields });
         if (result.kind === "exists") {
           fail(409, {
             kind: "already-exists",
@@ -129,13 +129,13 @@ export function postRoutes(ctx: ApiContext): Route[] {
         412: PRECONDITION_FAILED,
         422: invalidFields("a post"),
       },
-      handler: (request, { id }) => {
-        guardWrite(request);
+      handler: async (request, { id }) => {
+        await guardWrite(request);
         chooseFormat(request, ["json"]); // a 406 must come before anything changes
-        const current = store.posts.get(id!) ?? missing(request, id!);
+        const current = (await store.posts.get(id!)) ?? missing(request, id!);
         requireMatch(request, current);
         const fields = patchFields<PostFields>(request, fieldsOf(current), postFieldsSchema, "a post");
-        const result = store.posts.update(id!, fields);
+        const result = await store.posts.update(id!, fields);
         if (result.kind === "missing") missing(request, id!);
         return single(request, result.item);
       },
@@ -152,10 +152,10 @@ export function postRoutes(ctx: ApiContext): Route[] {
         404: notFound("post"),
         412: PRECONDITION_FAILED,
       },
-      handler: (request, { id }) => {
-        guardWrite(request);
-        requireMatch(request, store.posts.get(id!) ?? missing(request, id!));
-        if (!store.posts.delete(id!)) missing(request, id!);
+      handler: async (request, { id }) => {
+        await guardWrite(request);
+        requireMatch(request, (await store.posts.get(id!)) ?? missing(request, id!));
+        if (!(await store.posts.delete(id!))) missing(request, id!);
         return json(200, { deleted: true, id });
       },
     },

@@ -7,6 +7,7 @@ import { factRoutes } from "./facts.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
+import { answerUnavailable } from "./unavailable.js";
 
 export interface ApiOptions extends StatusOptions, ApiContext {
   /** Request counts per version, from the router that serves this table. */
@@ -14,5 +15,7 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 }
 
 export function apiRoutes(options: ApiOptions): Route[] {
-  return [...statusRoutes(options), ...postRoutes(options), ...articleRoutes(options), ...factRoutes(options), ...operatorRoutes(options.usage)];
+  // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
+  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(answerUnavailable);
+  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage)];
 }

@@ -5,9 +5,15 @@
 export const ID_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
 export const ID_RULE = "1 to 64 characters of A-Z, a-z, 0-9, _ and -";
 
-const title = { type: "string", minLength: 1, maxLength: 200 } as const;
-const body = { type: "string", maxLength: 100_000 } as const;
-const author = { type: "string", minLength: 1, maxLength: 200 } as const;
+/**
+ * No U+0000 in any string a client writes: PostgreSQL's text type cannot hold
+ * it, and what one store accepts every store must keep.
+ */
+export const NO_NUL = "^[^\\u0000]*$";
+
+const title = { type: "string", minLength: 1, maxLength: 200, pattern: NO_NUL } as const;
+const body = { type: "string", maxLength: 100_000, pattern: NO_NUL } as const;
+const author = { type: "string", minLength: 1, maxLength: 200, pattern: NO_NUL } as const;
 
 /** A post as a client writes it (publish, and the result of a merge patch). */
 export const postFieldsSchema = {
@@ -19,7 +25,7 @@ export const postFieldsSchema = {
     title,
     body,
     author,
-    tags: { type: "array", maxItems: 50, items: { type: "string", minLength: 1, maxLength: 100 } },
+    tags: { type: "array", maxItems: 50, items: { type: "string", minLength: 1, maxLength: 100, pattern: NO_NUL } },
   },
 } as const;
 

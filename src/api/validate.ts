@@ -3,7 +3,7 @@
 
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { fail } from "../http/problem.js";
-import { SERVER_FIELDS } from "./schemas.js";
+import { NO_NUL, SERVER_FIELDS } from "./schemas.js";
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 
@@ -33,6 +33,9 @@ function describe(error: ErrorObject): string {
       return `"${where}" must have at most ${String(error.params.limit)} characters`;
     case "maxItems":
       return `"${where}" may hold at most ${String(error.params.limit)} items`;
+    case "pattern":
+      if (error.params.pattern === NO_NUL) return `"${where}" must not contain the NUL character (U+0000)`;
+      return `"${where}" must match ${String(error.params.pattern)}`;
     default:
       return `"${where}" ${error.message ?? "is invalid"}`;
   }

@@ -2,9 +2,11 @@
 // ends. Used for DATA_DIR=:memory: and in tests.
 //
 // Stored records are private objects that no caller ever holds: records come
-// in through make* (which copies) and go out through copy*. So a snapshot of
-// the state is a shallow copy of its collections, which is how transactions
-// roll back.
+// in through make* (which copies) and go out through copy*.
+//
+// The methods are `async` only to honour the Store interface: each one does
+// its work synchronously before its first (and only) return, so no other call
+// can interleave with it, and every method is atomic by construction.
 
 import {
   clockFrom,
@@ -12,7 +14,6 @@ import {
   copyFact,
   copyPost,
   copyToken,
-  isThenable,
   laterOf,
   makeArticle,
   makeFact,
@@ -21,18 +22,7 @@ import {
   parseSequentialId,
   pickIndex,
 } from "./records.js";
-import type {
-  Article,
-  ArticleStore,
-  Fact,
-  FactStore,
-  Post,
-  PostStore,
-  Store,
-  StoreOptions,
-  TokenRecord,
-  TokenStore,
-} from "./types.js";
+import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Store, StoreOptions, TokenRecord, TokenStore } from "./types.js";
 
 interface State {
   /** Map order is insertion order: creation order, as `list()` promises. */
@@ -50,16 +40,6 @@ function emptyState(): State {
   return { posts: new Map(), articles: new Map(), facts: [], tokens: new Map(), nextTokenId: 1 };
 }
 
-function snapshot(state: State): State {
-  return {
-    posts: new Map(state.posts),
-    articles: new Map(state.articles),
-    facts: [...state.facts],
-    tokens: new Map(state.tokens),
-    nextTokenId: state.nextTokenId,
-  };
-}
-
 export function createMemoryStore(options: StoreOptions = {}): Store {
   const stamp = clockFrom(options);
   const random = options.random ?? Math.random;
@@ -71,16 +51,16 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
   }
 
   const posts: PostStore = {
-    list() {
+    async list() {
       open();
       return [...state.posts.values()].map(copyPost);
     },
-    get(id) {
+    async get(id) {
       open();
       const post = state.posts.get(id);
       return post === undefined ? undefined : copyPost(post);
     },
-    create(input) {
+    async create(input) {
       open();
       const existing = state.posts.get(input.id);
       if (existing !== undefined) return { kind: "exists", existing: copyPost(existing) };
@@ -89,7 +69,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.posts.set(post.id, post);
       return { kind: "created", item: copyPost(post) };
     },
-    update(id, fields) {
+    async update(id, fields) {
       open();
       const current = state.posts.get(id);
       if (current === undefined) return { kind: "missing" };
@@ -97,31 +77,23 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.posts.set(id, post); // replacing a key keeps its place in the Map
       return { kind: "updated", item: copyPost(post) };
     },
-    delete(id) {
+    async delete(id) {
       open();
       return state.posts.delete(id);
     },
   };
 
   const articles: ArticleStore = {
-    list() {
+    async list() {
       open();
       return [...state.articles.values()].map(copyArticle);
     },
-    get(id) {
+    async get(id) {
       open();
       const article = state.articles.get(id);
       return article === undefined ? undefined : copyArticle(article);
     },
-    create(input) {
-      open();
-      const existing = state.articles.get(input.id);
-      if (existing !== undefined) return { kind: "exists", existing: copyArticle(existing) };
-      const article = makeArticle(input.id, input, stamp());
-      state.articles.set(article.id, article);
-      return { kind: "created", item: copyArticle(article) };
-    },
-    update(id, fields) {
+    async update(id, fields) {
       open();
       const current = state.articles.get(id);
       if (current === undefined) return { kind: "missing" };
@@ -132,23 +104,23 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
   };
 
   const facts: FactStore = {
-    list() {
+    async list() {
       open();
       return state.facts.map(copyFact);
     },
-    get(id) {
+    async get(id) {
       open();
       const n = parseSequentialId(id);
       const fact = n === undefined ? undefined : state.facts[n - 1];
       return fact === undefined ? undefined : copyFact(fact);
     },
-    random() {
+    async random() {
       open();
       const i = pickIndex(random(), state.facts.length);
       const fact = i === undefined ? undefined : state.facts[i];
       return fact === undefined ? undefined : copyFact(fact);
     },
-    create(text, source) {
+    async create(text, source) {
       open();
       const fact = makeFact(String(state.facts.length + 1), text, source, stamp());
       state.facts.push(fact);
@@ -156,25 +128,31 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     },
   };
 
+  function addToken(hash: TokenRecord["hash"], role: TokenRecord["role"]): TokenRecord {
+    const token = makeToken(String(state.nextTokenId), role, hash, stamp());
+    state.nextTokenId += 1;
+    state.tokens.set(hash, token);
+    return token;
+  }
+
   const tokens: TokenStore = {
-    add(hash, role) {
+    async add(hash, role) {
       open();
       const existing = state.tokens.get(hash);
       if (existing !== undefined) return { kind: "exists", existing: copyToken(existing) };
-      const token = makeToken(String(state.nextTokenId), role, hash, stamp());
-      state.nextTokenId += 1;
-      state.tokens.set(hash, token);
-      return { kind: "created", item: copyToken(token) };
+      return { kind: "created", item: copyToken(addToken(hash, role)) };
     },
-    findByHash(hash) {
+    async findByHash(hash) {
       open();
       const token = state.tokens.get(hash);
       return token === undefined ? undefined : copyToken(token);
     },
-    hasAdmin() {
+    async addFirstAdmin(hash) {
       open();
-      for (const token of state.tokens.values()) if (token.role === "admin") return true;
-      return false;
+      for (const token of state.tokens.values()) if (token.role === "admin") return false;
+      if (state.tokens.has(hash)) return false; // a user token under this hash: never promote it
+      addToken(hash, "admin");
+      return true;
     },
   };
 
@@ -183,23 +161,22 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     articles,
     facts,
     tokens,
-    transaction<T>(fn: () => T): T {
+    async seedIfEmpty(data) {
       open();
-      const saved = snapshot(state);
-      let result: T;
-      try {
-        result = fn();
-      } catch (error) {
-        state = saved;
-        throw error;
+      if (state.facts.length > 0 || state.articles.size > 0) return false;
+      // Build everything aside first, so a bad article leaves the store as it was.
+      const now = stamp();
+      const seededFacts = data.facts.map((f, i) => makeFact(String(i + 1), f.text, f.source, now));
+      const seededArticles = new Map<string, Article>();
+      for (const a of data.articles) {
+        if (seededArticles.has(a.id)) throw new Error(`the seed data has two articles with id ${JSON.stringify(a.id)}`);
+        seededArticles.set(a.id, makeArticle(a.id, a, now));
       }
-      if (isThenable(result)) {
-        state = saved;
-        throw new TypeError("a transaction function must be synchronous, and this one returned a promise");
-      }
-      return result;
+      state.facts.push(...seededFacts);
+      for (const [id, article] of seededArticles) state.articles.set(id, article);
+      return true;
     },
-    close() {
+    async close() {
       closed = true;
       state = emptyState();
     },

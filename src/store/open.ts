@@ -1,14 +1,28 @@
-// Choosing the store from DATA_DIR: ":memory:" keeps everything in memory;
-// any other value is a directory holding the SQLite database.
+// Choosing the store: DATABASE_URL names a PostgreSQL database, shared by
+// every instance that names it; without it, DATA_DIR=":memory:" keeps
+// everything in memory, and any other DATA_DIR is a directory holding this
+// machine's SQLite database.
 
 import path from "node:path";
 import { createMemoryStore } from "./memory.js";
+import { createPostgresStore, DEFAULT_POOL_SIZE } from "./postgres.js";
 import { createSqliteStore, type Durability } from "./sqlite.js";
 import type { Store } from "./types.js";
 
 export const DATABASE_FILE = "startline.sqlite";
 
-export function openStore(dataDir: string, durability: Durability = "normal"): Store {
-  if (dataDir === ":memory:") return createMemoryStore();
-  return createSqliteStore(path.join(dataDir, DATABASE_FILE), { durability });
+/** The settings that choose and tune the store (a subset of Config). */
+export interface StoreSettings {
+  readonly dataDir: string;
+  readonly durability: Durability;
+  readonly databaseUrl?: string | undefined;
+  readonly databasePoolSize?: number;
+}
+
+export async function openStore(settings: StoreSettings): Promise<Store> {
+  if (settings.databaseUrl !== undefined) {
+    return createPostgresStore(settings.databaseUrl, { poolSize: settings.databasePoolSize ?? DEFAULT_POOL_SIZE });
+  }
+  if (settings.dataDir === ":memory:") return createMemoryStore();
+  return createSqliteStore(path.join(settings.dataDir, DATABASE_FILE), { durability: settings.durability });
 }

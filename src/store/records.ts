@@ -1,5 +1,5 @@
 // Building records in their one canonical shape, shared by every store
-// implementation so that the memory and SQLite stores return identical
+// implementation so that the memory, SQLite and PostgreSQL stores return identical
 // objects: only the known fields, keys in the order the types declare them
 // (so JSON.stringify, and anything hashed from it, is the same whichever store
 // is behind the API), absent optional fields as absent keys, arrays copied.
@@ -83,12 +83,4 @@ export function pickIndex(r: number, count: number): number | undefined {
 /** Ids the store assigns ("1", "2", ...): the canonical decimal form only. */
 export function parseSequentialId(id: string): number | undefined {
   return /^[1-9][0-9]{0,14}$/.test(id) ? Number(id) : undefined;
-}
-
-export function isThenable(value: unknown): boolean {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
 }

@@ -5,12 +5,9 @@
 // Facts are meant to be true to the letter of their source. If you add one,
 // cite the section that says it, and keep the wording within what it says.
 
-import type { NewArticle, Store } from "./types.js";
+import type { NewArticle, SeedData, SeedFact, Store } from "./types.js";
 
-export interface SeedFact {
-  readonly text: string;
-  readonly source: string;
-}
+export type { SeedFact } from "./types.js";
 
 export const SEED_FACTS: readonly SeedFact[] = [
   {
@@ -177,19 +174,13 @@ export const SEED_ARTICLES: readonly NewArticle[] = [
   },
 ];
 
+export const SEED: SeedData = { facts: SEED_FACTS, articles: SEED_ARTICLES };
+
 /**
- * Fills an empty store with the seed data, in one transaction. A store counts
- * as empty when it has no facts and no articles (posts and tokens do not
- * count). Returns true if it seeded, false if the store was not empty.
+ * Fills an empty store with the seed data, all or nothing and only once, even
+ * with several processes starting at once (see Store.seedIfEmpty). Resolves
+ * true if it seeded, false if the store already had facts or articles.
  */
-export function seed(store: Store): boolean {
-  return store.transaction(() => {
-    if (store.facts.list().length > 0 || store.articles.list().length > 0) return false;
-    for (const fact of SEED_FACTS) store.facts.create(fact.text, fact.source);
-    for (const article of SEED_ARTICLES) {
-      const result = store.articles.create(article);
-      if (result.kind !== "created") throw new Error(`seed article ${article.id} already exists`);
-    }
-    return true;
-  });
+export function seed(store: Store): Promise<boolean> {
+  return store.seedIfEmpty(SEED);
 }

@@ -15,9 +15,10 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { clockFrom, isThenable, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
+import { StoreOpenError } from "./errors.js";
+import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
 import { MIGRATIONS } from "./schema.js";
-import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Role, Store, StoreOptions, TokenHash, TokenRecord, TokenStore } from "./types.js";
+import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Role, SeedData, Store, StoreOptions, TokenHash, TokenRecord, TokenStore } from "./types.js";
 
 export type Durability = "normal" | "full";
 
@@ -25,11 +26,6 @@ export interface SqliteOptions extends StoreOptions {
   readonly durability?: Durability;
   /** How long to wait for another process's lock before giving up (ms). */
   readonly busyTimeoutMs?: number;
-}
-
-/** Opening failed in a way the operator can fix; the message says how. */
-export class StoreOpenError extends Error {
-  override readonly name = "StoreOpenError";
 }
 
 interface PostRow {
@@ -72,7 +68,14 @@ const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at)
 const toFact = (r: FactRow): Fact => makeFact(String(r.id), r.text, r.source, r.created_at);
 const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.hash, r.created_at);
 
-/** Open (creating if needed) the database file `file`, or ":memory:". */
+/**
+ * Open (creating if needed) the database file `file`, or ":memory:".
+ *
+ * better-sqlite3 is synchronous, so each method does all its work before it
+ * returns its (already settled) promise; a method that reads and then writes
+ * runs both in one transaction, so other processes sharing the file cannot
+ * slip in between.
+ */
 export function createSqliteStore(file: string, options: SqliteOptions = {}): Store {
   const db = openDatabase(file, options);
   const stamp = clockFrom(options);
@@ -86,13 +89,15 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     postDelete: db.prepare("DELETE FROM posts WHERE id = ?"),
     articleList: db.prepare<[], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles ORDER BY seq"),
     articleGet: db.prepare<[string], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles WHERE id = ?"),
-    articleInsert: db.prepare("INSERT INTO articles (id, title, body, author, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"),
+    // No ON CONFLICT: a repeated id in the seed data must fail the whole seed.
+    articleInsert: db.prepare("INSERT INTO articles (id, title, body, author, updated_at) VALUES (?, ?, ?, ?, ?)"),
     articleUpdate: db.prepare("UPDATE articles SET title = ?, body = ?, author = ?, updated_at = ? WHERE id = ?"),
     factList: db.prepare<[], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id"),
     factGet: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id = ?"),
     factCount: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM facts"),
     factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ?"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
+    anyFactOrArticle: db.prepare<[], { one: number }>("SELECT 1 AS one FROM facts UNION ALL SELECT 1 FROM articles LIMIT 1"),
     tokenInsert: db.prepare<[Role, string, string], TokenRow>(
       "INSERT INTO tokens (role, hash, created_at) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING RETURNING id, role, hash, created_at",
     ),
@@ -100,96 +105,96 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     tokenHasAdmin: db.prepare<[], { one: number }>("SELECT 1 AS one FROM tokens WHERE role = 'admin' LIMIT 1"),
   };
 
+  const getPost = (id: string): Post | undefined => {
+    const row = q.postGet.get(id);
+    return row === undefined ? undefined : toPost(row);
+  };
+
   const posts: PostStore = {
-    list: () => q.postList.all().map(toPost),
-    get(id) {
-      const row = q.postGet.get(id);
-      return row === undefined ? undefined : toPost(row);
-    },
-    create(post) {
+    list: async () => q.postList.all().map(toPost),
+    get: async (id) => getPost(id),
+    async create(post) {
       const now = stamp();
       const info = q.postInsert.run(post.id, post.title, post.body, post.author ?? null, post.tags === undefined ? null : JSON.stringify(post.tags), now, now);
-      if (info.changes === 0) return { kind: "exists", existing: posts.get(post.id)! };
+      if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
       return { kind: "created", item: makePost(post.id, post, now, now) };
     },
-    update: (id, fields) =>
-      transaction(() => {
+    update: async (id, fields) =>
+      db.transaction(() => {
         const current = q.postGet.get(id);
         if (current === undefined) return { kind: "missing" } as const;
         const updatedAt = laterOf(stamp(), current.updated_at);
         q.postUpdate.run(fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : JSON.stringify(fields.tags), updatedAt, id);
         return { kind: "updated", item: makePost(id, fields, current.published_at, updatedAt) } as const;
-      }),
-    delete: (id) => q.postDelete.run(id).changes > 0,
+      }).immediate(),
+    delete: async (id) => q.postDelete.run(id).changes > 0,
   };
 
   const articles: ArticleStore = {
-    list: () => q.articleList.all().map(toArticle),
-    get(id) {
+    list: async () => q.articleList.all().map(toArticle),
+    async get(id) {
       const row = q.articleGet.get(id);
       return row === undefined ? undefined : toArticle(row);
     },
-    create(article) {
-      const now = stamp();
-      const info = q.articleInsert.run(article.id, article.title, article.body, article.author, now);
-      if (info.changes === 0) return { kind: "exists", existing: articles.get(article.id)! };
-      return { kind: "created", item: makeArticle(article.id, article, now) };
-    },
-    update: (id, fields) =>
-      transaction(() => {
+    update: async (id, fields) =>
+      db.transaction(() => {
         const current = q.articleGet.get(id);
         if (current === undefined) return { kind: "missing" } as const;
         const updatedAt = laterOf(stamp(), current.updated_at);
         q.articleUpdate.run(fields.title, fields.body, fields.author, updatedAt, id);
         return { kind: "updated", item: makeArticle(id, fields, updatedAt) } as const;
-      }),
+      }).immediate(),
   };
 
   const facts: FactStore = {
-    list: () => q.factList.all().map(toFact),
-    get(id) {
+    list: async () => q.factList.all().map(toFact),
+    async get(id) {
       const n = parseSequentialId(id);
       const row = n === undefined ? undefined : q.factGet.get(n);
       return row === undefined ? undefined : toFact(row);
     },
-    random: () =>
-      transaction(() => {
+    // A read transaction: the count and the row come from one snapshot.
+    random: async () =>
+      db.transaction(() => {
         const index = pickIndex(random(), q.factCount.get()!.n);
-        if (index === undefined) return undefined;
-        return toFact(q.factAt.get(index)!);
-      }),
-    create: (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
+        return index === undefined ? undefined : toFact(q.factAt.get(index)!);
+      })(),
+    create: async (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
+  };
+
+  const findToken = (hash: TokenHash): TokenRecord | undefined => {
+    const row = q.tokenByHash.get(hash);
+    return row === undefined ? undefined : toToken(row);
   };
 
   const tokens: TokenStore = {
-    add(hash, role) {
+    async add(hash, role) {
       const row = q.tokenInsert.get(role, hash, stamp());
-      if (row === undefined) return { kind: "exists", existing: tokens.findByHash(hash)! };
+      if (row === undefined) return { kind: "exists", existing: findToken(hash)! };
       return { kind: "created", item: toToken(row) };
     },
-    findByHash(hash) {
-      const row = q.tokenByHash.get(hash);
-      return row === undefined ? undefined : toToken(row);
-    },
-    hasAdmin: () => q.tokenHasAdmin.get() !== undefined,
+    findByHash: async (hash) => findToken(hash),
+    // IMMEDIATE takes the write lock before the check, so two processes cannot both see "no admin".
+    addFirstAdmin: async (hash) =>
+      db.transaction(() => q.tokenHasAdmin.get() === undefined && q.tokenInsert.get("admin", hash, stamp()) !== undefined).immediate(),
   };
 
-  function transaction<T>(fn: () => T): T {
-    // better-sqlite3 nests these as savepoints; a throw rolls back this level only.
-    return db.transaction(() => {
-      const result = fn();
-      if (isThenable(result)) throw new TypeError("store.transaction takes a synchronous function; an async one cannot be rolled back");
-      return result;
-    })();
-  }
+  const seedIfEmpty = (data: SeedData): boolean =>
+    db.transaction(() => {
+      if (q.anyFactOrArticle.get() !== undefined) return false;
+      const now = stamp();
+      for (const fact of data.facts) q.factInsert.get(fact.text, fact.source, now);
+      for (const a of data.articles) q.articleInsert.run(a.id, a.title, a.body, a.author, now);
+      return true;
+    }).immediate();
 
   return {
     posts,
     articles,
     facts,
     tokens,
-    transaction,
-    close() {
+    seedIfEmpty: async (data) => seedIfEmpty(data),
+    async close() {
       if (db.open) db.close();
     },
   };

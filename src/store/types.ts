@@ -4,10 +4,17 @@
 // validation. The API layer checks lengths, allowed fields and id syntax; the
 // store stores what it is given and sets the timestamps and generated ids.
 //
-// The interface is synchronous (the SQLite store uses better-sqlite3, which is
-// synchronous). Expected outcomes ("that id exists", "that id is missing") are
-// values, discriminated by `kind`, never exceptions. Exceptions mean a bug or a
-// broken store (a closed store, a full disk).
+// The interface is asynchronous: every method returns a promise, because one
+// implementation (PostgreSQL) has to wait for a database server; the memory and
+// SQLite stores answer at once and resolve right away. Expected outcomes ("that
+// id exists", "that id is missing") are resolved values, discriminated by
+// `kind`, never rejections. A rejection means a bug or a broken store (a closed
+// store, a full disk), or, as a StoreUnavailableError (errors.ts), a database
+// server that cannot be reached right now.
+//
+// There is no general transaction: better-sqlite3 cannot keep one open across
+// an `await`, and an API handler never needs one. Instead every method is
+// atomic by itself, including the one multi-record write, `seedIfEmpty`.
 //
 // Every object a store returns is a fresh copy: mutating it (or an array in
 // it) never changes what is stored, and mutating an object after passing it in
@@ -68,18 +75,22 @@ export interface Post extends NewPost {
 
 export interface PostStore {
   /** All posts, oldest first (in the order they were created); a fresh array. */
-  list(): Post[];
-  get(id: string): Post | undefined;
-  /** Publishes a post; "exists" (and nothing written) if the id is taken. */
-  create(post: NewPost): CreateResult<Post>;
+  list(): Promise<Post[]>;
+  get(id: string): Promise<Post | undefined>;
+  /**
+   * Publishes a post; "exists" (and nothing written) if the id is taken. Of
+   * several processes publishing the same id at once, exactly one gets
+   * "created".
+   */
+  create(post: NewPost): Promise<CreateResult<Post>>;
   /**
    * Replaces the client-written fields of post `id` with `fields` (the result
    * of merging the patch into the current post), keeps `id`, `publishedAt`
    * and the post's place in `list()`, and sets `updatedAt`.
    */
-  update(id: string, fields: PostFields): UpdateResult<Post>;
+  update(id: string, fields: PostFields): Promise<UpdateResult<Post>>;
   /** True if a post was deleted, false if there was none with that id. */
-  delete(id: string): boolean;
+  delete(id: string): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------------------
@@ -101,17 +112,16 @@ export interface Article extends NewArticle {
   readonly updatedAt: Timestamp;
 }
 
+/** Articles arrive with the seed data (`Store.seedIfEmpty`); the API only reads and changes them. */
 export interface ArticleStore {
   /** All articles in the order they were created; a fresh array. */
-  list(): Article[];
-  get(id: string): Article | undefined;
-  /** Adds an article (used by the seed); "exists" if the id is taken. */
-  create(article: NewArticle): CreateResult<Article>;
+  list(): Promise<Article[]>;
+  get(id: string): Promise<Article | undefined>;
   /**
    * Replaces the fields of article `id` with `fields` (the merged result) and
    * sets `updatedAt` (never backwards).
    */
-  update(id: string, fields: ArticleFields): UpdateResult<Article>;
+  update(id: string, fields: ArticleFields): Promise<UpdateResult<Article>>;
 }
 
 // ---------------------------------------------------------------------------
@@ -120,7 +130,8 @@ export interface ArticleStore {
 /**
  * A fact about HTTP. Ids are assigned by the store: the decimal strings
  * "1", "2", "3", ... in creation order, never reused. `get` matches ids
- * exactly as strings ("01" and " 1" are not "1").
+ * exactly as strings ("01" and " 1" are not "1"). (PostgreSQL may skip a
+ * number that a failed write had drawn from its sequence; ids still only grow.)
  */
 export interface Fact {
   readonly id: string;
@@ -132,16 +143,16 @@ export interface Fact {
 
 export interface FactStore {
   /** All facts in id order (creation order); a fresh array. */
-  list(): Fact[];
-  get(id: string): Fact | undefined;
+  list(): Promise<Fact[]>;
+  get(id: string): Promise<Fact | undefined>;
   /**
    * A fact chosen with the store's random source: with facts `list()` and
    * `r = random()` in [0, 1), the fact `list()[Math.floor(r * length)]`.
    * Undefined when there are no facts.
    */
-  random(): Fact | undefined;
+  random(): Promise<Fact | undefined>;
   /** Adds a fact with the next id; a fact has no natural key, so no "exists". */
-  create(text: string, source: string): Fact;
+  create(text: string, source: string): Promise<Fact>;
 }
 
 // ---------------------------------------------------------------------------
@@ -187,10 +198,28 @@ export interface TokenRecord {
 
 export interface TokenStore {
   /** Stores a token's hash with its role; "exists" if that hash is stored. */
-  add(hash: TokenHash, role: Role): CreateResult<TokenRecord>;
-  findByHash(hash: TokenHash): TokenRecord | undefined;
-  /** True if at least one token has the role "admin". */
-  hasAdmin(): boolean;
+  add(hash: TokenHash, role: Role): Promise<CreateResult<TokenRecord>>;
+  findByHash(hash: TokenHash): Promise<TokenRecord | undefined>;
+  /**
+   * Stores `hash` as an admin token if, and only if, no admin token exists
+   * yet; true if it did. Atomic: of several processes starting at once on an
+   * empty database, exactly one creates (and prints) the first admin token.
+   */
+  addFirstAdmin(hash: TokenHash): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------------------
+// Seed data
+
+export interface SeedFact {
+  readonly text: string;
+  readonly source: string;
+}
+
+/** What a new store starts with (src/store/seed.ts holds startline's). */
+export interface SeedData {
+  readonly facts: readonly SeedFact[];
+  readonly articles: readonly NewArticle[];
 }
 
 // ---------------------------------------------------------------------------
@@ -202,18 +231,20 @@ export interface Store {
   readonly facts: FactStore;
   readonly tokens: TokenStore;
   /**
-   * Runs `fn` so that all its writes happen or none do: if `fn` throws, every
-   * write it made is undone and the error rethrown. Transactions nest (an
-   * inner one that throws undoes only its own writes). `fn` must be
-   * synchronous: a function that returns a promise is a TypeError, and its
-   * synchronous writes are undone.
+   * If the store has no facts and no articles (posts and tokens do not
+   * count), adds `data`: the facts in order (ids "1", "2", ...) and the
+   * articles in order, all with one timestamp, and resolves true; otherwise
+   * writes nothing and resolves false. All or nothing: if any part fails (two
+   * articles with one id, say), nothing is written and the promise rejects.
+   * Atomic across processes: of several seeding one database at once, exactly
+   * one resolves true.
    */
-  transaction<T>(fn: () => T): T;
+  seedIfEmpty(data: SeedData): Promise<boolean>;
   /**
-   * Releases the store. Any later call on it throws; calling close again
-   * does nothing.
+   * Releases the store (waiting for calls in flight). Any later call on it
+   * rejects; closing again does nothing.
    */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Settings every store implementation accepts, so tests can pin time and chance. */

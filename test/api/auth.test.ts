@@ -32,9 +32,9 @@ interface Write {
   /** Sends the write for case `key` (unique per case, for ids); `authorization` may be absent. */
   send(api: Api, key: string, authorization: string | undefined): Promise<RawResponse>;
   /** True when the write for `key` took effect in the store. */
-  happened(api: Api, key: string): boolean;
+  happened(api: Api, key: string): Promise<boolean>;
   /** Prepares what the write needs (an existing post), directly in the store. */
-  prepare?(api: Api, key: string): void;
+  prepare?(api: Api, key: string): Promise<void>;
 }
 
 const auth = (authorization: string | undefined): Record<string, string> => (authorization === undefined ? {} : { Authorization: authorization });
@@ -45,37 +45,37 @@ const WRITES: readonly Write[] = [
     needs: "open",
     success: 201,
     send: (api, key, a) => raw(api.port, "POST", `/api/v1/post/${key}`, { "Content-Type": "application/json", ...auth(a) }, JSON.stringify({ title: "T", body: "B" })),
-    happened: (api, key) => api.store.posts.get(key) !== undefined,
+    happened: async (api, key) => await api.store.posts.get(key) !== undefined,
   },
   {
     name: "PATCH /api/v1/post/:id",
     needs: "open",
     success: 200,
-    prepare: (api, key) => void api.store.posts.create({ id: key, title: "Before", body: "B" }),
+    prepare: async (api, key) => void await api.store.posts.create({ id: key, title: "Before", body: "B" }),
     send: (api, key, a) => raw(api.port, "PATCH", `/api/v1/post/${key}`, { "Content-Type": "application/merge-patch+json", ...auth(a) }, JSON.stringify({ title: "After" })),
-    happened: (api, key) => api.store.posts.get(key)?.title === "After",
+    happened: async (api, key) => (await api.store.posts.get(key))?.title === "After",
   },
   {
     name: "DELETE /api/v1/post/:id",
     needs: "open",
     success: 200,
-    prepare: (api, key) => void api.store.posts.create({ id: key, title: "T", body: "B" }),
+    prepare: async (api, key) => void await api.store.posts.create({ id: key, title: "T", body: "B" }),
     send: (api, key, a) => raw(api.port, "DELETE", `/api/v1/post/${key}`, auth(a)),
-    happened: (api, key) => api.store.posts.get(key) === undefined,
+    happened: async (api, key) => await api.store.posts.get(key) === undefined,
   },
   {
     name: "POST /api/v2/facts",
     needs: "open",
     success: 201,
     send: (api, key, a) => raw(api.port, "POST", "/api/v2/facts", { "Content-Type": "text/plain", ...auth(a) }, `Fact ${key}.`),
-    happened: (api, key) => api.store.facts.list().some((f) => f.text === `Fact ${key}.`),
+    happened: async (api, key) => (await api.store.facts.list()).some((f) => f.text === `Fact ${key}.`),
   },
   {
     name: "UPDATE /api/v1/artigo/:id",
     needs: "admin",
     success: 200,
     send: (api, key, a) => raw(api.port, "UPDATE", "/api/v1/artigo/3", { "Content-Type": "application/merge-patch+json", ...auth(a) }, JSON.stringify({ title: `Title ${key}` })),
-    happened: (api, key) => api.store.articles.get("3")?.title === `Title ${key}`,
+    happened: async (api, key) => (await api.store.articles.get("3"))?.title === `Title ${key}`,
   },
 ];
 
@@ -100,17 +100,17 @@ for (const writeRequiresToken of [false, true]) {
         const ok = allowed(write, credential, writeRequiresToken);
         await t.test(`${write.name} with ${credential.name} -> ${ok ? write.success : 401}`, async (t) => {
           const key = `w${w}-c${i}`;
-          write.prepare?.(api, key);
+          await write.prepare?.(api, key);
           const r = await write.send(api, key, credential.authorization);
           if (ok) {
             t.equal(r.status, write.success, `status ${write.success}`);
             t.equal(r.headers["content-type"], "application/json");
-            t.ok(write.happened(api, key), "the write took effect");
+            t.ok(await write.happened(api, key), "the write took effect");
           } else {
             const problem = checkProblem(t, r, 401, /Bearer|administrator|bearer token/);
             t.match(r.headers["www-authenticate"], /^Bearer/, "WWW-Authenticate starts with Bearer");
             t.match(r.headers["www-authenticate"], expectedChallenge(credential), `challenge: ${r.headers["www-authenticate"]}`);
-            t.notOk(write.happened(api, key), "nothing changed");
+            t.notOk(await write.happened(api, key), "nothing changed");
             if (credential.role === "user") t.match(problem?.detail, /administrator/, "the detail says an administrator is needed");
           }
         });
@@ -140,7 +140,7 @@ t.test("the token itself is case-sensitive", async (t) => {
 
 t.test("reads never need a token, even with writeRequiresToken", async (t) => {
   const api = await startApi(t, { writeRequiresToken: true });
-  api.store.posts.create({ id: "p", title: "T", body: "B" });
+  await api.store.posts.create({ id: "p", title: "T", body: "B" });
   for (const target of ["/api/v1/posts", "/api/v1/post", "/api/v1/post/p", "/api/v1/artigo/1", "/api/v2/facts/random", "/api/v2/facts/1", "/api/v1/status", "/api/v2/status"]) {
     const r = await raw(api.port, "GET", target);
     t.equal(r.status, 200, target);

@@ -36,9 +36,9 @@ export interface ApiOptions {
 /** A fresh app over a fresh memory store, with a user and an admin token, served until the test ends. */
 export async function startApi(t: Test, options: ApiOptions = {}): Promise<Api> {
   const store = createMemoryStore();
-  if (options.seed ?? true) seed(store);
-  store.tokens.add(hashToken(USER_TOKEN), "user");
-  store.tokens.add(hashToken(ADMIN_TOKEN), "admin");
+  if (options.seed ?? true) await seed(store);
+  await store.tokens.add(hashToken(USER_TOKEN), "user");
+  await store.tokens.add(hashToken(ADMIN_TOKEN), "admin");
   const app = createApp({ store, ...(options.writeRequiresToken === undefined ? {} : { writeRequiresToken: options.writeRequiresToken }) });
   const running = await listen(app.handle, options.server ?? {});
   t.teardown(running.close);

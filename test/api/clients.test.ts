@@ -29,7 +29,7 @@ t.test("curl -X UPDATE with an admin token: 200 and the updated article", async 
   const article = JSON.parse(r!.body);
   t.equal(article.id, "1");
   t.equal(article.title, "Updated by curl");
-  t.equal(api.store.articles.get("1")?.title, "Updated by curl", "stored");
+  t.equal((await api.store.articles.get("1"))?.title, "Updated by curl", "stored");
 });
 
 t.test("curl -X UPDATE with a user token: 401 with a Bearer challenge", async (t) => {
@@ -50,7 +50,7 @@ t.test("curl -X UPDATE with a user token: 401 with a Bearer challenge", async (t
   t.equal(r!.status, 401);
   t.match(r!.headers["www-authenticate"], /^Bearer/);
   t.equal(r!.headers["content-type"], "application/problem+json");
-  t.not(api.store.articles.get("1")?.title, "Nope");
+  t.not((await api.store.articles.get("1"))?.title, "Nope");
 });
 
 t.test("curl GET of the article as a standard user: 200", async (t) => {
@@ -90,7 +90,7 @@ t.test("Python http.client sending UPDATE with an admin token: 200 and the JSON 
   );
   t.type(article.body, "string");
   t.type(article.updatedAt, "string");
-  t.equal(api.store.articles.get("3")?.author, "Guido", "stored");
+  t.equal((await api.store.articles.get("3"))?.author, "Guido", "stored");
 });
 
 t.test("Python http.client sending UPDATE with a user token: 401", async (t) => {

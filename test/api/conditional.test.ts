@@ -8,11 +8,11 @@ import { ADMIN_TOKEN, checkProblem, jsonOf, raw, startApi, type Api } from "./cl
 interface Resource {
   readonly name: string;
   readonly target: string;
-  setup?(api: Api): void;
+  setup?(api: Api): Promise<void>;
 }
 
 const RESOURCES: readonly Resource[] = [
-  { name: "post", target: "/api/v1/post/cond", setup: (api) => void api.store.posts.create({ id: "cond", title: "T", body: "B", tags: ["a"] }) },
+  { name: "post", target: "/api/v1/post/cond", setup: async (api) => void await api.store.posts.create({ id: "cond", title: "T", body: "B", tags: ["a"] }) },
   { name: "article", target: "/api/v1/artigo/1" },
   { name: "fact", target: "/api/v2/facts/3" },
 ];
@@ -20,7 +20,7 @@ const RESOURCES: readonly Resource[] = [
 for (const resource of RESOURCES) {
   t.test(`If-None-Match on a ${resource.name}`, async (t) => {
     const api = await startApi(t);
-    resource.setup?.(api);
+    await resource.setup?.(api);
     const first = await raw(api.port, "GET", resource.target);
     t.equal(first.status, 200);
     const etag = first.headers.etag!;
@@ -59,7 +59,7 @@ for (const resource of RESOURCES) {
 
 t.test("If-Match on PATCH /api/v1/post/:id", async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "p", title: "Original", body: "B" });
+  await api.store.posts.create({ id: "p", title: "Original", body: "B" });
   const get = await raw(api.port, "GET", "/api/v1/post/p");
   const etag = get.headers.etag!;
   const patch = (ifMatch: string, title: string) =>
@@ -84,13 +84,13 @@ t.test("If-Match on PATCH /api/v1/post/:id", async (t) => {
 
   const lost = await patch(etag, "Lost update");
   checkProblem(t, lost, 412, /If-Match/, "/api/v1/post/p");
-  t.equal(api.store.posts.get("p")?.title, "Changed", "the old tag is now stale");
+  t.equal((await api.store.posts.get("p"))?.title, "Changed", "the old tag is now stale");
 
   const listed = await patch(`"x", ${newTag}`, "Listed");
   t.equal(listed.status, 200, "a list holding the current tag matches");
   const star = await patch("*", "Any");
   t.equal(star.status, 200, "If-Match: * matches an existing post");
-  t.equal(api.store.posts.get("p")?.title, "Any");
+  t.equal((await api.store.posts.get("p"))?.title, "Any");
 });
 
 t.test("If-Match on UPDATE /api/v1/artigo/:id", async (t) => {
@@ -121,7 +121,7 @@ t.test("If-Match on UPDATE /api/v1/artigo/:id", async (t) => {
 
   const again = await update(etag, "Lost update");
   t.equal(again.status, 412, "the old tag is stale now");
-  t.equal(api.store.articles.get("2")?.title, "Codes, class by class");
+  t.equal((await api.store.articles.get("2"))?.title, "Codes, class by class");
 
   const cached = await raw(api.port, "GET", "/api/v1/artigo/2", { "If-None-Match": etag });
   t.equal(cached.status, 200, "a cache holding the old tag gets the new representation");
@@ -131,7 +131,7 @@ t.test("If-Match on UPDATE /api/v1/artigo/:id", async (t) => {
 
 t.test("a write without If-Match is unconditional", async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "p", title: "T", body: "B" });
+  await api.store.posts.create({ id: "p", title: "T", body: "B" });
   const r = await raw(api.port, "PATCH", "/api/v1/post/p", { "Content-Type": "application/json" }, '{"body":"New"}');
   t.equal(r.status, 200);
   t.equal(jsonOf(r).body, "New");
@@ -146,7 +146,7 @@ for (const [name, method, target, headers] of [
 ] as const) {
   t.test(`If-None-Match on ${name} is a precondition: 412 and nothing changed`, async (t) => {
     const api = await startApi(t);
-    api.store.posts.create({ id: "inm", title: "Original", body: "B", author: "Ana" });
+    await api.store.posts.create({ id: "inm", title: "Original", body: "B", author: "Ana" });
     const before = await raw(api.port, "GET", target);
     for (const field of ["*", before.headers.etag!]) {
       const r = await raw(api.port, method, target, { ...headers, "If-None-Match": field }, JSON.stringify({ title: `Changed with ${field}` }));
@@ -166,12 +166,12 @@ for (const [name, method, target, headers] of [
 // only what it last saw must not lose someone else's change.
 t.test("If-Match on DELETE /api/v1/post/:id: stale -> 412 and not deleted; current -> 200", async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "d", title: "T", body: "B" });
+  await api.store.posts.create({ id: "d", title: "T", body: "B" });
   const etag = (await raw(api.port, "GET", "/api/v1/post/d")).headers.etag!;
   const stale = await raw(api.port, "DELETE", "/api/v1/post/d", { "If-Match": '"stale"' });
   checkProblem(t, stale, 412, /If-Match/, "/api/v1/post/d");
-  t.not(api.store.posts.get("d"), undefined, "the post was not deleted");
+  t.not(await api.store.posts.get("d"), undefined, "the post was not deleted");
   const current = await raw(api.port, "DELETE", "/api/v1/post/d", { "If-Match": etag });
   t.equal(current.status, 200);
-  t.equal(api.store.posts.get("d"), undefined, "deleted with the current tag");
+  t.equal(await api.store.posts.get("d"), undefined, "deleted with the current tag");
 });

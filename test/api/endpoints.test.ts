@@ -286,7 +286,7 @@ t.test("row 13: POST /api/v2/facts with text/plain: 201, Location resolves, sour
   const plain = await fetch(`${api.base}/api/v2/facts`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: "Ünïcödé façt — 500 characters max." });
   t.equal(plain.status, 201, "text/plain without charset is UTF-8");
   t.equal((await plain.json() as any).text, "Ünïcödé façt — 500 characters max.");
-  t.equal(api.store.facts.list().length, SEED_FACTS.length + 2, "both stored");
+  t.equal((await api.store.facts.list()).length, SEED_FACTS.length + 2, "both stored");
 });
 
 t.test("GET /api/v2/facts/:id serves each seeded fact", async (t) => {

@@ -32,8 +32,8 @@ t.test("400: a body that is not JSON, an empty body, a body that is not UTF-8", 
       checkProblem(t, r, 400, detail, target);
     });
   }
-  t.equal(api.store.posts.list().length, 1, "nothing was published");
-  t.equal(api.store.facts.list().length, SEED_FACTS.length, "no fact was added");
+  t.equal((await api.store.posts.list()).length, 1, "nothing was published");
+  t.equal((await api.store.facts.list()).length, SEED_FACTS.length, "no fact was added");
 });
 
 t.test("401: no credentials, or not enough, with a Bearer challenge", async (t) => {
@@ -141,7 +141,7 @@ t.test("409: publishing under an id that exists", async (t) => {
   t.equal(first.status, 201);
   const second = await raw(api.port, "POST", "/api/v1/post/dup", JSON_CT, valid({ title: "Second" }));
   checkProblem(t, second, 409, /"dup" already exists/, "/api/v1/post/dup");
-  t.equal(api.store.posts.get("dup")?.title, "First", "the first post is untouched");
+  t.equal((await api.store.posts.get("dup"))?.title, "First", "the first post is untouched");
 });
 
 t.test("412: If-Match that does not match", async (t) => {
@@ -172,7 +172,7 @@ t.test("413: a body over the limit is refused from its Content-Length", async (t
     const r = await raw(api.port, "POST", "/api/v1/post/at-limit", JSON_CT, padded);
     t.equal(r.status, 201);
   });
-  t.equal(api.store.posts.get("big"), undefined);
+  t.equal(await api.store.posts.get("big"), undefined);
 });
 
 t.test("415: a body type the endpoint does not take", async (t) => {
@@ -198,9 +198,9 @@ t.test("415: a body type the endpoint does not take", async (t) => {
       checkProblem(t, r, 415, detail, target);
     });
   }
-  t.equal(api.store.posts.get("p"), undefined, "nothing was published");
-  t.equal(api.store.facts.list().length, SEED_FACTS.length, "no fact was added");
-  t.equal(api.store.posts.get("exists")?.title, "A title", "nothing was patched");
+  t.equal(await api.store.posts.get("p"), undefined, "nothing was published");
+  t.equal((await api.store.facts.list()).length, SEED_FACTS.length, "no fact was added");
+  t.equal((await api.store.posts.get("exists"))?.title, "A title", "nothing was patched");
 
   await t.test("charset=UTF-8 in any case, and utf8, are accepted", async (t) => {
     for (const [i, charset] of ["UTF-8", "utf-8", '"utf-8"', "utf8"].entries()) {
@@ -252,11 +252,11 @@ t.test("422: valid JSON that breaks the post rules", async (t) => {
     t.equal(u.status, 201, "200 two-byte characters are 200 characters");
   });
   t.same(
-    api.store.posts.list().map((p) => p.id),
+    (await api.store.posts.list()).map((p) => p.id),
     ["exists", "limits", "limits-u"],
     "no invalid post was published",
   );
-  const stored = api.store.posts.get("exists")!;
+  const stored = (await api.store.posts.get("exists"))!;
   t.same({ title: stored.title, author: stored.author, tags: stored.tags }, { title: "A title", author: "Ana", tags: ["a"] }, "no invalid patch was applied");
 });
 
@@ -271,7 +271,7 @@ t.test("422: a post id in the path that breaks the id rule", async (t) => {
   }
   const ok = await raw(api.port, "POST", `/api/v1/post/${"x".repeat(64)}`, JSON_CT, valid());
   t.equal(ok.status, 201, "64 characters is allowed");
-  t.equal(api.store.posts.list().length, 1, "only the valid id was published");
+  t.equal((await api.store.posts.list()).length, 1, "only the valid id was published");
 });
 
 t.test("422: a fact that breaks the fact rules", async (t) => {
@@ -298,12 +298,12 @@ t.test("422: a fact that breaks the fact rules", async (t) => {
     const astral = await raw(api.port, "POST", "/api/v2/facts", { "Content-Type": "text/plain" }, "😀".repeat(500));
     t.equal(astral.status, 201, "500 emoji are 500 characters");
   });
-  t.equal(api.store.facts.list().length, SEED_FACTS.length + 2, "only the valid facts were added");
+  t.equal((await api.store.facts.list()).length, SEED_FACTS.length + 2, "only the valid facts were added");
 });
 
 t.test("422: an article patch that breaks the article rules", async (t) => {
   const api = await startApi(t);
-  const before = api.store.articles.get("1");
+  const before = await api.store.articles.get("1");
   const admin = { ...JSON_CT, ...bearer(ADMIN_TOKEN) };
   const cases: [string, unknown, RegExp][] = [
     ["unknown field", { tags: ["x"] }, /"tags" is not a field/],
@@ -318,7 +318,7 @@ t.test("422: an article patch that breaks the article rules", async (t) => {
       checkProblem(t, r, 422, detail, "/api/v1/artigo/1");
     });
   }
-  t.same(api.store.articles.get("1"), before, "the article is unchanged");
+  t.same(await api.store.articles.get("1"), before, "the article is unchanged");
 });
 
 t.test("413: a chunked body that grows past the limit", async (t) => {
@@ -328,5 +328,5 @@ t.test("413: a chunked body that grows past the limit", async (t) => {
   const body = `258\r\n${chunk}\r\n258\r\n${chunk}\r\n0\r\n\r\n`;
   const [r] = splitResponses(await talk(api.port, [head + body]));
   checkProblem(t, r!, 413, /limit of 1000 bytes/, "/api/v2/facts");
-  t.equal(api.store.facts.list().length, SEED_FACTS.length, "no fact was added");
+  t.equal((await api.store.facts.list()).length, SEED_FACTS.length, "no fact was added");
 });

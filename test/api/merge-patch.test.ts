@@ -19,7 +19,7 @@ function fieldsOf(post: Record<string, unknown>): Record<string, unknown> {
 
 t.test("null removes author and tags; other members stay", async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "p", title: "T", body: "B", author: "Ana", tags: ["a", "b"] });
+  await api.store.posts.create({ id: "p", title: "T", body: "B", author: "Ana", tags: ["a", "b"] });
   const r = await patchPost(api, "p", JSON.stringify({ author: null, tags: null }));
   t.equal(r.status, 200);
   const post = jsonOf(r);
@@ -39,7 +39,7 @@ t.test("null removes author and tags; other members stay", async (t) => {
 
 t.test("arrays and nested values replace, never merge", async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "p", title: "T", body: "B", tags: ["a", "b", "c"] });
+  await api.store.posts.create({ id: "p", title: "T", body: "B", tags: ["a", "b", "c"] });
   const r = await patchPost(api, "p", JSON.stringify({ tags: ["z"] }));
   t.equal(r.status, 200);
   t.same(jsonOf(r).tags, ["z"], "the array is replaced as a whole");
@@ -50,7 +50,7 @@ t.test("arrays and nested values replace, never merge", async (t) => {
   checkProblem(t, nested, 422, /"author" must be a string/, "/api/v1/post/p");
   const deep = await patchPost(api, "p", JSON.stringify({ title: { a: { b: null } } }));
   checkProblem(t, deep, 422, /"title" must be a string/, "/api/v1/post/p");
-  t.same(api.store.posts.get("p")?.tags, ["z"], "the failed patches changed nothing");
+  t.same((await api.store.posts.get("p"))?.tags, ["z"], "the failed patches changed nothing");
 
   const empty = await patchPost(api, "p", "{}");
   t.equal(empty.status, 200, "an empty patch is a no-op");
@@ -59,19 +59,19 @@ t.test("arrays and nested values replace, never merge", async (t) => {
 
 t.test("a patch that is not a JSON object is a 422", async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "p", title: "T", body: "B" });
+  await api.store.posts.create({ id: "p", title: "T", body: "B" });
   for (const patch of ["[]", '[{"title":"x"}]', '"title"', "42", "true", "null"]) {
     const r = await patchPost(api, "p", patch);
     checkProblem(t, r, 422, /merge patch .* must be a JSON object/, "/api/v1/post/p");
     const a = await raw(api.port, "UPDATE", "/api/v1/artigo/1", { ...MP, Authorization: `Bearer ${ADMIN_TOKEN}` }, patch);
     checkProblem(t, a, 422, /merge patch .* must be a JSON object/, "/api/v1/artigo/1");
   }
-  t.equal(api.store.posts.get("p")?.title, "T");
+  t.equal((await api.store.posts.get("p"))?.title, "T");
 });
 
 t.test("application/merge-patch+json and application/json are both accepted", async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "p", title: "T", body: "B" });
+  await api.store.posts.create({ id: "p", title: "T", body: "B" });
   for (const [i, type] of ["application/merge-patch+json", "application/json", "application/merge-patch+json; charset=utf-8", "Application/JSON"].entries()) {
     const r = await patchPost(api, "p", JSON.stringify({ title: `T${i}` }), type);
     t.equal(r.status, 200, type);
@@ -84,7 +84,7 @@ t.test("application/merge-patch+json and application/json are both accepted", as
 
 t.test("the article update is a merge patch too", async (t) => {
   const api = await startApi(t);
-  const before = api.store.articles.get("3")!;
+  const before = (await api.store.articles.get("3"))!;
   const r = await raw(api.port, "UPDATE", "/api/v1/artigo/3", { ...MP, Authorization: `Bearer ${ADMIN_TOKEN}` }, JSON.stringify({ author: "Someone" }));
   t.equal(r.status, 200);
   const article = jsonOf(r);
@@ -93,7 +93,7 @@ t.test("the article update is a merge patch too", async (t) => {
 
 t.test('"__proto__" is an unknown field and pollutes nothing', async (t) => {
   const api = await startApi(t);
-  api.store.posts.create({ id: "p", title: "T", body: "B" });
+  await api.store.posts.create({ id: "p", title: "T", body: "B" });
   const protoBefore = Object.getOwnPropertyNames(Object.prototype).sort();
   const patches = [
     '{"__proto__": {"polluted": "yes"}}',
@@ -114,9 +114,9 @@ t.test('"__proto__" is an unknown field and pollutes nothing', async (t) => {
   t.same(Object.getOwnPropertyNames(Object.prototype).sort(), protoBefore, "Object.prototype has the same members");
   t.equal(({} as Record<string, unknown>).polluted, undefined, "a new object has no polluted member");
   t.equal(({} as Record<string, unknown>).isAdmin, undefined);
-  t.equal(Object.getPrototypeOf(api.store.posts.get("p")), Object.prototype);
+  t.equal(Object.getPrototypeOf(await api.store.posts.get("p")), Object.prototype);
   t.same(fieldsOf(jsonOf(await raw(api.port, "GET", "/api/v1/post/p"))), { title: "T", body: "B" }, "the post is unchanged");
-  t.equal(api.store.posts.get("q"), undefined, "nothing was published");
+  t.equal(await api.store.posts.get("q"), undefined, "nothing was published");
 });
 
 // A 60 KB body (well under the 1 MiB limit) nesting objects 10,000 deep: it is
@@ -127,7 +127,7 @@ for (const [name, method, target, headers] of [
 ] as const) {
   t.test(`a deeply nested merge patch on ${name} is a client error, not a 500`, async (t) => {
     const api = await startApi(t);
-    api.store.posts.create({ id: "p", title: "T", body: "B" });
+    await api.store.posts.create({ id: "p", title: "T", body: "B" });
     const before = await raw(api.port, "GET", target);
     for (const depth of [1_000, 10_000, 100_000]) {
       const deep = '{"title":' + '{"a":'.repeat(depth) + "1" + "}".repeat(depth) + "}";

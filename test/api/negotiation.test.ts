@@ -162,7 +162,7 @@ for (const [name, method, target, headers] of [
 ] as const) {
   t.test(`${name} with Accept: application/yaml: a 406 means nothing changed`, async (t) => {
     const api = await startApi(t);
-    api.store.posts.create({ id: "p", title: "Before", body: "B" });
+    await api.store.posts.create({ id: "p", title: "Before", body: "B" });
     const before = (await raw(api.port, "GET", target)).body;
     const r = await raw(api.port, method, target, { ...headers, Accept: "application/yaml" }, JSON.stringify({ title: "After" }));
     const after = (await raw(api.port, "GET", target)).body;

@@ -1,6 +1,6 @@
 // The interactive page in a real browser: Debian's Chromium driven by
 // playwright-core, against the compiled server started the way `npm start`
-// starts it. Never skipped: CI installs Chromium (.ci/install-chromium), and a
+// starts it. Never skipped: CI installs Chromium (.ci/install-system-packages), and a
 // missing browser is a failure that says how to get one.
 
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -26,7 +26,7 @@ async function lastExchange(page: Page, count: number) {
 
 t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire view", async (t) => {
   if (!existsSync(CHROMIUM)) {
-    t.fail(`Chromium is not at ${CHROMIUM}: run .ci/install-chromium (or set CHROMIUM_PATH)`);
+    t.fail(`Chromium is not at ${CHROMIUM}: run .ci/install-system-packages (or set CHROMIUM_PATH)`);
     return;
   }
   const server = startServer({ ADMIN_TOKEN, QUIET: "1" });

@@ -12,7 +12,7 @@ import { ADMIN, docsApp, request } from "../helpers/app.js";
 const FIXED = ["get", "put", "post", "delete", "options", "head", "patch", "trace", "query"];
 const BASE = "urn:startline:openapi";
 
-async function documentOf(app: ReturnType<typeof docsApp>["app"]): Promise<any> {
+async function documentOf(app: Awaited<ReturnType<typeof docsApp>>["app"]): Promise<any> {
   const r = await request(app, "GET", "/api/openapi.json");
   return JSON.parse(r.body);
 }
@@ -36,7 +36,7 @@ function operation(doc: any, method: string, template: string): any {
 }
 
 t.test("served as JSON and YAML, the same document, with ETags", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const json = await request(app, "GET", "/api/openapi.json");
   t.equal(json.status, 200);
   t.equal(json.headers["content-type"], "application/json");
@@ -52,7 +52,7 @@ t.test("served as JSON and YAML, the same document, with ETags", async (t) => {
 });
 
 t.test("every route of the table is an operation, and nothing else is", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const doc = await documentOf(app);
   t.equal(doc.openapi, "3.2.0");
   t.equal(doc.info.title, "startline");
@@ -97,7 +97,7 @@ t.test("every route of the table is an operation, and nothing else is", async (t
 });
 
 t.test("UPDATE is under additionalOperations, as OpenAPI 3.2 puts a method without a fixed field", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const doc = await documentOf(app);
   const item = doc.paths["/api/v1/artigo/{id}"];
   t.ok(item.get, "GET has its fixed field");
@@ -112,8 +112,8 @@ t.test("UPDATE is under additionalOperations, as OpenAPI 3.2 puts a method witho
 });
 
 t.test("WRITE_REQUIRES_TOKEN is reflected in the writes' security", async (t) => {
-  const open = await documentOf(docsApp().app);
-  const closed = await documentOf(docsApp({ writeRequiresToken: true }).app);
+  const open = await documentOf((await docsApp()).app);
+  const closed = await documentOf((await docsApp({ writeRequiresToken: true })).app);
   t.notOk(open.paths["/api/v1/post/{id}"].post.security, "open by default");
   t.same(closed.paths["/api/v1/post/{id}"].post.security, [{ bearer: [] }], "token required when configured");
   t.same(closed.paths["/api/v2/facts"].post.security, [{ bearer: [] }]);
@@ -121,7 +121,7 @@ t.test("WRITE_REQUIRES_TOKEN is reflected in the writes' security", async (t) =>
 });
 
 t.test("every schema in the document compiles as JSON Schema 2020-12 (ajv, strict)", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const doc = await documentOf(app);
   const { ajv, compile } = schemaChecker(doc);
   const names = Object.keys(doc.components.schemas);
@@ -142,7 +142,7 @@ t.test("every schema in the document compiles as JSON Schema 2020-12 (ajv, stric
 });
 
 t.test("the documented schemas describe what the server really sends", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const doc = await documentOf(app);
   const { compile } = schemaChecker(doc);
   const admin = { Authorization: `Bearer ${ADMIN}` };

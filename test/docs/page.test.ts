@@ -10,7 +10,7 @@ const styleOf = (html: string) => /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
 const hash = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
 t.test("served as HTML with a policy that allows only its own inline script and style", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const r = await request(app, "GET", "/");
   t.equal(r.status, 200);
   t.equal(r.headers["content-type"], "text/html; charset=utf-8");
@@ -26,7 +26,7 @@ t.test("served as HTML with a policy that allows only its own inline script and 
 });
 
 t.test("self-contained: nothing is loaded from elsewhere", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const html = (await request(app, "GET", "/")).body;
   t.notMatch(html, /\b(?:src|href|action)\s*=\s*["']?(?:https?:)?\/\//i, "no external src, href or action");
   t.notMatch(html, /@import|url\(/i, "no stylesheet imports");
@@ -37,7 +37,7 @@ t.test("self-contained: nothing is loaded from elsewhere", async (t) => {
 });
 
 t.test("every route of the table is listed with its method, path and summary", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const html = (await request(app, "GET", "/")).body;
   const data = JSON.parse(/<script type="application\/json" id="endpoints">([\s\S]*?)<\/script>/.exec(html)![1]!);
   const routes = app.table.routes;
@@ -53,7 +53,7 @@ t.test("every route of the table is listed with its method, path and summary", a
 });
 
 t.test("accessible structure: a label for every field, real buttons, headings, a live region", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const html = (await request(app, "GET", "/")).body;
   t.match(html, /<html lang="en">/);
   const ids = [...html.matchAll(/<(?:input|textarea|select)\b[^>]*\bid="([^"]+)"/g)].map((m) => m[1]!);

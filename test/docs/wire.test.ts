@@ -20,7 +20,7 @@ function allParts(account: any): WirePart[] {
 }
 
 t.test("a plain GET: every part with its bytes, the framing and keep-alive decisions, and the response", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const raw = "GET /api/v2/status HTTP/1.1\r\nHost: example\r\nAccept: application/json\r\n\r\n";
   const { status, body, response } = await wire(app, raw);
   t.equal(status, 200);
@@ -56,7 +56,7 @@ t.test("a plain GET: every part with its bytes, the framing and keep-alive decis
 });
 
 t.test("a parse error: the rule, the byte offset, the part it is in; the response is the parser's 400", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const raw = "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n";
   const { body } = await wire(app, raw);
   const error = body.request.error;
@@ -75,7 +75,7 @@ t.test("a parse error: the rule, the byte offset, the part it is in; the respons
 });
 
 t.test("offsets count from the start of the input across pipelined requests", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const first = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n";
   const second = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n";
   const { body } = await wire(app, first + second);
@@ -88,7 +88,7 @@ t.test("offsets count from the start of the input across pipelined requests", as
 });
 
 t.test("chunked bodies: sizes, data, the CR LF after each, the last chunk, trailers", async (t) => {
-  const { app, store } = docsApp();
+  const { app, store } = await docsApp();
   const raw =
     "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n" +
     "7;note=1\r\nChunked\r\n15\r\n bodies end with 0.  \r\n0\r\nX-Checksum: 1\r\n\r\n";
@@ -111,11 +111,11 @@ t.test("chunked bodies: sizes, data, the CR LF after each, the last chunk, trail
   );
   t.match(req.parts[5].label, /0x7 = 7 bytes/);
   t.equal(body.response.responses[0].status, 201);
-  t.ok(store.facts.list().some((f) => f.text === "Chunked bodies end with 0."), "the request really ran");
+  t.ok((await store.facts.list()).some((f) => f.text === "Chunked bodies end with 0."), "the request really ran");
 });
 
 t.test("Connection: close leaves the rest unread; HEAD gets no body; 100-continue comes first", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const raw =
     "\r\nHEAD /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n" +
     "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: 10\r\n\r\nTen bytes." +
@@ -137,7 +137,7 @@ t.test("Connection: close leaves the rest unread; HEAD gets no body; 100-continu
 });
 
 t.test("an unfinished request: shown, marked incomplete, unanswered", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const { body } = await wire(app, "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 20\r\n\r\nshort");
   const [req] = body.request.requests;
   t.equal(req.state, "incomplete");
@@ -148,16 +148,16 @@ t.test("an unfinished request: shown, marked incomplete, unanswered", async (t) 
 });
 
 t.test("authorization and limits apply as on a socket", async (t) => {
-  const { app, store } = docsApp({ limits: { maxBodyBytes: 64 } });
+  const { app, store } = await docsApp({ limits: { maxBodyBytes: 64 } });
   const patch = '{"title": "Changed through the wire"}';
   const update = (auth: string) =>
     `UPDATE /api/v1/artigo/2 HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${patch.length}\r\n\r\n${patch}`;
   const anonymous = await wire(app, update(""));
   t.equal(anonymous.body.response.responses[0].status, 401);
-  t.not(store.articles.get("2")!.title, "Changed through the wire");
+  t.not((await store.articles.get("2"))!.title, "Changed through the wire");
   const admin = await wire(app, update(`Authorization: Bearer ${ADMIN}\r\n`));
   t.equal(admin.body.response.responses[0].status, 200);
-  t.equal(store.articles.get("2")!.title, "Changed through the wire");
+  t.equal((await store.articles.get("2"))!.title, "Changed through the wire");
   const big = "x".repeat(65);
   const tooLarge = await wire(app, `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${big.length}\r\n\r\n${big}`);
   t.match(tooLarge.body.request.error, { code: "CONTENT_TOO_LARGE", status: 413 });
@@ -165,7 +165,7 @@ t.test("authorization and limits apply as on a socket", async (t) => {
 });
 
 t.test("what the wire view refuses", async (t) => {
-  const { app } = docsApp();
+  const { app } = await docsApp();
   const json = await wire(app, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "application/json");
   t.equal(json.status, 415);
   t.equal(json.response.headers["accept-post"], "text/plain, message/http");
@@ -182,7 +182,7 @@ t.test("what the wire view refuses", async (t) => {
 });
 
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
-  const { app } = docsApp({ wireView: false });
+  const { app } = await docsApp({ wireView: false });
   const r = await request(app, "POST", "/api/wire", { "Content-Type": "text/plain" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
   t.equal(r.status, 404);
   t.equal(JSON.parse(r.body).type, "/problems/not-found", "a plain 404, not an unknown API version");

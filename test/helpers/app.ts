@@ -14,11 +14,11 @@ import { splitResponses, type RawResponse } from "./wire.js";
 export const ADMIN = "admin-token-docs-0123456789";
 export const USER = "user-token-docs-0123456789";
 
-export function docsApp(options: Partial<AppOptions> = {}): { store: Store; app: Router } {
+export async function docsApp(options: Partial<AppOptions> = {}): Promise<{ store: Store; app: Router }> {
   const store = createMemoryStore();
-  seed(store);
-  store.tokens.add(hashToken(ADMIN), "admin");
-  store.tokens.add(hashToken(USER), "user");
+  await seed(store);
+  await store.tokens.add(hashToken(ADMIN), "admin");
+  await store.tokens.add(hashToken(USER), "user");
   return { store, app: createApp({ store, ...options }) };
 }
 

@@ -18,8 +18,10 @@ export interface ServerProcess {
 }
 
 export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
+  // An operator's DATABASE_URL (read by the PostgreSQL tests) must not turn every other server into a PostgreSQL one.
+  const { DATABASE_URL: _operators, ...inherited } = process.env;
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env },
+    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];
@@ -43,6 +45,10 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
   child.stdout!.on("data", onText);
   child.stderr!.on("data", onText);
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // A test file that dies before its teardown (an uncaught error) must not leave servers behind.
+  const reap = () => child.kill("SIGKILL");
+  process.once("exit", reap);
+  void exit.then(() => process.removeListener("exit", reap));
   const line = (re: RegExp) =>
     new Promise<string>((resolve) => {
       const seen = lines.find((l) => re.test(l));

@@ -1,0 +1,46 @@
+// A database that cannot be reached is a temporary condition, not a bug: the
+// routes that use the store answer it with 503 (RFC 9110 §15.6.4) and
+// Retry-After, as problem+json, and the server keeps running. The store says
+// which failures these are (StoreUnavailableError); everything else still
+// reaches the connection as an error, and becomes a logged 500.
+
+import { problem } from "../http/problem.js";
+import type { Request } from "../http/request.js";
+import type { Response } from "../http/response.js";
+import type { Route } from "../router/route.js";
+import { StoreUnavailableError } from "../store/errors.js";
+
+/** Seconds a client should wait before trying again: about what a database restart takes. */
+export const RETRY_AFTER_SECONDS = 5;
+
+function answer(error: unknown, request: Request): Response {
+  if (!(error instanceof StoreUnavailableError)) throw error;
+  return problem(503, {
+    kind: "store-unavailable",
+    title: "Database unavailable",
+    detail: `The server cannot reach its database right now, so nothing was read or changed. Retry in ${RETRY_AFTER_SECONDS} seconds.`,
+    instance: request.target,
+    headers: { "Retry-After": String(RETRY_AFTER_SECONDS) },
+  });
+}
+
+/** The route, answering 503 instead of failing when its handler finds the database unreachable. */
+export function answerUnavailable(route: Route): Route {
+  const handler = route.handler;
+  return {
+    ...route,
+    handler: (request, params) => {
+      let result: ReturnType<typeof handler>;
+      try {
+        result = handler(request, params);
+      } catch (error) {
+        return answer(error, request);
+      }
+      return result instanceof Promise ? result.catch((error: unknown) => answer(error, request)) : result;
+    },
+    responses: {
+      ...route.responses,
+      503: { description: "The database cannot be reached right now; nothing was read or changed", headers: { "Retry-After": `Seconds to wait before retrying (${RETRY_AFTER_SECONDS})` } },
+    },
+  };
+}

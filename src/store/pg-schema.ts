@@ -1,0 +1,55 @@
+// The PostgreSQL schema as migrations: PG_MIGRATIONS[n] takes a database from
+// version n to n + 1, recorded as a row in startline_migrations. Append; never
+// edit a shipped one. The tables mirror schema.ts (SQLite) with PostgreSQL's
+// own types: identity columns, timestamptz, text[] for tags.
+
+/** Where the applied versions are recorded (named for startline, so it can share a database). */
+export const MIGRATIONS_TABLE = "startline_migrations";
+
+/**
+ * Advisory-lock keys, as pg_advisory_xact_lock(PG_LOCK_SPACE, key). The space
+ * is "stln" in ASCII, so startline's locks do not collide with another
+ * application's on the same database.
+ */
+export const PG_LOCK_SPACE = 0x73746c6e;
+export const PG_LOCK = {
+  /** Held while migrating: two instances starting at once migrate one after the other. */
+  migrate: 1,
+  /** Held while seeding or creating the first admin token: check-then-insert must not interleave. */
+  setup: 2,
+} as const;
+
+export const PG_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE posts (
+    id           text PRIMARY KEY,                 -- the key two instances publishing one id race for
+    seq          bigint GENERATED ALWAYS AS IDENTITY UNIQUE, -- creation order, for list()
+    title        text NOT NULL,
+    body         text NOT NULL,
+    author       text,
+    tags         text[],                           -- NULL when absent, '{}' when empty
+    published_at timestamptz NOT NULL,
+    updated_at   timestamptz NOT NULL
+  );
+  CREATE TABLE articles (
+    id         text PRIMARY KEY,
+    seq        bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+    title      text NOT NULL,
+    body       text NOT NULL,
+    author     text NOT NULL,
+    updated_at timestamptz NOT NULL
+  );
+  CREATE TABLE facts (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, -- a sequence: ids are never reused
+    text       text NOT NULL,
+    source     text NOT NULL,
+    created_at timestamptz NOT NULL
+  );
+  CREATE TABLE tokens (
+    id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    role       text NOT NULL CHECK (role IN ('user', 'admin')),
+    hash       text NOT NULL UNIQUE CHECK (hash ~ '^[0-9a-f]{64}$'), -- SHA-256 of the token; the token itself is never stored
+    created_at timestamptz NOT NULL
+  );
+  `,
+];

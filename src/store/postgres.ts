@@ -1,0 +1,320 @@
+// The shared store: a PostgreSQL database (node-postgres, a pool of
+// connections), for several startline instances on several machines. Chosen
+// by DATABASE_URL=postgres://...
+//
+// Every method is one statement, atomic by itself, except the two that must
+// check and then write (seedIfEmpty, tokens.addFirstAdmin): those run in a
+// transaction that first takes an advisory lock, so that instances starting
+// together queue instead of both deciding "empty". Races between instances at
+// run time are settled by the keys: publishing one post id from two instances
+// at once is INSERT ... ON CONFLICT DO NOTHING on the primary key, so exactly
+// one of them inserts.
+//
+// Statements are named, so each pooled connection prepares each one once.
+// Records leave through the same make* functions as the other stores', so
+// every store returns byte-identical JSON.
+//
+// When the server cannot be reached, calls reject with StoreUnavailableError
+// (the API answers 503); the pool opens new connections on later calls, so
+// service resumes by itself when the server is back.
+
+import pg from "pg";
+import type { PoolClient, QueryConfig, QueryResult, QueryResultRow } from "pg";
+import { StoreOpenError, StoreUnavailableError } from "./errors.js";
+import { describeOpenFailure, isUnavailable, redactUrl } from "./pg-errors.js";
+import { migrate } from "./pg-migrate.js";
+import { PG_LOCK, PG_LOCK_SPACE } from "./pg-schema.js";
+import { SESSION_SETUP, TYPES } from "./pg-types.js";
+import { clockFrom, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
+import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Role, Store, StoreOptions, Timestamp, TokenHash, TokenRecord, TokenStore } from "./types.js";
+
+export const DEFAULT_POOL_SIZE = 10;
+
+export interface PostgresOptions extends StoreOptions {
+  /** Connections this process keeps at most (DATABASE_POOL_SIZE). */
+  readonly poolSize?: number;
+  /** How long to wait for a connection, new or from a busy pool, before answering "unavailable" (ms). */
+  readonly connectTimeoutMs?: number;
+  /** How long one statement may take before the call gives up (ms): a server that hangs is as good as gone. */
+  readonly queryTimeoutMs?: number;
+  /** Where to say that the database went away, and that it came back; default stderr. */
+  readonly log?: (line: string) => void;
+}
+
+// Rows as the SELECT lists below shape them. Timestamps arrive as Timestamp
+// strings (pg-types.ts), tags as a string array.
+interface PostRow {
+  id: string;
+  title: string;
+  body: string;
+  author: string | null;
+  tags: string[] | null;
+  published_at: Timestamp;
+  updated_at: Timestamp;
+}
+interface ArticleRow {
+  id: string;
+  title: string;
+  body: string;
+  author: string;
+  updated_at: Timestamp;
+}
+interface FactRow {
+  /** bigint: node-postgres hands int8 over as a string, which is what a fact id is anyway. */
+  id: string;
+  text: string;
+  source: string;
+  created_at: Timestamp;
+}
+interface TokenRow {
+  id: string;
+  role: Role;
+  hash: TokenHash;
+  created_at: Timestamp;
+}
+
+const toPost = (r: PostRow): Post =>
+  makePost(r.id, { title: r.title, body: r.body, ...(r.author === null ? {} : { author: r.author }), ...(r.tags === null ? {} : { tags: r.tags }) }, r.published_at, r.updated_at);
+const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
+const toFact = (r: FactRow): Fact => makeFact(r.id, r.text, r.source, r.created_at);
+const toToken = (r: TokenRow): TokenRecord => makeToken(r.id, r.role, r.hash, r.created_at);
+
+const POST = "id, title, body, author, tags, published_at, updated_at";
+const ARTICLE = "id, title, body, author, updated_at";
+const FACT = "id, text, source, created_at";
+const TOKEN = "id, role, hash, created_at";
+
+/** A named statement: prepared once per connection, then only executed. */
+function statement(name: string, text: string) {
+  return (...values: unknown[]): QueryConfig => ({ name, text, values });
+}
+
+const Q = {
+  postList: statement("post-list", `SELECT ${POST} FROM posts ORDER BY seq`),
+  postGet: statement("post-get", `SELECT ${POST} FROM posts WHERE id = $1`),
+  postInsert: statement(
+    "post-insert",
+    `INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING`,
+  ),
+  // GREATEST: updatedAt never moves backwards, even when this machine's clock does (or lags another's).
+  postUpdate: statement(
+    "post-update",
+    `UPDATE posts SET title = $2, body = $3, author = $4, tags = $5, updated_at = GREATEST($6::timestamptz, updated_at) WHERE id = $1 RETURNING ${POST}`,
+  ),
+  postDelete: statement("post-delete", "DELETE FROM posts WHERE id = $1"),
+  articleList: statement("article-list", `SELECT ${ARTICLE} FROM articles ORDER BY seq`),
+  articleGet: statement("article-get", `SELECT ${ARTICLE} FROM articles WHERE id = $1`),
+  articleUpdate: statement(
+    "article-update",
+    `UPDATE articles SET title = $2, body = $3, author = $4, updated_at = GREATEST($5::timestamptz, updated_at) WHERE id = $1 RETURNING ${ARTICLE}`,
+  ),
+  factList: statement("fact-list", `SELECT ${FACT} FROM facts ORDER BY id`),
+  factGet: statement("fact-get", `SELECT ${FACT} FROM facts WHERE id = $1`),
+  // pickIndex (records.ts) in SQL, in one statement so the count and the row agree: floor(r * n), kept in [0, n - 1].
+  factRandom: statement(
+    "fact-random",
+    `SELECT ${FACT} FROM facts ORDER BY id OFFSET (SELECT GREATEST(LEAST(floor($1::float8 * count(*)), count(*) - 1), 0) FROM facts)::bigint LIMIT 1`,
+  ),
+  factInsert: statement("fact-insert", `INSERT INTO facts (text, source, created_at) VALUES ($1, $2, $3) RETURNING ${FACT}`),
+  tokenInsert: statement("token-insert", `INSERT INTO tokens (role, hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN}`),
+  tokenByHash: statement("token-by-hash", `SELECT ${TOKEN} FROM tokens WHERE hash = $1`),
+  // Only under the setup lock (see addFirstAdmin): NOT EXISTS alone does not stop two transactions at once.
+  tokenFirstAdmin: statement(
+    "token-first-admin",
+    `INSERT INTO tokens (role, hash, created_at) SELECT 'admin', $1, $2 WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE role = 'admin') ON CONFLICT (hash) DO NOTHING`,
+  ),
+  setupLock: statement("setup-lock", "SELECT pg_advisory_xact_lock($1, $2)"),
+  seeded: statement("seeded", "SELECT EXISTS (SELECT 1 FROM facts) OR EXISTS (SELECT 1 FROM articles) AS seeded"),
+  articleInsert: statement("article-insert", "INSERT INTO articles (id, title, body, author, updated_at) VALUES ($1, $2, $3, $4, $5)"),
+};
+
+/**
+ * Connects to `url`, brings the schema up to date, and returns the store.
+ * Rejects with a StoreOpenError (one line: what failed and what to check)
+ * when the server cannot be reached or the database cannot be used.
+ */
+export async function createPostgresStore(url: string, options: PostgresOptions = {}): Promise<Store> {
+  const where = redactUrl(url);
+  const log = options.log ?? ((line: string) => console.error(line));
+  const stamp = clockFrom(options);
+  const random = options.random ?? Math.random;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    query_timeout: options.queryTimeoutMs ?? 10_000,
+    keepAlive: true,
+    application_name: "startline",
+    types: TYPES,
+    // Before a new connection serves any call: UTC and ISO, the text TYPES reads timestamps from.
+    onConnect: async (client) => {
+      await client.query(SESSION_SETUP);
+    },
+  });
+
+  // Whether the last call reached the server: an operator is told once when
+  // it goes away and once when it is back, not once per failed request.
+  let reachable = true;
+  let closed = false;
+  const lost = (error: Error) => {
+    if (!reachable) return;
+    reachable = false;
+    log(`startline: lost the database at ${where} (${error.message || "no answer"}); requests that need it get 503 until it is back`);
+  };
+  const reached = () => {
+    if (reachable) return;
+    reachable = true;
+    log(`startline: the database at ${where} is reachable again`);
+  };
+  // An idle pooled connection whose server goes away emits "error" on the
+  // pool; unheard, that would crash the process. The pool drops the
+  // connection itself, and the next call finds out whether the server is back.
+  pool.on("error", lost);
+
+  /** A failure as the caller should see it: a lost server becomes StoreUnavailableError. */
+  const translate = (error: unknown): unknown => {
+    if (!isUnavailable(error)) return error;
+    lost(error as Error);
+    return new StoreUnavailableError(`the database is unreachable: ${(error as Error).message}`, { cause: error });
+  };
+
+  async function query<R extends QueryResultRow>(config: QueryConfig): Promise<QueryResult<R>> {
+    if (closed) throw new Error("the store is closed");
+    try {
+      const result = await pool.query<R>(config);
+      reached();
+      return result;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  /** Runs `fn` in a transaction holding the setup lock: the check-then-write methods. */
+  async function underSetupLock<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    if (closed) throw new Error("the store is closed");
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw translate(error);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      await client.query(Q.setupLock(PG_LOCK_SPACE, PG_LOCK.setup));
+      const result = await fn(client);
+      await client.query("COMMIT");
+      reached();
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollbackError: Error) => {
+        broken = rollbackError; // a connection that cannot even roll back is not given to the next caller
+      });
+      throw translate(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  let client: PoolClient | undefined;
+  try {
+    client = await pool.connect();
+    await migrate(client, where);
+    client.release();
+  } catch (error) {
+    client?.release(true);
+    await pool.end().catch(() => undefined);
+    throw error instanceof StoreOpenError ? error : new StoreOpenError(describeOpenFailure(error, url));
+  }
+
+  const getPost = async (id: string): Promise<Post | undefined> => {
+    const row = (await query<PostRow>(Q.postGet(id))).rows[0];
+    return row === undefined ? undefined : toPost(row);
+  };
+
+  const posts: PostStore = {
+    list: async () => (await query<PostRow>(Q.postList())).rows.map(toPost),
+    get: getPost,
+    async create(post) {
+      const now = stamp();
+      // Usually one pass. A second only if the post that blocked the insert was deleted before we could read it.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const inserted = await query(Q.postInsert(post.id, post.title, post.body, post.author ?? null, post.tags === undefined ? null : [...post.tags], now));
+        if (inserted.rowCount === 1) return { kind: "created", item: makePost(post.id, post, now, now) };
+        const existing = await getPost(post.id);
+        if (existing !== undefined) return { kind: "exists", existing };
+      }
+      throw new Error(`publishing post ${JSON.stringify(post.id)} kept conflicting with a post that was deleted at once`);
+    },
+    async update(id, fields) {
+      const row = (
+        await query<PostRow>(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : [...fields.tags], stamp()))
+      ).rows[0];
+      return row === undefined ? { kind: "missing" } : { kind: "updated", item: toPost(row) };
+    },
+    delete: async (id) => (await query(Q.postDelete(id))).rowCount === 1,
+  };
+
+  const articles: ArticleStore = {
+    list: async () => (await query<ArticleRow>(Q.articleList())).rows.map(toArticle),
+    async get(id) {
+      const row = (await query<ArticleRow>(Q.articleGet(id))).rows[0];
+      return row === undefined ? undefined : toArticle(row);
+    },
+    async update(id, fields) {
+      const row = (await query<ArticleRow>(Q.articleUpdate(id, fields.title, fields.body, fields.author, stamp()))).rows[0];
+      return row === undefined ? { kind: "missing" } : { kind: "updated", item: toArticle(row) };
+    },
+  };
+
+  const facts: FactStore = {
+    list: async () => (await query<FactRow>(Q.factList())).rows.map(toFact),
+    async get(id) {
+      const n = parseSequentialId(id);
+      const row = n === undefined ? undefined : (await query<FactRow>(Q.factGet(n))).rows[0];
+      return row === undefined ? undefined : toFact(row);
+    },
+    async random() {
+      const r = random();
+      // PostgreSQL orders NaN above every number; pickIndex sends it to the first fact, and so does this.
+      const row = (await query<FactRow>(Q.factRandom(Number.isNaN(r) ? 0 : r))).rows[0];
+      return row === undefined ? undefined : toFact(row);
+    },
+    create: async (text, source) => toFact((await query<FactRow>(Q.factInsert(text, source, stamp()))).rows[0]!),
+  };
+
+  const findToken = async (hash: TokenHash): Promise<TokenRecord | undefined> => {
+    const row = (await query<TokenRow>(Q.tokenByHash(hash))).rows[0];
+    return row === undefined ? undefined : toToken(row);
+  };
+
+  const tokens: TokenStore = {
+    async add(hash, role) {
+      const row = (await query<TokenRow>(Q.tokenInsert(role, hash, stamp()))).rows[0];
+      if (row === undefined) return { kind: "exists", existing: (await findToken(hash))! }; // tokens are never deleted
+      return { kind: "created", item: toToken(row) };
+    },
+    findByHash: findToken,
+    addFirstAdmin: (hash) => underSetupLock(async (c) => (await c.query(Q.tokenFirstAdmin(hash, stamp()))).rowCount === 1),
+  };
+
+  return {
+    posts,
+    articles,
+    facts,
+    tokens,
+    seedIfEmpty: (data) =>
+      underSetupLock(async (c) => {
+        if ((await c.query<{ seeded: boolean }>(Q.seeded())).rows[0]!.seeded) return false;
+        const now = stamp();
+        for (const fact of data.facts) await c.query(Q.factInsert(fact.text, fact.source, now));
+        for (const a of data.articles) await c.query(Q.articleInsert(a.id, a.title, a.body, a.author, now));
+        return true;
+      }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,233 @@
+// PostgreSQL for the tests. With DATABASE_URL set (an operator's server),
+// the tests use that database. Otherwise each test file starts its own
+// throwaway cluster from the PostgreSQL 15 binaries every machine of this
+// image has: initdb in a temp dir, the server on a free port of 127.0.0.1
+// (and a unix socket in the temp dir), stopped and removed at teardown.
+//
+// initdb refuses to run as root, so as root the binaries run as the
+// `postgres` user (runuser), in a temp dir that user owns. The cluster trades
+// durability for speed (fsync=off): it lives for one test file.
+//
+// Isolation: every caller gets a fresh schema, named in the URL's `options`
+// (`-c search_path=...`), inside one fresh database per test file; a store
+// opened on that URL sees only its own tables. Schemas are cheap (a few ms),
+// so a suite can make one per test.
+
+import { execFile, execFileSync } from "node:child_process";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import type { Test } from "tap";
+
+const run = promisify(execFile);
+const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+const PREFIX = "startline-pg-";
+const asRoot = process.getuid?.() === 0;
+
+/** A command line, as the postgres user when we are root. */
+function asPostgres(command: string, args: readonly string[]): [string, string[]] {
+  return asRoot ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, [...args]];
+}
+
+async function pgRun(tool: string, args: readonly string[]): Promise<void> {
+  const [command, argv] = asPostgres(path.join(BIN, tool), args);
+  try {
+    await run(command, argv, { timeout: 60_000 });
+  } catch (error) {
+    const e = error as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${tool} ${args.join(" ")} failed: ${e.stderr || e.stdout || e.message}`);
+  }
+}
+
+/** A port nothing listens on right now (the kernel's choice). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Clusters left by test processes that died without their teardown (SIGKILL,
+ * a crash): stop them and remove their dirs, so none piles up on the machine.
+ */
+function sweepOrphans(): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = path.join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(path.join(dir, "owner"), "utf8"));
+    } catch {
+      continue; // being created right now, or not ours
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue;
+    stopNow(path.join(dir, "data"));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** pg_ctl stop -m immediate, synchronously: for exit handlers and the sweep. */
+function stopNow(data: string): void {
+  if (!existsSync(path.join(data, "postmaster.pid"))) return;
+  const [command, argv] = asPostgres(path.join(BIN, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+  try {
+    execFileSync(command, argv, { stdio: "ignore", timeout: 30_000 });
+  } catch {
+    // already gone
+  }
+}
+
+export interface Cluster {
+  readonly port: number;
+  /** The maintenance database, postgres://postgres@127.0.0.1:PORT/postgres. */
+  readonly adminUrl: string;
+  /** Stops the server (pg_ctl stop -m fast: sessions are terminated, as in a real shutdown). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, with the same data. */
+  start(): Promise<void>;
+  /** Stops it and removes its files. */
+  destroy(): Promise<void>;
+}
+
+/** A throwaway PostgreSQL cluster on 127.0.0.1, whatever DATABASE_URL says. */
+export async function startCluster(): Promise<Cluster> {
+  sweepOrphans();
+  const dir = mkdtempSync(path.join(tmpdir(), PREFIX));
+  writeFileSync(path.join(dir, "owner"), String(process.pid));
+  const data = path.join(dir, "data");
+  const socket = path.join(dir, "socket");
+  mkdirSync(socket);
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+    chownSync(dir, uid, gid);
+    chownSync(socket, uid, gid);
+  }
+  // If this process ends without its teardown, the server must not outlive it.
+  const onExit = () => {
+    stopNow(data);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once("exit", onExit);
+
+  await pgRun("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
+  const start = () => pgRun("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"]);
+
+  // Another process may take the port between freePort() and the server's bind: then try another.
+  let port = 0;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    writeFileSync(
+      path.join(data, "postgresql.auto.conf"),
+      [
+        `listen_addresses = '127.0.0.1'`,
+        `port = ${port}`,
+        `unix_socket_directories = '${socket}'`,
+        `max_connections = 200`,
+        `fsync = off`,
+        `synchronous_commit = off`,
+        `full_page_writes = off`,
+        `shared_buffers = '32MB'`,
+        "",
+      ].join("\n"),
+    );
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+
+  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let destroyed = false;
+  return {
+    port,
+    adminUrl,
+    stop: () => pgRun("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    start,
+    async destroy() {
+      if (destroyed) return;
+      destroyed = true;
+      process.removeListener("exit", onExit);
+      await pgRun("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `url` with `-c search_path=<schema>` added to its connection options. */
+export function withSchema(url: string, schema: string): string {
+  const u = new URL(url);
+  const options = u.searchParams.get("options");
+  u.searchParams.set("options", `${options === null ? "" : `${options} `}-c search_path=${schema}`);
+  return u.toString();
+}
+
+async function sql(url: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  /** A URL whose connections see a new, empty schema of their own. */
+  fresh(): Promise<string>;
+  /** The throwaway cluster behind it, or undefined when DATABASE_URL names the server. */
+  readonly cluster: Cluster | undefined;
+}
+
+let files = 0;
+
+/**
+ * A database for this test file: DATABASE_URL's, or a new database in a
+ * throwaway cluster. Everything it made is removed when `t` ends.
+ */
+export async function testDatabase(t: Test): Promise<TestDatabase> {
+  const given = process.env.DATABASE_URL;
+  let cluster: Cluster | undefined;
+  let base: string;
+  if (given !== undefined && given !== "") {
+    base = given;
+  } else {
+    cluster = await startCluster();
+    t.teardown(() => cluster!.destroy());
+    const name = `startline_test_${process.pid}_${++files}`;
+    await sql(cluster.adminUrl, `CREATE DATABASE ${name}`);
+    base = cluster.adminUrl.replace(/\/postgres$/, `/${name}`);
+  }
+  const schemas: string[] = [];
+  if (cluster === undefined) {
+    // On someone else's server, leave nothing behind.
+    t.teardown(async () => {
+      for (const schema of schemas) await sql(base, `DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    });
+  }
+  return {
+    cluster,
+    async fresh() {
+      const schema = `t_${process.pid}_${schemas.length + 1}_${Date.now().toString(36)}`;
+      await sql(base, `CREATE SCHEMA ${schema}`);
+      schemas.push(schema);
+      return withSchema(base, schema);
+    },
+  };
+}

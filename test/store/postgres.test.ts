@@ -1,0 +1,121 @@
+// The PostgreSQL store: the shared suite, then what only a database server
+// shared by several processes can show (each store here has its own pool,
+// as each instance would).
+
+import t, { type Test } from "tap";
+import pg from "pg";
+import { StoreOpenError } from "../../src/store/errors.js";
+import { MIGRATIONS_TABLE, PG_MIGRATIONS } from "../../src/store/pg-schema.js";
+import { createPostgresStore, type PostgresOptions } from "../../src/store/postgres.js";
+import { seed, SEED_FACTS } from "../../src/store/seed.js";
+import type { Store } from "../../src/store/types.js";
+import { freePort, testDatabase, withSchema } from "../helpers/postgres.js";
+import { storeSuite } from "../helpers/store-suite.js";
+
+const db = await testDatabase(t);
+
+await storeSuite(t, "postgres store", async (options) => createPostgresStore(await db.fresh(), options));
+
+/** A store on `url`, closed when the test ends. */
+async function open(tt: Test, url: string, options?: PostgresOptions): Promise<Store> {
+  const store = await createPostgresStore(url, options);
+  tt.teardown(() => store.close());
+  return store;
+}
+
+async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+t.test("instances starting together on a new database migrate and seed it once", async (t) => {
+  const url = await db.fresh();
+  // Four pools opened at once race to create the tables; the advisory lock queues them.
+  const stores = await Promise.all([1, 2, 3, 4].map(() => open(t, url)));
+  const versions = await query<{ version: number }>(url, `SELECT version FROM ${MIGRATIONS_TABLE} ORDER BY version`);
+  t.strictSame(
+    versions.map((r) => r.version),
+    PG_MIGRATIONS.map((_, i) => i + 1),
+    "each migration recorded once",
+  );
+  const seeded = await Promise.all(stores.map((s) => seed(s)));
+  t.equal(seeded.filter((s) => s).length, 1, "one of them seeded");
+  t.equal((await stores[3]!.facts.list()).length, SEED_FACTS.length, "each fact once");
+  t.equal((await stores[0]!.articles.list()).length, 3, "each article once");
+});
+
+t.test("two instances publishing one id at the same moment: one creates, the other is told it exists", async (t) => {
+  const url = await db.fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  for (let round = 0; round < 20; round++) {
+    const id = `race-${round}`;
+    const [ra, rb] = await Promise.all([a.posts.create({ id, title: "from a", body: "a" }), b.posts.create({ id, title: "from b", body: "b" })]);
+    t.strictSame([ra.kind, rb.kind].sort(), ["created", "exists"], `round ${round}`);
+  }
+  t.equal((await a.posts.list()).length, 20, "20 posts, none twice");
+});
+
+t.test("a write through one instance is read through another at once", async (t) => {
+  const url = await db.fresh();
+  const a = await open(t, url);
+  const b = await open(t, url);
+  const created = await a.posts.create({ id: "shared", title: "T", body: "B", tags: [] });
+  t.strictSame(await b.posts.get("shared"), created.kind === "created" ? created.item : undefined);
+  const fact = await b.facts.create("Shared fact.", "api");
+  t.strictSame(await a.facts.get(fact.id), fact);
+});
+
+t.test("the pool keeps at most DATABASE_POOL_SIZE connections", async (t) => {
+  // A name of its own, so the count below sees this pool's connections and no other.
+  const name = `pool_test_${process.pid}`;
+  const u = new URL(await db.fresh());
+  u.searchParams.set("application_name", name);
+  const store = await open(t, u.toString(), { poolSize: 2 });
+  await seed(store);
+  const calls = await Promise.all(Array.from({ length: 40 }, () => store.facts.list()));
+  t.ok(calls.every((facts) => facts.length === SEED_FACTS.length), "40 calls at once, every one answered");
+  const [row] = await query<{ n: string }>(u.toString(), "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1", [name]);
+  // The query's own connection carries the name too: one more than the pool's.
+  t.equal(Number(row!.n) - 1, 2, "the pool opened 2 connections, no more");
+});
+
+t.test("the schema version is recorded, and a newer one is refused with a clear message", async (t) => {
+  const url = await db.fresh();
+  await (await createPostgresStore(url)).close();
+  await query(url, `INSERT INTO ${MIGRATIONS_TABLE} (version) VALUES ($1)`, [PG_MIGRATIONS.length + 5]);
+  await t.rejects(createPostgresStore(url), { name: "StoreOpenError", message: /schema version \d+, newer than this startline understands/ });
+});
+
+t.test("a server that is not there is refused at open with one clear line", async (t) => {
+  const port = await freePort();
+  const url = `postgres://startline:secret-password@127.0.0.1:${port}/startline`;
+  const error = await createPostgresStore(url, { connectTimeoutMs: 2000 }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.type(error, StoreOpenError);
+  const message = (error as Error).message;
+  t.match(message, new RegExp(`^cannot reach the PostgreSQL server at postgres://startline:\\*\\*\\*@127\\.0\\.0\\.1:${port}/startline \\(.*ECONNREFUSED.*\\)\\. Check that it is running and that DATABASE_URL is right\\.$`));
+  t.notOk(message.includes("secret-password"), "the password is never printed");
+  t.notOk(message.includes("\n"), "one line");
+});
+
+t.test("a database that does not exist is named as such", async (t) => {
+  const u = new URL(await db.fresh());
+  u.pathname = "/no_such_database_here";
+  await t.rejects(createPostgresStore(u.toString()), { name: "StoreOpenError", message: /does not exist .*Create it \(createdb\), or fix DATABASE_URL\.$/ });
+});
+
+t.test("schemas keep stores apart (how these tests isolate stores)", async (t) => {
+  const one = await open(t, await db.fresh());
+  const two = await open(t, await db.fresh());
+  await one.posts.create({ id: "only-in-one", title: "T", body: "B" });
+  t.strictSame(await two.posts.list(), []);
+  t.match(withSchema("postgres://u@h:1/d?options=-c%20work_mem%3D4MB", "s"), /options=-c\+work_mem%3D4MB\+-c\+search_path%3Ds$/, "existing options are kept");
+});
