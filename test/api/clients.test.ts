@@ -9,24 +9,24 @@ import { ADMIN_TOKEN, startApi, USER_TOKEN } from "./client.js";
 
 const run = promisify(execFile);
 
+/** `curl -si -X UPDATE` of article 1 with a token, a media type and a body; the parsed response. */
+async function curlUpdate(base: string, token: string, contentType: string, body: string) {
+  const { stdout } = await run("curl", [
+    "-si", "-X", "UPDATE",
+    "-H", `Authorization: Bearer ${token}`,
+    "-H", `Content-Type: ${contentType}`,
+    "--data", body,
+    `${base}/api/v1/artigo/1`,
+  ]);
+  return splitResponses(Buffer.from(stdout, "latin1"))[0]!;
+}
+
 t.test("curl -X UPDATE with an admin token: 200 and the updated article", async (t) => {
   const api = await startApi(t);
-  const { stdout } = await run("curl", [
-    "-si",
-    "-X",
-    "UPDATE",
-    "-H",
-    `Authorization: Bearer ${ADMIN_TOKEN}`,
-    "-H",
-    "Content-Type: application/merge-patch+json",
-    "--data",
-    '{"title":"Updated by curl"}',
-    `${api.base}/api/v1/artigo/1`,
-  ]);
-  const [r] = splitResponses(Buffer.from(stdout, "latin1"));
-  t.equal(r!.status, 200);
-  t.equal(r!.headers["content-type"], "application/json");
-  const article = JSON.parse(r!.body);
+  const r = await curlUpdate(api.base, ADMIN_TOKEN, "application/merge-patch+json", '{"title":"Updated by curl"}');
+  t.equal(r.status, 200);
+  t.equal(r.headers["content-type"], "application/json");
+  const article = JSON.parse(r.body);
   t.equal(article.id, "1");
   t.equal(article.title, "Updated by curl");
   t.equal((await api.store.articles.get("1"))?.title, "Updated by curl", "stored");
@@ -34,22 +34,10 @@ t.test("curl -X UPDATE with an admin token: 200 and the updated article", async 
 
 t.test("curl -X UPDATE with a user token: 401 with a Bearer challenge", async (t) => {
   const api = await startApi(t);
-  const { stdout } = await run("curl", [
-    "-si",
-    "-X",
-    "UPDATE",
-    "-H",
-    `Authorization: Bearer ${USER_TOKEN}`,
-    "-H",
-    "Content-Type: application/json",
-    "--data",
-    '{"title":"Nope"}',
-    `${api.base}/api/v1/artigo/1`,
-  ]);
-  const [r] = splitResponses(Buffer.from(stdout, "latin1"));
-  t.equal(r!.status, 401);
-  t.match(r!.headers["www-authenticate"], /^Bearer/);
-  t.equal(r!.headers["content-type"], "application/problem+json");
+  const r = await curlUpdate(api.base, USER_TOKEN, "application/json", '{"title":"Nope"}');
+  t.equal(r.status, 401);
+  t.match(r.headers["www-authenticate"], /^Bearer/);
+  t.equal(r.headers["content-type"], "application/problem+json");
   t.not((await api.store.articles.get("1"))?.title, "Nope");
 });
 
