@@ -22,6 +22,8 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** A response that makes no sending progress for this long (a client that stopped reading) closes. */
+  readonly sendTimeoutMs: number;
   readonly shutdownGraceMs: number;
   /** When v1 stops being served, announced in its Sunset field. */
   readonly v1Sunset: Date | undefined;
@@ -166,6 +168,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     headersTimeoutMs: integer(env, "HEADERS_TIMEOUT_MS", c.headersTimeoutMs, 1, 3_600_000),
     bodyTimeoutMs: integer(env, "BODY_TIMEOUT_MS", c.bodyTimeoutMs, 1, 3_600_000),
     keepAliveTimeoutMs: integer(env, "KEEP_ALIVE_TIMEOUT_MS", c.keepAliveTimeoutMs, 1, 3_600_000),
+    sendTimeoutMs: integer(env, "SEND_TIMEOUT_MS", c.sendTimeoutMs, 1, 3_600_000),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
     v1Sunset: date(env, "V1_SUNSET"),
     writeRequiresToken: flag(env, "WRITE_REQUIRES_TOKEN", argv, "--write-requires-token"),

@@ -69,6 +69,7 @@ export async function serve(config: Config): Promise<void> {
     headersTimeoutMs: config.headersTimeoutMs,
     bodyTimeoutMs: config.bodyTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    sendTimeoutMs: config.sendTimeoutMs,
     ...(config.quiet ? {} : { onExchange: accessLog(process.stdout, worker ? `w${cluster.worker!.id} ` : "") }),
   });
   const address = await server.listen(config.port, config.host);
