@@ -7,8 +7,8 @@ export type ServerKind = "startline" | "node-http" | "ceiling";
 export const SERVER_KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
 export const SERVER_LABEL: Readonly<Record<ServerKind, string>> = { startline: "startline", "node-http": "node:http", ceiling: "ceiling" };
 
-/** One measured run of one server in one scenario, as written to the results JSON. */
-export interface RunRecord {
+/** Which server ran where: the fields every record of a run starts with. */
+export interface RunIdentity {
   readonly scenario: string;
   readonly server: ServerKind;
   /** 1-based round, and position of this server in that round's order. */
@@ -19,6 +19,10 @@ export interface RunRecord {
   readonly exe: string;
   /** Cpus_allowed_list of the server process. */
   readonly cpusAllowed: string;
+}
+
+/** One measured run of one server in one scenario, as written to the results JSON. */
+export interface RunRecord extends RunIdentity {
   /** The processes measured: the server and its descendants (a cluster primary's workers), with their Cpus_allowed_list. */
   readonly processes: ReadonlyArray<{ readonly pid: number; readonly cpusAllowed: string }>;
   /** Differences from startline's response to the same request (empty: alike). */
@@ -170,14 +174,7 @@ export function legend(rows: readonly SummaryRow[], scenarioNotes: ReadonlyArray
 // ---------------------------------------------------------------- idle connections
 
 /** One server holding a scenario's idle connections, as written to the results JSON. */
-export interface IdleRecord {
-  readonly scenario: string;
-  readonly server: ServerKind;
-  readonly round: number;
-  readonly position: number;
-  readonly pid: number;
-  readonly exe: string;
-  readonly cpusAllowed: string;
+export interface IdleRecord extends RunIdentity {
   /** The server's soft limit on open files. */
   readonly openFilesLimit: number;
   readonly responseDiffs: readonly string[];

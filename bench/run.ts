@@ -46,6 +46,7 @@ import {
   summarize,
   summarizeIdle,
   type IdleRecord,
+  type RunIdentity,
   type IdleSummaryRow,
   type RunRecord,
   type ServerKind,
@@ -464,6 +465,10 @@ async function waitForProcesses(pid: number, workers: number): Promise<number[]>
 
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
+function identity(scenario: Scenario, server: ServerKind, round: number, position: number, proc: { pid: number; exe: string }, cpusAllowed: string): RunIdentity {
+  return { scenario: scenario.name, server, round, position, pid: proc.pid, exe: proc.exe, cpusAllowed };
+}
+
 async function measure(ctx: Context, scenario: Scenario, kind: ServerKind, reference: Reference, round: number, position: number): Promise<RunRecord> {
   const { options, loadgen } = ctx;
   const extraEnv: Record<string, string> =
@@ -507,13 +512,7 @@ async function measure(ctx: Context, scenario: Scenario, kind: ServerKind, refer
     const cores = (ticks: number) => (measured.durationS > 0 ? ticks / hz / measured.durationS : Number.NaN);
     const ours = ticksAfter - ticksBefore + othersAfter - othersBefore;
     return {
-      scenario: scenario.name,
-      server: kind,
-      round,
-      position,
-      pid: server.pid,
-      exe: server.exe,
-      cpusAllowed: processes[0]!.cpusAllowed,
+      ...identity(scenario, kind, round, position, server, processes[0]!.cpusAllowed),
       processes,
       responseDiffs,
       warmup,
@@ -586,13 +585,7 @@ async function measureIdle(ctx: Context, scenario: Scenario, kind: ServerKind, r
     // Those still open when they were closed at the end: every one, unless the server closed some.
     const heldCount = closed.closed - closed.closedEarly;
     return {
-      scenario: scenario.name,
-      server: kind,
-      round,
-      position,
-      pid: server.pid,
-      exe: server.exe,
-      cpusAllowed,
+      ...identity(scenario, kind, round, position, server, cpusAllowed),
       openFilesLimit: limit,
       responseDiffs,
       connections,
