@@ -14,6 +14,7 @@
 //   headers    10,000 header fields
 //   long-line  a header line that never ends (1 MiB and more)
 //   chunk-ext  a chunk-size line whose extensions never end
+//   tiny-chunks  8 clients, each a ~1 MiB chunked body of one-byte chunks
 //
 // Reported per flood: the status every client got, when (ms after its first
 // byte), how many bytes each had sent by then, and the server's RSS before,
@@ -96,7 +97,10 @@ interface Flood {
   readonly name: string;
   readonly what: string;
   readonly status: number;
-  readonly code: string;
+  /** The protocol error code in the problem body; null for an API error, which has none. */
+  readonly code: string | null;
+  /** Clients at once, where the flood's point is not how many there are (default: --connections). */
+  readonly connections?: number;
   readonly head: Buffer;
   /** A fresh body generator per client. */
   readonly more: () => () => Buffer | null;
@@ -123,6 +127,32 @@ const FLOODS: readonly Flood[] = [
     code: "CONTENT_TOO_LARGE",
     head: Buffer.from("POST /api/v2/facts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n"),
     more: repeat(Buffer.concat([Buffer.from("4000\r\n"), Buffer.alloc(16 * 1024, 0x62), Buffer.from("\r\n")]), 64 * 1024),
+  },
+  {
+    // Memory in proportion to the body's bytes, whatever the chunking: each
+    // one-byte chunk used to be kept as its own slice, ~125 MiB per connection.
+    name: "tiny-chunks",
+    what: "a chunked body of 1,048,560 one-byte chunks (6 MB on the wire), then its end",
+    status: 400,
+    code: null,
+    connections: 8,
+    head: Buffer.from("POST /api/v1/post/tiny HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"),
+    more: () => {
+      const perPiece = 10_000;
+      const total = MiB - 16;
+      const piece = Buffer.from("1\r\nx\r\n".repeat(perPiece), "latin1");
+      let sent = 0;
+      return () => {
+        if (sent >= total) return null;
+        if (sent + perPiece >= total) {
+          const last = total - sent;
+          sent = total;
+          return Buffer.concat([piece.subarray(0, last * 6), Buffer.from("0\r\n\r\n", "latin1")]);
+        }
+        sent += perPiece;
+        return piece;
+      };
+    },
   },
   {
     name: "headers",
@@ -430,8 +460,9 @@ async function main(): Promise<number> {
   }
   for (const flood of FLOODS) {
     if (only !== null && !only.includes(flood.name)) continue;
-    console.log(`${flood.name}: ${connections} connections × ${flood.what} ...`);
-    rows.push(await runFlood(flood, connections));
+    const n = flood.connections ?? connections;
+    console.log(`${flood.name}: ${n} connections × ${flood.what} ...`);
+    rows.push(await runFlood(flood, n));
   }
   console.log("");
   console.log(`| flood (${connections} connections at once, each its own; pipeline: ${pipelineConnections}) | every client got | answered after, ms (median / max) | written by the client before the answer arrived, KiB (median / max) | server RSS MiB: before / peak / after |`);

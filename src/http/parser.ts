@@ -16,6 +16,7 @@
 // disagree about where a request ends (request smuggling).
 
 import { COLON, CR, FIELD_VALUE, HEX, HOST, HTAB, LF, QDTEXT, SEMICOLON, SP, TARGET, TCHAR } from "./chars.js";
+import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
 import { fieldName, methodName } from "./names.js";
 import type { Framing, Request, RequestHead } from "./request.js";
@@ -125,8 +126,9 @@ export class RequestParser {
 
   // The body being received.
   private remaining = 0;
-  private bodyParts: Buffer[] = [];
-  private bodyLength = 0;
+  private readonly body = new BodyBuffer();
+  /** This request's body limit: the server's, or less where the handler said so in onHead. */
+  private bodyLimit = 0;
   private chunkExtensionBytes = 0;
 
   constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS) {
@@ -155,7 +157,17 @@ export class RequestParser {
     this.pending = null;
     this.carry = null;
     this.carryLen = 0;
-    this.bodyParts = [];
+    this.body.reset(0);
+  }
+
+  /**
+   * Lower the body limit for the request whose head was just handed to
+   * onHead (a resource that takes small bodies says so before any body byte
+   * is read). Only valid inside onHead; the next request starts from the
+   * server's limit again.
+   */
+  limitBody(bytes: number): void {
+    this.bodyLimit = Math.min(this.bodyLimit, bytes);
   }
 
   /** True while a request's body is being received. */
@@ -239,8 +251,7 @@ export class RequestParser {
         case State.FixedBody:
         case State.ChunkData: {
           const n = Math.min(this.remaining, len - pos);
-          this.bodyParts.push(buf.subarray(pos, pos + n));
-          this.bodyLength += n;
+          this.body.append(buf, pos, pos + n);
           this.msgBytes += n;
           this.remaining -= n;
           pos += n;
@@ -603,15 +614,22 @@ export class RequestParser {
       body: EMPTY,
     };
     this.head = head;
+    this.bodyLimit = this.limits.maxBodyBytes;
     this.sink.onHead(head);
     if (this.closed) return false;
     if (framing.kind === "chunked") {
       this.state = State.ChunkSize;
       this.sectionBytes = 0;
       this.fieldCount = 0;
+      this.body.reset(this.bodyLimit);
     } else if (framing.kind === "length") {
+      // The handler may have lowered the limit for this request in onHead (limitBody).
+      if (framing.length > this.bodyLimit) {
+        return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${framing.length} bytes; ${head.path} takes at most ${this.bodyLimit}`, at);
+      }
       this.state = State.FixedBody;
       this.remaining = framing.length;
+      this.body.reset(framing.length);
     } else {
       this.complete();
     }
@@ -630,8 +648,8 @@ export class RequestParser {
     let size = 0;
     while (i < e && HEX[buf[i]!] !== 255) size = size * 16 + HEX[buf[i++]!]!;
     if (i === s) return this.badByte("INVALID_CHUNK_SIZE", "a chunk size", buf, i);
-    if (i - significant > MAX_CHUNK_SIZE_DIGITS || this.bodyLength + size > this.limits.maxBodyBytes) {
-      return this.fail("CONTENT_TOO_LARGE", `The chunked body grows past the limit of ${this.limits.maxBodyBytes} bytes`, s);
+    if (i - significant > MAX_CHUNK_SIZE_DIGITS || this.body.length + size > this.bodyLimit) {
+      return this.fail("CONTENT_TOO_LARGE", `The chunked body grows past the limit of ${this.bodyLimit} bytes`, s);
     }
     if (i < e) {
       this.chunkExtensionBytes += e - i;
@@ -672,9 +690,7 @@ export class RequestParser {
 
   private complete(): void {
     const head = this.head!;
-    const parts = this.bodyParts;
-    const request: Request =
-      parts.length === 0 ? head : { ...head, body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.bodyLength) };
+    const request: Request = this.body.length === 0 ? head : { ...head, body: this.body.take() };
     this.reset();
     // RFC 9112 §9.6: nothing after a request that closes the connection is read.
     this.state = head.keepAlive ? State.RequestLine : State.Closed;
@@ -698,8 +714,7 @@ export class RequestParser {
     this.expect = null;
     this.head = null;
     this.remaining = 0;
-    if (this.bodyParts.length !== 0) this.bodyParts = [];
-    this.bodyLength = 0;
+    this.body.reset(0);
     this.chunkExtensionBytes = 0;
   }
 

@@ -1,0 +1,73 @@
+// A body costs memory in proportion to its bytes, however finely it is
+// chunked: a million one-byte chunks must not become a million objects.
+
+import t from "tap";
+import { runInNewContext } from "node:vm";
+import v8 from "node:v8";
+import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parser.js";
+import type { Request } from "../../src/http/request.js";
+import { BodyBuffer } from "../../src/http/body-buffer.js";
+
+v8.setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+/** ~1 MiB of body sent as one-byte chunks: "1\r\nx\r\n" per byte, ~6 MB on the wire. */
+function tinyChunks(count: number): Buffer[] {
+  const one = Buffer.from("1\r\nx\r\n", "latin1");
+  const perRead = 10_000; // about what one 64 KiB socket read holds
+  const reads: Buffer[] = [Buffer.from("POST /b HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n", "latin1")];
+  for (let sent = 0; sent < count; sent += perRead) {
+    reads.push(Buffer.concat(Array.from({ length: Math.min(perRead, count - sent) }, () => one)));
+  }
+  return reads;
+}
+
+t.test("a body of 1,000,000 one-byte chunks holds about 1 MiB, not a heap object per chunk", (t) => {
+  const count = DEFAULT_LIMITS.maxBodyBytes - 16;
+  const reads = tinyChunks(count);
+  let received: Request | null = null;
+  const parser = new RequestParser({
+    onHead() {},
+    onRequest(request) {
+      received = request;
+    },
+    onError(error) {
+      t.fail(`unexpected error: ${error.code} ${error.detail}`);
+    },
+  });
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (const read of reads) parser.feed(read);
+  gc();
+  const held = process.memoryUsage().heapUsed - before;
+  // Each chunk kept as its own slice costs ~100 bytes of heap: ~100 MB for this body.
+  t.ok(held < 16 * 1024 * 1024, `heap held while the body arrives: ${(held / 1048576).toFixed(1)} MiB`);
+  parser.feed(Buffer.from("0\r\n\r\n", "latin1"));
+  t.ok(received !== null, "the request arrived");
+  t.equal(received!.body.length, count, "every byte of the body");
+  t.ok(received!.body.every((b) => b === 0x78), "the bytes are the ones sent");
+  t.end();
+});
+
+t.test("BodyBuffer: one piece is kept as is; more are copied into one buffer at most twice their size", (t) => {
+  const body = new BodyBuffer();
+  body.reset(1 << 20);
+  const chunk = Buffer.from("abcdef");
+  body.append(chunk, 1, 4);
+  t.equal(body.capacity, 0, "no copy for a single piece");
+  t.equal(body.take().buffer, chunk.buffer, "the body is a view of the chunk it came in");
+
+  body.reset(1 << 20);
+  for (let i = 0; i < 100_000; i++) body.append(chunk, i % 6, (i % 6) + 1);
+  t.equal(body.length, 100_000);
+  t.ok(body.capacity <= 2 * 100_000, `capacity ${body.capacity} for 100,000 bytes`);
+  const taken = body.take();
+  t.equal(taken.toString("latin1", 0, 12), "abcdefabcdef", "bytes in order");
+  t.equal(body.length, 0, "take() starts the next body empty");
+
+  body.reset(10);
+  body.append(chunk, 0, 6);
+  body.append(chunk, 0, 4);
+  t.ok(body.capacity <= 10, "never allocates past the limit it was given");
+  t.end();
+});
