@@ -1,14 +1,16 @@
 // Entity tags and the conditional requests built on them (RFC 9110 §8.8.3, §13.1).
 
 import { createHash } from "node:crypto";
+import { listElements } from "./lists.js";
 
 /** A strong entity tag for a representation: a digest of its exact bytes. */
 export function strongEtag(body: string | Uint8Array): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 }
 
+/** The entity tags of a list field; only SP and HTAB surround them (RFC 9110 §5.6.3). */
 function tags(field: string): string[] {
-  return field.split(",").map((t) => t.trim()).filter((t) => t !== "");
+  return listElements(field);
 }
 
 /** If-None-Match (RFC 9110 §13.1.2): true when the field matches, using weak comparison. */

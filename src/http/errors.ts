@@ -133,11 +133,17 @@ export const PROTOCOL_ERRORS = {
     rule: "RFC 9110 §8.6, RFC 9112 §6.3",
     fix: "Content-Length is the body's size in bytes as decimal digits only, e.g. `Content-Length: 42`.",
   },
-  CONFLICTING_CONTENT_LENGTH: {
+  INVALID_CONNECTION: {
     status: 400,
-    title: "Conflicting Content-Length values",
-    rule: "RFC 9112 §6.3",
-    fix: "Send one Content-Length value.",
+    title: "Malformed Connection field",
+    rule: "RFC 9110 §7.6.1",
+    fix: "Connection is a comma-separated list of tokens, e.g. `Connection: close` or `Connection: keep-alive`; only spaces and tabs may surround them.",
+  },
+  REPEATED_CONTENT_LENGTH: {
+    status: 400,
+    title: "Content-Length sent more than once",
+    rule: "RFC 9110 §8.6, RFC 9112 §6.3",
+    fix: "Send one Content-Length field with one value; this server refuses repeats even when they are equal, so that no proxy can read them another way.",
   },
   CONTENT_LENGTH_WITH_TRANSFER_ENCODING: {
     status: 400,

@@ -1,6 +1,9 @@
 // Media types and the Accept field (RFC 9110 §8.3.1, §12.5.1), parsed with
 // their parameters and weights. Small and strict enough for negotiation:
 // anything unparseable in Accept is skipped, as §12.4.2 lets a recipient do.
+// Whitespace around parts is SP and HTAB only (RFC 9110 §5.6.3), never trim().
+
+import { listElements, trimOws } from "./lists.js";
 
 export interface MediaRange {
   /** Lower-cased "type/subtype"; may be "*\/*" or "type/*". */
@@ -17,7 +20,7 @@ const RANGE = /^([!#$%&'*+\-.^_`|~0-9a-z]+)\/([!#$%&'*+\-.^_`|~0-9a-z]+)$/;
 export function mediaType(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const semi = value.indexOf(";");
-  const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
+  const type = trimOws(semi === -1 ? value : value.slice(0, semi)).toLowerCase();
   return RANGE.test(type) ? type : undefined;
 }
 
@@ -26,7 +29,7 @@ export function mediaParameter(value: string, name: string): string | undefined 
   for (const part of value.split(";").slice(1)) {
     const eq = part.indexOf("=");
     if (eq === -1) continue;
-    if (part.slice(0, eq).trim().toLowerCase() === name) return part.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    if (trimOws(part.slice(0, eq)).toLowerCase() === name) return trimOws(part.slice(eq + 1)).replace(/^"(.*)"$/, "$1").toLowerCase();
   }
   return undefined;
 }
@@ -34,15 +37,14 @@ export function mediaParameter(value: string, name: string): string | undefined 
 export function parseAccept(value: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   let order = 0;
-  for (const element of value.split(",")) {
+  for (const element of listElements(value)) {
     const parts = element.split(";");
-    const type = parts[0]!.trim().toLowerCase();
-    if (type === "") continue;
+    const type = trimOws(parts[0]!).toLowerCase();
     const m = RANGE.exec(type);
     if (m === null || (m[1] === "*" && m[2] !== "*")) continue;
     let q = 1;
     for (const p of parts.slice(1)) {
-      const [k, v] = p.split("=").map((s) => s.trim());
+      const [k, v] = p.split("=").map(trimOws);
       if (k?.toLowerCase() === "q" && v !== undefined && /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(v)) q = Number(v);
     }
     ranges.push({ type, q, order: order++ });

@@ -18,6 +18,7 @@
 import { COLON, CR, FIELD_VALUE, HEX, HOST, HTAB, LF, QDTEXT, SEMICOLON, SP, TARGET, TCHAR } from "./chars.js";
 import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
+import { listElements, trimOws } from "./lists.js";
 import { fieldName, methodName } from "./names.js";
 import type { Framing, Request, RequestHead } from "./request.js";
 
@@ -469,8 +470,11 @@ export class RequestParser {
         this.transferEncoding = this.transferEncoding === null ? value : `${this.transferEncoding},${value}`;
         return true;
       case "connection":
-        for (const option of value.split(",")) {
-          const o = option.trim().toLowerCase();
+        // RFC 9110 §7.6.1: Connection = #connection-option, each a token. Anything
+        // else (say "close\xA0") is refused, not guessed at: a proxy would not read it as close.
+        for (const option of listElements(value)) {
+          if (!isToken(option)) return this.fail("INVALID_CONNECTION", `Connection holds "${option.slice(0, 40)}", which is not a token`, vs);
+          const o = option.toLowerCase();
           if (o === "close") this.connectionClose = true;
           else if (o === "keep-alive") this.connectionKeepAlive = true;
         }
@@ -530,37 +534,28 @@ export class RequestParser {
     return nameEnd;
   }
 
-  /** RFC 9110 §8.6: 1*DIGIT. RFC 9112 §6.3: a list of identical values may stand for one. */
+  /**
+   * RFC 9110 §8.6: Content-Length = 1*DIGIT. RFC 9112 §6.3 lets a recipient
+   * take a list of identical values ("5, 5", or two lines of 5) as one, or
+   * reject it; this server rejects any repetition (REPEATED_CONTENT_LENGTH),
+   * since a proxy that picked the other reading is how requests get smuggled.
+   */
   private contentLengthField(buf: Buffer, s: number, e: number): boolean {
+    if (this.contentLength !== -1) {
+      return this.fail("REPEATED_CONTENT_LENGTH", "Content-Length is sent on more than one field line", s);
+    }
     let i = s;
-    let value = -1;
-    for (;;) {
-      let n = 0;
-      const digitsStart = i;
-      // RFC 9110 §8.6: 1*DIGIT; leading zeros do not make a length large.
-      while (i < e && buf[i] === 0x30) i++;
-      const significant = i;
-      while (i < e && isDigit(buf[i]!)) n = n * 10 + (buf[i++]! - 0x30);
-      if (i === digitsStart || (i < e && buf[i] !== COMMA && buf[i] !== SP && buf[i] !== HTAB)) {
-        return this.fail("INVALID_CONTENT_LENGTH", `Content-Length "${buf.toString("latin1", s, Math.min(e, s + 40))}" is not a decimal number`, i);
-      }
-      if (i - significant > MAX_LENGTH_DIGITS) n = Infinity;
-      if (value !== -1 && n !== value) {
-        return this.fail("CONFLICTING_CONTENT_LENGTH", "The Content-Length list holds different values", digitsStart);
-      }
-      value = n;
-      while (i < e && (buf[i] === SP || buf[i] === HTAB)) i++;
-      if (i === e) break;
-      if (buf[i] !== COMMA) {
-        return this.fail("INVALID_CONTENT_LENGTH", "Content-Length holds more than a number", i);
-      }
-      i++;
-      while (i < e && (buf[i] === SP || buf[i] === HTAB)) i++;
-    }
-    if (this.contentLength !== -1 && this.contentLength !== value) {
-      return this.fail("CONFLICTING_CONTENT_LENGTH", `Content-Length is sent twice with different values (${this.contentLength} and ${value})`, s);
-    }
-    this.contentLength = value;
+    // Leading zeros do not make a length large, so they do not count as digits.
+    while (i < e && buf[i] === 0x30) i++;
+    const significant = i;
+    let n = 0;
+    while (i < e && isDigit(buf[i]!)) n = n * 10 + (buf[i++]! - 0x30);
+    if (i === s) return this.fail("INVALID_CONTENT_LENGTH", "Content-Length does not start with a decimal digit", i);
+    let j = i;
+    while (j < e && (buf[j] === SP || buf[j] === HTAB)) j++;
+    if (j < e && buf[j] === COMMA) return this.fail("REPEATED_CONTENT_LENGTH", "Content-Length holds a list of values", j);
+    if (i < e) return this.fail("INVALID_CONTENT_LENGTH", `Content-Length holds ${describe(buf[i])} after its digits`, i);
+    this.contentLength = i - significant > MAX_LENGTH_DIGITS ? Infinity : n;
     return true;
   }
 
@@ -590,7 +585,8 @@ export class RequestParser {
 
     let expectContinue = false;
     if (this.expect !== null) {
-      if (this.expect.trim().toLowerCase() !== "100-continue") {
+      // RFC 9110 §10.1.1: the one expectation defined; OWS around it is SP and HTAB only.
+      if (trimOws(this.expect).toLowerCase() !== "100-continue") {
         return this.fail("EXPECTATION_FAILED", `The request expects "${this.expect.slice(0, 60)}"`, at);
       }
       // RFC 9110 §10.1.1: an HTTP/1.0 request's 100-continue expectation is ignored.
@@ -806,6 +802,16 @@ export class RequestParser {
   }
 }
 
+/** RFC 9110 §5.6.2: token = 1*tchar. */
+function isToken(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0x7f || TCHAR[c] !== 1) return false;
+  }
+  return true;
+}
+
 function isDigit(b: number): boolean {
   return b >= 0x30 && b <= 0x39;
 }
@@ -852,9 +858,9 @@ function hostError(buf: Buffer, vs: number, ve: number): number {
  */
 function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
   const codings: string[] = [];
-  for (const element of value.split(",")) {
-    const coding = element.trim();
-    if (coding === "") continue; // RFC 9110 §5.6.1: empty list elements do not count
+  // RFC 9110 §5.6.1: empty list elements do not count; OWS is SP and HTAB only,
+  // so "chunked\xA0" is no token and is refused rather than read as chunked.
+  for (const coding of listElements(value)) {
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]*;.*)?$/.test(coding)) return "INVALID_TRANSFER_ENCODING";
     codings.push(coding.toLowerCase());
   }
