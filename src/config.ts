@@ -21,6 +21,8 @@ export interface Config {
   readonly limits: ParserLimits;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
+  /** From a request's first byte to its last, however steadily the bytes come. */
+  readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   /** A response that makes no sending progress for this long (a client that stopped reading) closes. */
   readonly sendTimeoutMs: number;
@@ -167,6 +169,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     },
     headersTimeoutMs: integer(env, "HEADERS_TIMEOUT_MS", c.headersTimeoutMs, 1, 3_600_000),
     bodyTimeoutMs: integer(env, "BODY_TIMEOUT_MS", c.bodyTimeoutMs, 1, 3_600_000),
+    requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", c.requestTimeoutMs, 1, 3_600_000),
     keepAliveTimeoutMs: integer(env, "KEEP_ALIVE_TIMEOUT_MS", c.keepAliveTimeoutMs, 1, 3_600_000),
     sendTimeoutMs: integer(env, "SEND_TIMEOUT_MS", c.sendTimeoutMs, 1, 3_600_000),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),

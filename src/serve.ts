@@ -68,6 +68,7 @@ export async function serve(config: Config): Promise<void> {
     limits: config.limits,
     headersTimeoutMs: config.headersTimeoutMs,
     bodyTimeoutMs: config.bodyTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
     sendTimeoutMs: config.sendTimeoutMs,
     ...(config.quiet ? {} : { onExchange: accessLog(process.stdout, worker ? `w${cluster.worker!.id} ` : "") }),

@@ -25,6 +25,12 @@ export interface ConnectionOptions {
   readonly headersTimeoutMs: number;
   /** Longest pause while a body is arriving (408 after). */
   readonly bodyTimeoutMs: number;
+  /**
+   * From the first byte of a request to its last (408 after), however steadily
+   * the bytes come: a body trickled a byte a second restarts the body timeout
+   * each time, but cannot stretch this one.
+   */
+  readonly requestTimeoutMs: number;
   /** How long a connection may wait, with nothing in flight, for its next request. */
   readonly keepAliveTimeoutMs: number;
   /** Unanswered requests on one connection before the server stops reading from it. */
@@ -40,6 +46,7 @@ export interface ConnectionOptions {
 export const DEFAULT_CONNECTION_OPTIONS = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxPipelined: 64,
   lingerMs: 2_000,
@@ -111,6 +118,9 @@ export class Connection implements ParserSink {
   /** Heads seen so far, and at the time the headers deadline was set. */
   private headsSeen = 0;
   private headsAtDeadline = -1;
+  /** Which request the whole-request deadline belongs to (see requestNumber), and when it runs out. */
+  private requestTimed = -1;
+  private requestDeadline = Infinity;
   /** Bytes waiting to be sent at the last sweep, and when a send that stalls there gives up. */
   private unsentAtCheck = 0;
   private sendDeadline = Infinity;
@@ -325,6 +335,17 @@ export class Connection implements ParserSink {
     else if (this.queue.length > 0) phase = Phase.Busy;
     else phase = Phase.Idle;
 
+    // The whole-request deadline starts once per request, with its first byte.
+    if (phase === Phase.Head || phase === Phase.Body) {
+      const request = phase === Phase.Head ? this.headsSeen + 1 : this.headsSeen;
+      if (request !== this.requestTimed) {
+        this.requestTimed = request;
+        this.requestDeadline = Date.now() + this.options.requestTimeoutMs;
+      }
+    } else {
+      this.requestDeadline = Infinity;
+    }
+
     switch (phase) {
       case Phase.Idle:
         if (this.draining) {
@@ -387,6 +408,11 @@ export class Connection implements ParserSink {
       this.unsentAtCheck = 0;
       if (this.phase === Phase.Closing) this.deadline = now + this.options.lingerMs;
       else this.updatePhase(false);
+      return;
+    }
+    if ((this.phase === Phase.Head || this.phase === Phase.Body) && now >= this.requestDeadline) {
+      this.parser.stop();
+      this.onError(protocolError("REQUEST_TIMEOUT", `The request was not complete ${this.options.requestTimeoutMs} ms after its first byte`, 0));
       return;
     }
     if (now < this.deadline) return;

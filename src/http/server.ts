@@ -65,6 +65,7 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     headersTimeoutMs: options.headersTimeoutMs ?? d.headersTimeoutMs,
     bodyTimeoutMs: options.bodyTimeoutMs ?? d.bodyTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? d.keepAliveTimeoutMs,
     maxPipelined: options.maxPipelined ?? d.maxPipelined,
     lingerMs: options.lingerMs ?? d.lingerMs,
@@ -107,6 +108,7 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
   const shortest = Math.min(
     connectionOptions.headersTimeoutMs,
     connectionOptions.bodyTimeoutMs,
+    connectionOptions.requestTimeoutMs,
     connectionOptions.keepAliveTimeoutMs,
     connectionOptions.lingerMs,
     connectionOptions.sendTimeoutMs,

@@ -131,6 +131,34 @@ t.test("body timeout: a stalled body gets a 408", async (t) => {
   t.equal(splitResponses(out)[0]!.status, 408);
 });
 
+t.test("request timeout: a body trickled a byte at a time cannot outlast REQUEST_TIMEOUT_MS", async (t) => {
+  let handled = 0;
+  const handler: Handler = () => {
+    handled++;
+    return { status: 200 };
+  };
+  // Each byte comes well inside the body timeout, so only the whole-request deadline can end this.
+  const s = await listen(handler, { bodyTimeoutMs: 10_000, headersTimeoutMs: 10_000, requestTimeoutMs: 300 });
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n");
+  let sent = 0;
+  // The stimulus, not a wait: a byte every 20 ms until the server answers (1000 bytes would take 20 s).
+  const trickle = setInterval(() => {
+    if (!socket.destroyed && sent < 1000) socket.write(Buffer.from([0x61]), () => sent++);
+  }, 20);
+  t.teardown(() => clearInterval(trickle));
+  // The problem body is one flat JSON object: its closing brace ends the response.
+  const response = await readUntil(socket, "}");
+  clearInterval(trickle);
+  t.match(response, /^HTTP\/1\.1 408 /, "408 Request Timeout");
+  t.match(response, /after its first byte/, "the detail names the whole-request deadline");
+  t.ok(sent < 1000, `answered before the body was complete (${sent} of 1000 bytes sent)`);
+  t.equal(handled, 0, "the handler never saw the request");
+  socket.destroy();
+});
+
 t.test("idle keep-alive timeout: a quiet connection is closed without a response", async (t) => {
   const s = await listen(createApp({ store: createMemoryStore() }).handle, { keepAliveTimeoutMs: 100 });
   t.teardown(s.close);
