@@ -60,7 +60,7 @@ export async function serve(config: Config): Promise<void> {
     limits: config.limits,
     wireView: config.wireView,
   });
-  const server = createServer(app.handle, {
+  const server = createServer(app, {
     ...(tls === undefined ? {} : { tls }),
     // RFC 6797: tell browsers to use HTTPS from now on; only meaningful over HTTPS.
     responseFields: tls !== undefined && config.hstsMaxAge > 0 ? fieldLines({ "Strict-Transport-Security": `max-age=${config.hstsMaxAge}` }) : "",

@@ -1,31 +1,16 @@
 // Reading request bodies: the media type is checked (415), the bytes decoded
 // (400), and only then is the content looked at.
 
-import { headerValue, type Request } from "../http/request.js";
-import { fail } from "../http/problem.js";
-import { mediaParameter, mediaType } from "../http/media.js";
+import type { Request } from "../http/request.js";
+import { fail, HttpError } from "../http/problem.js";
+import { refuseMediaType } from "../http/media.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
+/** The same check the router makes from the head, for a request that reached its handler without a body. */
 function requireType(request: Request, accepted: readonly string[]): void {
-  const raw = headerValue(request, "content-type");
-  const type = mediaType(raw);
-  if (type === undefined || !accepted.includes(type)) {
-    fail(415, {
-      kind: "unsupported-media-type",
-      detail: `${raw === undefined ? "The request has no Content-Type" : `Content-Type ${raw.slice(0, 100)} is not accepted here`}. Send the body as ${accepted.join(" or ")}.`,
-      instance: request.target,
-      headers: { "Accept-Post": accepted.join(", ") },
-    });
-  }
-  const charset = mediaParameter(raw!, "charset");
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-    fail(415, {
-      kind: "unsupported-media-type",
-      detail: `charset=${charset} is not accepted; send the body as UTF-8.`,
-      instance: request.target,
-    });
-  }
+  const refusal = refuseMediaType(request, accepted);
+  if (refusal !== undefined) throw new HttpError(refusal);
 }
 
 function decode(request: Request): string {

@@ -14,6 +14,8 @@ import { factListSchema, factSchema, factTextSchema } from "./schemas.js";
 import { single } from "./single.js";
 
 const MAX_FACT_CHARACTERS = 500;
+/** The largest fact body taken: refused from its head past this (413), before it is read. */
+const MAX_FACT_BODY_BYTES = 4 * 1024;
 const CONTROL = /\p{Cc}/u;
 
 function invalid(request: Request, detail: string): never {
@@ -80,6 +82,8 @@ export function factRoutes(ctx: ApiContext): Route[] {
       request: {
         description: "One sentence, as plain UTF-8 text",
         mediaTypes: ["text/plain"],
+        // 500 characters of at most 4 bytes each in UTF-8, with room for whitespace that trimming removes.
+        maxBytes: MAX_FACT_BODY_BYTES,
         schema: factTextSchema,
         example: "RFC 9110 defines HTTP semantics.",
       },

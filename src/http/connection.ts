@@ -16,6 +16,25 @@ import { CONTINUE, serialize, type Response, type Serialized } from "./response.
 
 export type Handler = (request: Request) => Response | Promise<Response>;
 
+/**
+ * What a service says of a request from its head alone, before any body byte
+ * is read: refuse it now (a 415 or 413 it would give anyway, without making
+ * the client send and the server read the body first), or admit it with a
+ * tighter body limit than the server's. Undefined admits it as it is.
+ */
+export type Admission = { readonly refuse: Response } | { readonly maxBodyBytes: number } | undefined;
+
+/** A handler, and optionally a judge of heads (see Admission). */
+export interface Service {
+  readonly handle: Handler;
+  readonly admit?: (head: RequestHead) => Admission;
+}
+
+/** Either a bare handler or a service; a bare handler admits every head. */
+export function asService(service: Handler | Service): Service {
+  return typeof service === "function" ? { handle: service } : service;
+}
+
 /** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
 export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown };
 
@@ -104,6 +123,7 @@ const INTERNAL_ERROR_DETAIL = "The server failed while handling this request. Th
 export class Connection implements ParserSink {
   private readonly socket: Transport;
   private readonly handler: Handler;
+  private readonly admit: ((head: RequestHead) => Admission) | undefined;
   private readonly options: ConnectionOptions;
   private readonly hooks: ConnectionHooks;
   private readonly parser: RequestParser;
@@ -126,9 +146,11 @@ export class Connection implements ParserSink {
   private sendDeadline = Infinity;
   private ended = false;
 
-  constructor(socket: Transport, handler: Handler, options: ConnectionOptions, hooks: ConnectionHooks) {
+  constructor(socket: Transport, service: Handler | Service, options: ConnectionOptions, hooks: ConnectionHooks) {
+    const { handle, admit } = asService(service);
     this.socket = socket;
-    this.handler = handler;
+    this.handler = handle;
+    this.admit = admit;
     this.options = options;
     this.hooks = hooks;
     this.parser = new RequestParser(this, options.limits);
@@ -177,6 +199,14 @@ export class Connection implements ParserSink {
     this.queue.push(slot);
     this.reading = slot;
     this.headsSeen++;
+    // Only a head that announces a body is judged: refusing it early is what saves reading the body.
+    if (this.admit !== undefined && head.framing.kind !== "none") {
+      const admission = this.admit(head);
+      if (admission !== undefined) {
+        if ("refuse" in admission) return this.refuseFromHead(slot, admission.refuse);
+        this.parser.limitBody(admission.maxBodyBytes);
+      }
+    }
     if (slot.sendContinue && this.queue.length === 1) {
       slot.sendContinue = false;
       this.socket.write(CONTINUE, "latin1");
@@ -205,6 +235,19 @@ export class Connection implements ParserSink {
       result = this.internalError(error, request);
     }
     this.settle(slot, result);
+  }
+
+  /**
+   * Answer from the head and close: the body is never read, so its bytes
+   * cannot be told from a next request (RFC 9112 §9.6). No 100 Continue is
+   * sent, so a client that waits for one never sends the body at all.
+   */
+  private refuseFromHead(slot: Slot, response: Response): void {
+    this.parser.stop();
+    this.reading = null;
+    slot.sendContinue = false;
+    slot.close = true;
+    this.settle(slot, response);
   }
 
   onError(error: ProtocolError): void {

@@ -6,7 +6,7 @@
 // the wire, without opening a port.
 
 import { Duplex } from "node:stream";
-import { Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler } from "./connection.js";
+import { Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
 
 export interface InjectOptions {
@@ -25,7 +25,7 @@ export interface InjectResult {
  * Feed `input` (one buffer, or several chunks delivered separately) as a
  * client that then half-closes, and collect the server's answer.
  */
-export function inject(handler: Handler, input: string | Buffer | readonly (string | Buffer)[], options: InjectOptions = {}): Promise<InjectResult> {
+export function inject(handler: Handler | Service, input: string | Buffer | readonly (string | Buffer)[], options: InjectOptions = {}): Promise<InjectResult> {
   const chunks = (Array.isArray(input) ? input : [input]).map((c: string | Buffer) => (typeof c === "string" ? Buffer.from(c, "latin1") : c));
   const written: Buffer[] = [];
   const exchanges: Exchange[] = [];

@@ -4,6 +4,9 @@
 // Whitespace around parts is SP and HTAB only (RFC 9110 §5.6.3), never trim().
 
 import { listElements, trimOws } from "./lists.js";
+import { problem } from "./problem.js";
+import { headerValue, type RequestHead } from "./request.js";
+import type { Response } from "./response.js";
 
 export interface MediaRange {
   /** Lower-cased "type/subtype"; may be "*\/*" or "type/*". */
@@ -58,4 +61,32 @@ export function matchLevel(range: string, type: string): number {
   if (range === "*/*") return 1;
   if (range.endsWith("/*") && type.startsWith(range.slice(0, -1))) return 2;
   return 0;
+}
+
+/**
+ * The 415 (RFC 9110 §15.5.16) for a body whose Content-Type is not one of
+ * `accepted`, or whose charset is not UTF-8; undefined when the type is fine.
+ * Judged from the head alone, so it can be sent before the body is read.
+ * Accept-Post (RFC 9110 has none; W3C LDP §7.1 defines it) lists what to send.
+ */
+export function refuseMediaType(head: RequestHead, accepted: readonly string[]): Response | undefined {
+  const raw = headerValue(head, "content-type");
+  const type = mediaType(raw);
+  if (type === undefined || !accepted.includes(type)) {
+    return problem(415, {
+      kind: "unsupported-media-type",
+      detail: `${raw === undefined ? "The request has no Content-Type" : `Content-Type ${raw.slice(0, 100)} is not accepted here`}. Send the body as ${accepted.join(" or ")}.`,
+      instance: head.target,
+      headers: { "Accept-Post": accepted.join(", ") },
+    });
+  }
+  const charset = mediaParameter(raw!, "charset");
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    return problem(415, {
+      kind: "unsupported-media-type",
+      detail: `charset=${charset.slice(0, 40)} is not accepted; send the body as UTF-8.`,
+      instance: head.target,
+    });
+  }
+  return undefined;
 }

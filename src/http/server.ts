@@ -4,7 +4,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
-import { Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler } from "./connection.js";
+import { asService, Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
 import type { Request } from "./request.js";
 import { problem } from "./problem.js";
@@ -59,7 +59,8 @@ function logHandlerError(error: unknown, request: Request | null): void {
   console.error(`startline: handler error${where}:`, error);
 }
 
-export function createServer(handler: Handler, options: ServerOptions = {}): HttpServer {
+export function createServer(handler: Handler | Service, options: ServerOptions = {}): HttpServer {
+  const service = asService(handler);
   const d = DEFAULT_CONNECTION_OPTIONS;
   const connectionOptions: ConnectionOptions = {
     limits: { ...DEFAULT_LIMITS, ...options.limits },
@@ -87,7 +88,7 @@ export function createServer(handler: Handler, options: ServerOptions = {}): Htt
 
   const accept = (socket: net.Socket) => {
     if (live.size >= maxConnections) return refuse(socket, connectionOptions.responseFields);
-    live.add(new Connection(socket, handler, connectionOptions, hooks));
+    live.add(new Connection(socket, service, connectionOptions, hooks));
   };
   // allowHalfOpen: a client that half-closes after its last request still gets its
   // responses; the connection ends its side itself once they are written.

@@ -30,10 +30,18 @@ export interface RouteParamDoc {
   readonly example?: string;
 }
 
+/**
+ * The body a route takes. Unlike the rest of the documentation, the server
+ * enforces it, from the head, before any body byte is read: a Content-Type
+ * not listed gets a 415, a Content-Length over `maxBytes` a 413 (and a
+ * chunked body that grows past it is cut off with the same 413).
+ */
 export interface RouteRequestDoc {
   readonly description: string;
-  /** Media types the body may have, the preferred one first. */
+  /** Media types the body may have, the preferred one first. Enforced. */
   readonly mediaTypes: readonly string[];
+  /** The largest body this route takes, below the server's own limit. Enforced. */
+  readonly maxBytes?: number;
   /** JSON Schema (2020-12) of the body, for every media type listed. */
   readonly schema?: object;
   /** A body the interactive page starts with, in the first media type. */
@@ -68,8 +76,9 @@ export interface Route {
   readonly summary: string;
   readonly handler: RouteHandler;
   readonly deprecated?: Deprecation;
-  /** Documentation only (see RouteRequestDoc and friends); the router never reads these. */
+  /** Documentation only: the router never reads these. */
   readonly params?: Readonly<Record<string, RouteParamDoc>>;
+  /** The body the route takes: documented, and enforced from the head (see RouteRequestDoc). */
   readonly request?: RouteRequestDoc;
   /** By status code; the generator adds the errors every route can give. */
   readonly responses?: Readonly<Record<number, RouteResponseDoc>>;

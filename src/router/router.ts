@@ -2,16 +2,19 @@
 // defines (404, 405 with Allow, OPTIONS, HEAD), deprecation fields, and a count
 // of requests per API version.
 
-import type { Handler } from "../http/connection.js";
+import type { Admission, Handler } from "../http/connection.js";
+import { refuseMediaType } from "../http/media.js";
 import { formatHttpDate } from "../http/date.js";
 import { problem } from "../http/problem.js";
-import type { Request } from "../http/request.js";
+import type { Request, RequestHead } from "../http/request.js";
 import type { FieldValue, Response } from "../http/response.js";
 import { compileRoutes, type CompiledRoutes } from "./compile.js";
 import { fullPath, VERSION_SEGMENT, type Route } from "./route.js";
 
 export interface Router {
   readonly handle: Handler;
+  /** What the table says of a request from its head alone (see admitHead). */
+  readonly admit: (head: RequestHead) => Admission;
   readonly table: CompiledRoutes;
   /** Requests routed to each API version since start: an operator's view of who still uses v1. */
   usage(): Record<string, number>;
@@ -104,8 +107,20 @@ export function createRouter(routes: readonly Route[]): Router {
     }
   }
 
+  /** A body the route does not take is refused before it is read (RFC 9110 §15.5.14, §15.5.16). */
+  function admit(head: RequestHead): Admission {
+    const match = table.lookup(head.method, head.path);
+    if (match.kind !== "found") return undefined;
+    const declared = match.route.request;
+    if (declared === undefined) return undefined;
+    const refusal = refuseMediaType(head, declared.mediaTypes);
+    if (refusal !== undefined) return { refuse: refusal };
+    return declared.maxBytes === undefined ? undefined : { maxBodyBytes: declared.maxBytes };
+  }
+
   return {
     handle,
+    admit,
     table,
     usage: () => Object.fromEntries(counts),
   };

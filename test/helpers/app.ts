@@ -35,7 +35,7 @@ export async function request(
   const bytes = body === undefined ? undefined : Buffer.isBuffer(body) ? body : Buffer.from(body, "utf8");
   if (bytes !== undefined) head += `Content-Length: ${bytes.length}\r\n`;
   head += "Connection: close\r\n\r\n";
-  const { output } = await inject(app.handle, bytes === undefined ? head : Buffer.concat([Buffer.from(head, "latin1"), bytes]));
+  const { output } = await inject(app, bytes === undefined ? head : Buffer.concat([Buffer.from(head, "latin1"), bytes]));
   const responses = splitResponses(output, [method === "HEAD"]);
   if (responses.length !== 1) throw new Error(`expected one response to ${method} ${target}, got: ${output.toString("latin1")}`);
   return responses[0]!;

@@ -4,7 +4,7 @@
 
 import net from "node:net";
 import { once } from "node:events";
-import type { Handler } from "../../src/http/connection.js";
+import type { Handler, Service } from "../../src/http/connection.js";
 import { createServer, type HttpServer, type ServerOptions } from "../../src/http/server.js";
 
 export interface RawResponse {
@@ -55,7 +55,7 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export async function listen(handler: Handler, options: ServerOptions = {}): Promise<Running> {
+export async function listen(handler: Handler | Service, options: ServerOptions = {}): Promise<Running> {
   const server = createServer(handler, { onHandlerError: () => {}, ...options });
   const address = await server.listen(0, "127.0.0.1");
   return { server, port: address.port, close: () => server.close(1000) };
