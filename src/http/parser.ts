@@ -18,6 +18,7 @@
 import { COLON, CR, FIELD_VALUE, HEX, HOST, HTAB, LF, QDTEXT, SEMICOLON, SP, TARGET, TCHAR } from "./chars.js";
 import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
+import { describe, scanFieldLine, scanRequestLine, startScan, type LineScan, type ScanError } from "./line-scan.js";
 import { listElements, trimOws } from "./lists.js";
 import { fieldName, methodName } from "./names.js";
 import type { Framing, Request, RequestHead } from "./request.js";
@@ -90,6 +91,10 @@ export class RequestParser {
   /** An unfinished line carried over to the next chunk. */
   private carry: Buffer | null = null;
   private carryLen = 0;
+  /** How far the unfinished line has been judged (line-scan.ts), so each byte is looked at once. */
+  private readonly partialScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0 };
+  /** The same judgement for a line that arrived whole. */
+  private readonly wholeScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0 };
 
   /**
    * While paused, bytes not yet parsed wait here (a slice of the caller's
@@ -297,7 +302,7 @@ export class RequestParser {
     this.lineStart = start;
     // The checks an unfinished line gets come first, so that a line's verdict
     // does not depend on whether it arrived whole or in pieces.
-    if (!this.checkLineSoFar(buf, start, lf)) return false;
+    if (!this.checkLineSoFar(buf, start, lf, false)) return false;
     let end = lf;
     if (lf > start && buf[lf - 1] === CR) end = lf - 1;
     else if (!this.limits.allowBareLf) {
@@ -523,12 +528,7 @@ export class RequestParser {
     while (i < e && (buf[i] === SP || buf[i] === HTAB)) i++;
     let ve = e;
     while (ve > i && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
-    for (let j = i; j < ve; j++) {
-      if (FIELD_VALUE[buf[j]!] !== 1) {
-        this.badByte("INVALID_FIELD_VALUE", `the value of "${buf.toString("latin1", s, nameEnd)}"`, buf, j);
-        return -1;
-      }
-    }
+    // Every byte of the value was checked against FIELD_VALUE by the line scan (checkLineSoFar).
     this.valueStart = i;
     this.valueEnd = ve;
     return nameEnd;
@@ -733,6 +733,7 @@ export class RequestParser {
   }
 
   private appendCarry(src: Buffer, start: number, end: number): void {
+    if (this.carryLen === 0) this.startScan(this.partialScan, 0);
     const need = this.carryLen + (end - start);
     if (this.carry === null || need > this.carry.length) {
       const grown = Buffer.allocUnsafe(Math.max(need, 2 * (this.carry?.length ?? 0), 256));
@@ -747,7 +748,7 @@ export class RequestParser {
   private checkPartialLine(): void {
     this.lineBase = this.msgBytes;
     this.lineStart = 0;
-    this.checkLineSoFar(this.carry!, 0, this.carryLen);
+    this.checkLineSoFar(this.carry!, 0, this.carryLen, true);
   }
 
   /**
@@ -760,7 +761,7 @@ export class RequestParser {
    * same function, so the verdict never depends on where the stream was cut.
    * Returns false after reporting an error.
    */
-  private checkLineSoFar(buf: Buffer, s: number, n: number): boolean {
+  private checkLineSoFar(buf: Buffer, s: number, n: number, partial: boolean): boolean {
     if (n <= s) return true;
     // With the line's own CR at n - 1 the search stops there; otherwise search only the line.
     let crAt: number;
@@ -772,6 +773,17 @@ export class RequestParser {
     const crShownBy = crAt !== -1 && crAt + 1 < n ? crAt + 1 : Infinity;
     const over = s + this.lineRoom();
     const overShownBy = over < n && buf[over] !== CR ? over : Infinity;
+    // The syntax of the line so far; it stops at a CR, so it never looks past crAt.
+    let scanned: ScanError | null = null;
+    if (this.state === State.RequestLine || this.state === State.HeaderLine || this.state === State.TrailerLine) {
+      let scan = this.partialScan;
+      if (!partial) {
+        scan = this.wholeScan;
+        this.startScan(scan, s);
+      }
+      scanned = this.scanLine(buf, Math.min(n, over), scan);
+    }
+    if (scanned !== null && scanned.at < overShownBy) return this.fail(scanned.code, scanned.what, scanned.at);
     if (crShownBy === Infinity && overShownBy === Infinity) return true;
     if (crShownBy <= overShownBy) return this.fail("BARE_CR", "A CR is not followed by LF", crAt);
     const limits = this.limits;
@@ -785,6 +797,20 @@ export class RequestParser {
       default:
         return this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `A chunk-size line is longer than the ${limits.maxChunkExtensionBytes}-byte extension limit allows`, s);
     }
+  }
+
+  private startScan(scan: LineScan, at: number): void {
+    startScan(scan, this.state === State.RequestLine ? "request-line" : "field-line", at);
+  }
+
+  private scanLine(buf: Buffer, end: number, scan: LineScan): ScanError | null {
+    if (this.state === State.RequestLine) return scanRequestLine(buf, end, scan);
+    return scanFieldLine(buf, end, scan, {
+      fields: this.fieldCount,
+      maxFields: this.limits.maxHeaderCount,
+      contentLengthSeen: this.contentLength !== -1,
+      trailer: this.state === State.TrailerLine,
+    });
   }
 
   /** How many bytes the line being read may hold before it breaks a limit. */
@@ -816,15 +842,6 @@ function isDigit(b: number): boolean {
   return b >= 0x30 && b <= 0x39;
 }
 
-function describe(b: number | undefined): string {
-  if (b === undefined) return "end of line";
-  if (b === 0) return "NUL byte (0x00)";
-  if (b === SP) return "space";
-  if (b === HTAB) return "tab";
-  if (b === LF) return "LF";
-  const hex = `0x${b.toString(16).padStart(2, "0")}`;
-  return b > 0x20 && b < 0x7f ? `"${String.fromCharCode(b)}" (${hex})` : `byte ${hex}`;
-}
 
 /**
  * Host = uri-host [ ":" port ] (RFC 9110 §7.2), where uri-host is an

@@ -159,6 +159,23 @@ t.test("request timeout: a body trickled a byte at a time cannot outlast REQUEST
   socket.destroy();
 });
 
+t.test("a request line that can only be refused is answered at once, without waiting for its CRLF", async (t) => {
+  const s = await listen(() => ({ status: 200 }), { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
+  t.teardown(s.close);
+  for (const [prefix, status] of [
+    ["GET / HTTP/5.6", 505],
+    [`POST / HTTP/1.1\r\nHost: t\r\nContent-Length: ${"9".repeat(25)}`, 413],
+    ["GET / HTTP/1.1\r\n Host: t", 400],
+  ] as const) {
+    const socket = net.connect(s.port, "127.0.0.1");
+    await once(socket, "connect");
+    socket.write(prefix);
+    const response = await readUntil(socket, "}");
+    t.match(response, new RegExp(`^HTTP/1\\.1 ${status} `), `${JSON.stringify(prefix.slice(0, 30))}: ${status} before any CRLF`);
+    socket.destroy();
+  }
+});
+
 t.test("idle keep-alive timeout: a quiet connection is closed without a response", async (t) => {
   const s = await listen(createApp({ store: createMemoryStore() }).handle, { keepAliveTimeoutMs: 100 });
   t.teardown(s.close);
