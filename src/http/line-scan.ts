@@ -27,8 +27,11 @@ export interface LineScan {
   count: number;
   /** Where the part being scanned started (the version, the field name). */
   mark: number;
+  /** Request line: the space after the method. Field line: the colon. */
+  split: number;
 }
 
+/** A rule broken at one byte of a line (the parser turns it into a ProtocolError). */
 export interface ScanError {
   readonly code: ProtocolErrorCode;
   readonly what: string;
@@ -73,6 +76,7 @@ export function startScan(scan: LineScan, kind: "request-line" | "field-line", a
   scan.at = at;
   scan.count = 0;
   scan.mark = at;
+  scan.split = -1;
 }
 
 function isDigit(b: number): boolean {
@@ -112,8 +116,10 @@ export function scanRequestLine(buf: Buffer, end: number, scan: LineScan): ScanE
         break;
       case METHOD:
         if (TCHAR[b] === 1) break;
-        if (b === SP) phase = TARGET_FIRST;
-        else if (b === HTAB) return err("INVALID_REQUEST_LINE", "A tab separates the method from the target; use a single space", i);
+        if (b === SP) {
+          phase = TARGET_FIRST;
+          scan.split = i;
+        } else if (b === HTAB) return err("INVALID_REQUEST_LINE", "A tab separates the method from the target; use a single space", i);
         else return err("INVALID_METHOD", `Unexpected ${describe(b)} in the method`, i);
         break;
       case TARGET_FIRST:
@@ -192,6 +198,7 @@ export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: Fie
         }
         if (b !== COLON) return err("INVALID_FIELD_NAME", `Unexpected ${describe(b)} in a field name`, i);
         phase = FIELD_VALUE_BYTES;
+        scan.split = i;
         if (!ctx.trailer && isContentLength(buf, scan.mark, i)) {
           if (ctx.contentLengthSeen) return err("REPEATED_CONTENT_LENGTH", "Content-Length is sent on more than one field line", i);
           phase = LENGTH_LEADING_OWS;
@@ -199,7 +206,7 @@ export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: Fie
         }
         break;
       case FIELD_VALUE_BYTES:
-        if (FIELD_VALUE[b] !== 1) return err("INVALID_FIELD_VALUE", `Unexpected ${describe(b)} in the value of "${buf.toString("latin1", scan.mark, nameEnd(buf, scan.mark))}"`, i);
+        if (FIELD_VALUE[b] !== 1) return err("INVALID_FIELD_VALUE", `Unexpected ${describe(b)} in the value of "${buf.toString("latin1", scan.mark, scan.split)}"`, i);
         break;
       // RFC 9110 §8.6: Content-Length = 1*DIGIT, one value only.
       case LENGTH_LEADING_OWS:
@@ -234,8 +241,33 @@ function isContentLength(buf: Buffer, s: number, e: number): boolean {
   return true;
 }
 
-/** The end of the field name that starts at s (its colon). */
-function nameEnd(buf: Buffer, s: number): number {
-  const colon = buf.indexOf(COLON, s);
-  return colon === -1 ? s : colon;
+/**
+ * The verdict on a whole request line once its content, buf[.., end), was
+ * scanned without error: what the line's end itself shows (RFC 9112 §3).
+ */
+export function endRequestLine(buf: Buffer, end: number, scan: LineScan): ScanError | null {
+  switch (scan.phase) {
+    case METHOD:
+      return err("INVALID_REQUEST_LINE", "The request line ends after the method", end);
+    case TARGET_FIRST:
+      return err("INVALID_REQUEST_LINE", "The request target is empty or preceded by more than one space", end);
+    case TARGET_REST:
+      return err("INVALID_REQUEST_LINE", "The request line has no HTTP version (HTTP/0.9 requests are not served)", end);
+    case VERSION:
+      return err("INVALID_VERSION", `"${buf.toString("latin1", scan.mark, end)}" is not an HTTP version`, scan.mark);
+    default:
+      return null;
+  }
+}
+
+/** The same for a whole field line (RFC 9112 §5, RFC 9110 §8.6). */
+export function endFieldLine(buf: Buffer, end: number, scan: LineScan): ScanError | null {
+  switch (scan.phase) {
+    case FIELD_NAME:
+      return err("MISSING_COLON", `The header line "${buf.toString("latin1", scan.mark, Math.min(end, scan.mark + 40))}" has no colon`, end);
+    case LENGTH_LEADING_OWS:
+      return err("INVALID_CONTENT_LENGTH", "Content-Length is empty", end);
+    default:
+      return null;
+  }
 }

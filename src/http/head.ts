@@ -1,0 +1,186 @@
+// Head semantics: from the field lines of a request to what they decide,
+// the body's framing (RFC 9112 §6.3) and whether the connection persists
+// (RFC 9112 §9.3). The bytes of each line were checked by the line scan;
+// here each field that frames or routes the message is read, and the head
+// is judged whole at its empty line.
+
+import { HOST } from "./chars.js";
+import type { ProtocolErrorCode } from "./errors.js";
+import type { ParserLimits } from "./limits.js";
+import type { ScanError } from "./line-scan.js";
+import { describe } from "./line-scan.js";
+import { listElements, trimOws } from "./lists.js";
+import type { Framing } from "./request.js";
+
+/** What the head's fields have said so far; reset for each message. */
+export interface HeadFields {
+  /** Flattened lower-cased name, value, name, value... in arrival order. */
+  fields: string[];
+  hostCount: number;
+  host: string;
+  /** -1 until a Content-Length arrives. */
+  contentLength: number;
+  /** Every Transfer-Encoding line, joined into one list (RFC 9110 §5.3). */
+  transferEncoding: string | null;
+  connectionClose: boolean;
+  connectionKeepAlive: boolean;
+  expect: string | null;
+}
+
+export function newHeadFields(): HeadFields {
+  return {
+    fields: [],
+    hostCount: 0,
+    host: "",
+    contentLength: -1,
+    transferEncoding: null,
+    connectionClose: false,
+    connectionKeepAlive: false,
+    expect: null,
+  };
+}
+
+export function resetHeadFields(h: HeadFields): void {
+  h.fields = [];
+  h.hostCount = 0;
+  h.host = "";
+  h.contentLength = -1;
+  h.transferEncoding = null;
+  h.connectionClose = false;
+  h.connectionKeepAlive = false;
+  h.expect = null;
+}
+
+const NO_BODY: Framing = { kind: "none" };
+const CHUNKED: Framing = { kind: "chunked" };
+
+/**
+ * Takes one header field, name already lower-cased and interned, value
+ * buf[vs, ve) without the OWS around it. Returns an error, or null.
+ */
+export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, ve: number): ScanError | null {
+  const value = vs === ve ? "" : buf.toString("latin1", vs, ve);
+  h.fields.push(name, value);
+  switch (name) {
+    case "host": {
+      h.hostCount++;
+      // RFC 9112 §3.2: a Host field with an invalid value MUST be answered with 400.
+      const bad = hostError(buf, vs, ve);
+      if (bad !== -1) return { code: "INVALID_HOST", what: `Unexpected ${bad < ve ? describe(buf[bad]) : "end of the value"} in the Host header`, at: bad };
+      h.host = value;
+      return null;
+    }
+    case "content-length":
+      // RFC 9110 §8.6: the scan let through only OWS, then 1 to 15 significant digits, then OWS.
+      h.contentLength = Number(value);
+      return null;
+    case "transfer-encoding":
+      h.transferEncoding = h.transferEncoding === null ? value : `${h.transferEncoding},${value}`;
+      return null;
+    case "connection":
+      // RFC 9110 §7.6.1: Connection = #connection-option, each a token. Anything
+      // else (say "close\xA0") is refused, not guessed at: a proxy would not read it as close.
+      for (const option of listElements(value)) {
+        if (!isToken(option)) return { code: "INVALID_CONNECTION", what: `Connection holds "${option.slice(0, 40)}", which is not a token`, at: vs };
+        const o = option.toLowerCase();
+        if (o === "close") h.connectionClose = true;
+        else if (o === "keep-alive") h.connectionKeepAlive = true;
+      }
+      return null;
+    case "expect":
+      h.expect = h.expect === null ? value : `${h.expect}, ${value}`;
+      return null;
+    default:
+      return null;
+  }
+}
+
+export interface HeadVerdict {
+  readonly framing: Framing;
+  readonly keepAlive: boolean;
+  readonly expectContinue: boolean;
+}
+
+/** The empty line: judge the whole head. An error's offset is the empty line's. */
+export function judgeHead(h: HeadFields, minor: 0 | 1, limits: ParserLimits): HeadVerdict | { readonly code: ProtocolErrorCode; readonly what: string } {
+  if (h.hostCount > 1) return { code: "DUPLICATE_HOST", what: `The request carries ${h.hostCount} Host fields` };
+  if (h.hostCount === 0 && minor === 1) return { code: "MISSING_HOST", what: "The HTTP/1.1 request has no Host field" };
+
+  let framing: Framing = NO_BODY;
+  if (h.transferEncoding !== null) {
+    if (minor === 0) return { code: "TRANSFER_ENCODING_IN_HTTP10", what: `An HTTP/1.0 request carries Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
+    if (h.contentLength !== -1) return { code: "CONTENT_LENGTH_WITH_TRANSFER_ENCODING", what: "The request carries both Transfer-Encoding and Content-Length" };
+    const problem = judgeTransferEncoding(h.transferEncoding);
+    if (problem !== null) return { code: problem, what: `Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
+    framing = CHUNKED;
+  } else if (h.contentLength > 0) {
+    if (h.contentLength > limits.maxBodyBytes) {
+      return { code: "CONTENT_TOO_LARGE", what: `Content-Length announces ${h.contentLength} bytes; the limit is ${limits.maxBodyBytes} bytes` };
+    }
+    framing = { kind: "length", length: h.contentLength };
+  }
+
+  let expectContinue = false;
+  if (h.expect !== null) {
+    // RFC 9110 §10.1.1: the one expectation defined; OWS around it is SP and HTAB only.
+    if (trimOws(h.expect).toLowerCase() !== "100-continue") return { code: "EXPECTATION_FAILED", what: `The request expects "${h.expect.slice(0, 60)}"` };
+    // An HTTP/1.0 request's 100-continue expectation is ignored.
+    expectContinue = minor === 1;
+  }
+  // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when it asks for keep-alive.
+  const keepAlive = !h.connectionClose && (minor === 1 || h.connectionKeepAlive);
+  return { framing, keepAlive, expectContinue };
+}
+
+/** RFC 9110 §5.6.2: token = 1*tchar. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function isToken(s: string): boolean {
+  return TOKEN.test(s);
+}
+
+/**
+ * Host = uri-host [ ":" port ] (RFC 9110 §7.2), where uri-host is an
+ * IP-literal in brackets or a reg-name / IPv4 address, and port = *DIGIT
+ * (RFC 3986 §3.2.2, §3.2.3). Returns the index of the first byte that breaks
+ * it (ve when the value ends too soon), or -1.
+ */
+function hostError(buf: Buffer, vs: number, ve: number): number {
+  let i = vs;
+  if (i < ve && buf[i] === 0x5b /* "[" */) {
+    i++;
+    while (i < ve && buf[i] !== 0x5d /* "]" */) {
+      if (HOST[buf[i]!] !== 1 || buf[i] === 0x5b) return i;
+      i++;
+    }
+    if (i === ve) return ve;
+    i++;
+  } else {
+    while (i < ve && HOST[buf[i]!] === 1 && buf[i] !== 0x3a && buf[i] !== 0x5b && buf[i] !== 0x5d) i++;
+  }
+  if (i < ve && buf[i] === 0x3a /* ":" */) {
+    i++;
+    while (i < ve && buf[i]! >= 0x30 && buf[i]! <= 0x39) i++;
+  }
+  return i === ve ? -1 : i;
+}
+
+/**
+ * RFC 9112 §6.1 and §7: the only coding this server decodes is chunked, and on
+ * a request it must be the final one, applied once. Returns what is wrong, or null.
+ */
+function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
+  const codings: string[] = [];
+  // RFC 9110 §5.6.1: empty list elements do not count; OWS is SP and HTAB only,
+  // so "chunked\xA0" is no token and is refused rather than read as chunked.
+  for (const coding of listElements(value)) {
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]*;.*)?$/.test(coding)) return "INVALID_TRANSFER_ENCODING";
+    codings.push(coding.toLowerCase());
+  }
+  if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
+  // RFC 9112 §7: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
+  if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return "CHUNKED_TWICE";
+  if (codings[codings.length - 1] !== "chunked") return "CHUNKED_NOT_FINAL";
+  if (codings.length > 1) return "UNSUPPORTED_TRANSFER_CODING";
+  return null;
+}

@@ -1,0 +1,25 @@
+// What one request may cost the parser: every buffer it keeps has a bound here.
+
+export interface ParserLimits {
+  /** Longest request line, CRLF excluded (414 when the target is what overflows). */
+  readonly maxRequestLineBytes: number;
+  /** Largest header section (all field lines with their CRLFs); also bounds the trailer section. */
+  readonly maxHeaderBytes: number;
+  /** Most field lines in the header section; also bounds the trailer section. */
+  readonly maxHeaderCount: number;
+  /** Largest body, checked against Content-Length before any body byte is read. */
+  readonly maxBodyBytes: number;
+  /** Most bytes of chunk extensions in one message (they are ignored, RFC 9112 §7.1.1). */
+  readonly maxChunkExtensionBytes: number;
+  /** Accept a bare LF as a line ending (RFC 9112 §2.2 permits it); off unless asked for. */
+  readonly allowBareLf: boolean;
+}
+
+export const DEFAULT_LIMITS: ParserLimits = {
+  maxRequestLineBytes: 8 * 1024,
+  maxHeaderBytes: 16 * 1024,
+  maxHeaderCount: 100,
+  maxBodyBytes: 1024 * 1024,
+  maxChunkExtensionBytes: 4 * 1024,
+  allowBareLf: false,
+};

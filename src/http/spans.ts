@@ -1,0 +1,40 @@
+// The parser's account of the bytes, part by part, for whoever wants to show
+// them (the wire view, the terminal trace): llhttp's callbacks, as byte ranges.
+//
+// Offsets count from the first byte the parser was fed. Spans named "...-line"
+// include their CR LF; the parts inside a line (method, field-name, ...) do
+// not. An "error" span is empty: it marks the byte where a rule was broken.
+// Without a listener the parser makes no span at all.
+
+export type SpanKind =
+  /** An empty line before a request line, ignored (RFC 9112 §2.2). */
+  | "empty-line"
+  | "request-line"
+  | "method"
+  | "target"
+  | "version"
+  | "field-line"
+  | "field-name"
+  | "field-value"
+  /** The empty line that ends the header section. */
+  | "blank-line"
+  /** Body bytes framed by Content-Length, as they arrive (one span per piece). */
+  | "body"
+  | "chunk-size-line"
+  | "chunk-size"
+  | "chunk-extension"
+  /** Chunk data as it arrives (one span per piece), then the CR LF after it. */
+  | "chunk-data"
+  | "chunk-end"
+  /** The zero-size chunk-size line that ends the chunks. */
+  | "last-chunk"
+  | "trailer-line"
+  | "trailer-name"
+  | "trailer-value"
+  /** The empty line that ends a chunked message. */
+  | "trailer-end"
+  | "error";
+
+export interface SpanListener {
+  span(kind: SpanKind, start: number, end: number): void;
+}
