@@ -13,6 +13,7 @@ import { RequestParser, type ParserLimits, type ParserSink } from "./parser.js";
 import { HttpError, problem, protocolProblem } from "./problem.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
+import { isBodyStream, sendStream } from "./stream-body.js";
 
 export type Handler = (request: Request) => Response | Promise<Response>;
 
@@ -145,6 +146,8 @@ export class Connection implements ParserSink {
   private unsentAtCheck = 0;
   private sendDeadline = Infinity;
   private ended = false;
+  /** A streamed body is going out: later responses wait for it (RFC 9112 §9.3.2 order). */
+  private streaming = false;
 
   constructor(socket: Transport, service: Handler | Service, options: ConnectionOptions, hooks: ConnectionHooks) {
     const { handle, admit } = asService(service);
@@ -172,7 +175,7 @@ export class Connection implements ParserSink {
 
   /** True when nothing is in flight: shutting the connection down now loses nothing. */
   get idle(): boolean {
-    return this.queue.length === 0 && this.parser.idle;
+    return this.queue.length === 0 && !this.streaming && this.parser.idle;
   }
 
   private onData(chunk: Buffer): void {
@@ -272,7 +275,7 @@ export class Connection implements ParserSink {
 
   private flush(): void {
     const queue = this.queue;
-    while (queue.length > 0) {
+    while (queue.length > 0 && !this.streaming) {
       const slot = queue[0]!;
       if (slot.sendContinue) {
         slot.sendContinue = false;
@@ -282,6 +285,8 @@ export class Connection implements ParserSink {
       queue.shift();
       if (this.draining && queue.length === 0) slot.close = true;
       this.write(slot, slot.response);
+      // A streamed body finishes later; what follows it waits (see finishStream).
+      if (this.streaming) break;
       if (slot.close) {
         this.closeAfterResponse();
         return;
@@ -292,6 +297,9 @@ export class Connection implements ParserSink {
 
   private write(slot: Slot, response: Response): void {
     const head = slot.head;
+    // HTTP/1.0 has no chunked coding: a streamed body ends when the connection closes (RFC 9112 §6.3).
+    const chunked = head?.minor !== 0;
+    if (!chunked && isBodyStream(response.body)) slot.close = true;
     let out: Serialized;
     try {
       out = serialize(response, {
@@ -299,6 +307,7 @@ export class Connection implements ParserSink {
         close: slot.close,
         confirmKeepAlive: head?.minor === 0 && !slot.close,
         extraFields: this.options.responseFields,
+        chunked,
       });
     } catch (error) {
       // The handler produced a response that cannot be written safely (bad field, bad status).
@@ -307,20 +316,50 @@ export class Connection implements ParserSink {
     }
     const socket = this.socket;
     const body = out.body;
+    if (out.stream !== undefined) {
+      socket.write(out.head, "latin1");
+      this.streaming = true;
+      sendStream(socket, out.stream, chunked).then(
+        (bytes) => this.finishStream(slot, response.status, bytes),
+        (error: unknown) => {
+          // The status line is out: the only honest end is to cut the connection.
+          this.streaming = false;
+          this.internalError(error, slot.request);
+          socket.destroy();
+        },
+      );
+      return;
+    }
     if (body === undefined) socket.write(out.head, "latin1");
     else if (typeof body === "string") socket.write(out.head + body);
     else {
       socket.write(out.head, "latin1");
       socket.write(body);
     }
-    const current = head ?? this.parser.current;
+    this.logExchange(slot, response.status, out.bodyBytes);
+  }
+
+  private logExchange(slot: Slot, status: number, bodyBytes: number): void {
+    const current = slot.head ?? this.parser.current;
     this.hooks.onExchange({
       method: current.method || "-",
       target: current.target || "-",
-      status: response.status,
-      bodyBytes: out.bodyBytes,
+      status,
+      bodyBytes,
       ms: performance.now() - slot.started,
     });
+  }
+
+  /** A streamed body was sent (`bytes`), or its client went away (-1): go on with the queue. */
+  private finishStream(slot: Slot, status: number, bytes: number): void {
+    this.streaming = false;
+    if (bytes >= 0) this.logExchange(slot, status, bytes);
+    if (this.ended || bytes < 0) return;
+    if (slot.close || (this.draining && this.queue.length === 0)) {
+      this.closeAfterResponse();
+      return;
+    }
+    this.flush();
   }
 
   private internalError(error: unknown, request: Request | null): Response {
@@ -375,7 +414,7 @@ export class Connection implements ParserSink {
     if (parser.inBody) phase = Phase.Body;
     // Bytes the server itself stopped parsing (back-pressure) are not a client that is slow to send.
     else if (!parser.idle && !this.paused) phase = Phase.Head;
-    else if (this.queue.length > 0) phase = Phase.Busy;
+    else if (this.queue.length > 0 || this.streaming) phase = Phase.Busy;
     else phase = Phase.Idle;
 
     // The whole-request deadline starts once per request, with its first byte.
@@ -499,7 +538,7 @@ export class Connection implements ParserSink {
       this.reading = null;
     }
     this.draining = true;
-    if (this.queue.length === 0) this.closeQuietly();
+    if (this.queue.length === 0 && !this.streaming) this.closeQuietly();
   }
 
   private closeQuietly(): void {

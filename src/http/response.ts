@@ -10,6 +10,9 @@
 import { TCHAR } from "./chars.js";
 import { httpDate } from "./date.js";
 import { statusAllowsBody, statusLine } from "./status.js";
+import { isBodyStream, type BodyStream } from "./stream-body.js";
+
+export type { BodyStream } from "./stream-body.js";
 
 export type FieldValue = string | number;
 
@@ -17,7 +20,12 @@ export interface Response {
   readonly status: number;
   /** Field names as they should appear on the wire, e.g. "Content-Type". */
   readonly headers?: Readonly<Record<string, FieldValue>>;
-  readonly body?: string | Uint8Array;
+  /**
+   * The content: whole, or produced in pieces (an async iterable, sent with
+   * chunked transfer coding as the pieces come; see stream-body.ts). An
+   * iterable is not started when no body is sent (HEAD, 204, 304).
+   */
+  readonly body?: string | Uint8Array | BodyStream;
 }
 
 /** How the connection wants this response framed. */
@@ -30,6 +38,8 @@ export interface WriteOptions {
   readonly confirmKeepAlive: boolean;
   /** Field lines the server adds to every response, serialized by fieldLines(). */
   readonly extraFields?: string;
+  /** The client reads chunked transfer coding (HTTP/1.1); otherwise a streamed body ends with the connection. */
+  readonly chunked?: boolean;
 }
 
 export interface Serialized {
@@ -37,8 +47,10 @@ export interface Serialized {
   readonly head: string;
   /** The content to send after the head; absent for HEAD, 1xx, 204 and 304. */
   readonly body: string | Uint8Array | undefined;
-  /** Length of the content in bytes, as announced (also for HEAD). */
+  /** Length of the content in bytes, as announced (also for HEAD); 0 for a stream, counted as it is sent. */
   readonly bodyBytes: number;
+  /** A body to send in pieces after the head (never together with `body`). */
+  readonly stream?: BodyStream;
 }
 
 export class InvalidHeaderError extends TypeError {
@@ -80,8 +92,9 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
   // response on the connection would answer the wrong request (RFC 9110 §15.2).
   if (!Number.isInteger(status) || status < 200 || status > 599) throw new RangeError(`Invalid final status code ${status}`);
   const content = res.body;
+  if (isBodyStream(content)) return serializeStream(res, content, opts);
   if (content !== undefined && typeof content !== "string" && !(content instanceof Uint8Array)) {
-    throw new TypeError(`A response body must be a string or bytes, not ${typeof content}`);
+    throw new TypeError(`A response body must be a string, bytes or an async iterable of them, not ${typeof content}`);
   }
   let head = statusLine(status) + "Date: " + httpDate() + "\r\n" + (opts.extraFields ?? "");
   if (res.headers !== undefined) head += fieldLines(res.headers);
@@ -97,6 +110,22 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
   if (opts.close) head += "Connection: close\r\n";
   else if (opts.confirmKeepAlive) head += "Connection: keep-alive\r\n";
   return { head: head + "\r\n", body, bodyBytes };
+}
+
+/**
+ * A streamed body's head: chunked for HTTP/1.1 (RFC 9112 §7.1); for HTTP/1.0
+ * no framing field at all, and the connection closes to end the body (RFC
+ * 9112 §6.3, the connection must then close: `opts.close` is the caller's).
+ */
+function serializeStream(res: Response, stream: BodyStream, opts: WriteOptions): Serialized {
+  let head = statusLine(res.status) + "Date: " + httpDate() + "\r\n" + (opts.extraFields ?? "");
+  if (res.headers !== undefined) head += fieldLines(res.headers);
+  const withBody = statusAllowsBody(res.status);
+  if (withBody && opts.chunked !== false) head += "Transfer-Encoding: chunked\r\n";
+  if (opts.close) head += "Connection: close\r\n";
+  else if (opts.confirmKeepAlive) head += "Connection: keep-alive\r\n";
+  const send = withBody && !opts.omitBody;
+  return send ? { head: head + "\r\n", body: undefined, bodyBytes: 0, stream } : { head: head + "\r\n", body: undefined, bodyBytes: 0 };
 }
 
 /** Checked field lines, "Name: value\r\n" each; also used once for fields sent on every response (HSTS). */
