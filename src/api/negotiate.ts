@@ -10,6 +10,7 @@ import { headerValue, type Request } from "../http/request.js";
 import { fail } from "../http/problem.js";
 import { matchLevel, mediaType, parseAccept } from "../http/media.js";
 import type { FieldValue, Response } from "../http/response.js";
+import { REVALIDATE } from "./json.js";
 
 export type Format = "json" | "yaml";
 
@@ -98,5 +99,5 @@ export function represent(
 ): Response {
   const format = chooseFormat(request, offered);
   const body = format === "json" ? JSON.stringify(value) : dumpYaml(value, { noRefs: true, lineWidth: -1 });
-  return { status, headers: { "Content-Type": MEDIA_TYPES[format], Vary: VARY, ...headers }, body };
+  return { status, headers: { "Content-Type": MEDIA_TYPES[format], "Cache-Control": REVALIDATE, Vary: VARY, ...headers }, body };
 }

@@ -5,6 +5,7 @@ import { ifMatch, noneMatch, strongEtag } from "../http/conditional.js";
 import { fail } from "../http/problem.js";
 import { headerValue, type Request } from "../http/request.js";
 import type { FieldValue, Response } from "../http/response.js";
+import { REVALIDATE } from "./json.js";
 import { chooseFormat, MEDIA_TYPES, VARY } from "./negotiate.js";
 
 export function etagOf(value: unknown): string {
@@ -20,7 +21,7 @@ export function single(request: Request, value: unknown, headers?: Readonly<Reco
   if (read && noneMatch(headerValue(request, "if-none-match"), etag)) {
     return { status: 304, headers: { ETag: etag, Vary: VARY, ...headers } };
   }
-  return { status: 200, headers: { "Content-Type": MEDIA_TYPES.json, ETag: etag, Vary: VARY, ...headers }, body };
+  return { status: 200, headers: { "Content-Type": MEDIA_TYPES.json, "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY, ...headers }, body };
 }
 
 /**

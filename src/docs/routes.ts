@@ -91,7 +91,6 @@ export function withDocs(api: readonly Route[], options: DocsOptions): Route[] {
   const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
   page = fixed("text/html; charset=utf-8", built.html, {
     "Content-Security-Policy": built.csp,
-    "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
   });
   return all;

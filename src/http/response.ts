@@ -58,7 +58,13 @@ export class InvalidHeaderError extends TypeError {
 }
 
 /** Fields the writer sets itself; a handler that sets one has a bug. */
-const RESERVED = new Set(["content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade"]);
+const RESERVED = new Set(["content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade", "x-content-type-options"]);
+
+/**
+ * On every response: a browser must take Content-Type as sent and never sniff
+ * a JSON body into HTML or script (Fetch standard, "X-Content-Type-Options").
+ */
+const NOSNIFF = "X-Content-Type-Options: nosniff\r\n";
 
 /** Names already checked, so a name is validated once per process, not per response. */
 const checkedNames = new Set<string>();
@@ -96,7 +102,7 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
   if (content !== undefined && typeof content !== "string" && !(content instanceof Uint8Array)) {
     throw new TypeError(`A response body must be a string, bytes or an async iterable of them, not ${typeof content}`);
   }
-  let head = statusLine(status) + "Date: " + httpDate() + "\r\n" + (opts.extraFields ?? "");
+  let head = statusLine(status) + "Date: " + httpDate() + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
   if (res.headers !== undefined) head += fieldLines(res.headers);
   let body: string | Uint8Array | undefined;
   let bodyBytes = 0;
@@ -118,7 +124,7 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
  * 9112 §6.3, the connection must then close: `opts.close` is the caller's).
  */
 function serializeStream(res: Response, stream: BodyStream, opts: WriteOptions): Serialized {
-  let head = statusLine(res.status) + "Date: " + httpDate() + "\r\n" + (opts.extraFields ?? "");
+  let head = statusLine(res.status) + "Date: " + httpDate() + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
   if (res.headers !== undefined) head += fieldLines(res.headers);
   const withBody = statusAllowsBody(res.status);
   if (withBody && opts.chunked !== false) head += "Transfer-Encoding: chunked\r\n";
