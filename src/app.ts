@@ -5,6 +5,7 @@ import type { UsageCounts, UsageSource } from "./api/operator.js";
 import { apiRoutes } from "./api/routes.js";
 import { withDocs } from "./docs/routes.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./http/parser.js";
+import { withCompression } from "./http/compress.js";
 import { createRouter, type Router } from "./router/router.js";
 import type { Store } from "./store/types.js";
 
@@ -42,13 +43,15 @@ export function createApp(options: AppOptions): Router {
       ? {}
       : {
           wire: {
-            // Late-bound: the wire view runs requests through this very router, which is built from its own table.
-            handler: (request) => router.handle(request),
+            // Late-bound: the wire view runs requests through this very app, which is built from its own table.
+            handler: (request) => app.handle(request),
             limits: { ...DEFAULT_LIMITS, ...options.limits },
             onHandlerError: (error) => console.error("startline: handler error in the wire view:", error),
           },
         }),
   });
   const router: Router = createRouter(routes);
-  return router;
+  // Content codings apply to every route's answer, the wire view's own included.
+  const app = withCompression(router);
+  return app;
 }

@@ -1,6 +1,7 @@
 // Entity tags and the conditional requests built on them (RFC 9110 §8.8.3, §13.1).
 
 import { createHash } from "node:crypto";
+import { withoutCoding } from "./compress.js";
 import { listElements } from "./lists.js";
 
 /** A strong entity tag for a representation: a digest of its exact bytes. */
@@ -8,9 +9,13 @@ export function strongEtag(body: string | Uint8Array): string {
   return `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 }
 
-/** The entity tags of a list field; only SP and HTAB surround them (RFC 9110 §5.6.3). */
+/**
+ * The entity tags of a list field; only SP and HTAB surround them (RFC 9110
+ * §5.6.3). A tag this server gave a compressed body names the same resource
+ * state, so the coding is taken off it first (compress.ts).
+ */
 function tags(field: string): string[] {
-  return listElements(field);
+  return listElements(field).map(withoutCoding);
 }
 
 /** If-None-Match (RFC 9110 §13.1.2): true when the field matches, using weak comparison. */

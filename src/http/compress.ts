@@ -1,0 +1,136 @@
+// Content codings (RFC 9110 §8.4, §12.5.3): a response of more than about
+// 1 KiB, of a type that compresses, goes out as br or gzip when the request's
+// Accept-Encoding asks for it. The work runs on libuv's thread pool (zlib's
+// async API), never on the event loop, and a frozen response (a page, a
+// document built once) is compressed once and remembered.
+//
+// Each coding is its own representation, so it gets its own entity tag: the
+// coding's name is added inside the quotes ("abc" -> "abc+gzip"), and
+// conditional.ts takes it off again before comparing, so a tag a client got
+// with a compressed body still validates the resource (RFC 9110 §8.8.3).
+
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { Handler, Service } from "./connection.js";
+import { listElements, trimOws } from "./lists.js";
+import { headerValue, type Request } from "./request.js";
+import type { FieldValue, Response } from "./response.js";
+
+export type Coding = "br" | "gzip";
+
+/** Below this, a coding's own overhead and the CPU are not worth it. */
+export const MIN_COMPRESS_BYTES = 1024;
+
+const gzip = promisify(zlib.gzip);
+const brotli = promisify(zlib.brotliCompress);
+/** Quality 5 of 11: most of brotli's gain at a fraction of its top setting's CPU, for bodies made per request. */
+const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
+
+const COMPRESSIBLE = /^(?:text\/|application\/(?:json|yaml|javascript|xml|[a-z0-9.+-]*\+(?:json|xml|yaml))\b)/i;
+const CODING_SUFFIX = /\+(?:br|gzip)"$/;
+
+/** The tag without a coding added by this module: what the resource itself is tagged. */
+export function withoutCoding(tag: string): string {
+  return tag.replace(CODING_SUFFIX, '"');
+}
+
+/**
+ * The coding the client prefers among those offered (RFC 9110 §12.5.3), br
+ * winning ties; null for identity. "*" stands for any coding not named; q=0
+ * refuses one.
+ */
+export function chooseCoding(acceptEncoding: string | undefined): Coding | null {
+  if (acceptEncoding === undefined) return null;
+  const q = new Map<string, number>();
+  for (const element of listElements(acceptEncoding)) {
+    const [name, ...params] = element.split(";");
+    let weight = 1;
+    for (const p of params) {
+      const [k, v] = p.split("=").map(trimOws);
+      if (k?.toLowerCase() === "q" && v !== undefined && /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(v)) weight = Number(v);
+    }
+    q.set(trimOws(name!).toLowerCase(), weight);
+  }
+  const weight = (coding: Coding) => q.get(coding) ?? q.get("*") ?? 0;
+  const br = weight("br");
+  const gz = weight("gzip");
+  if (br <= 0 && gz <= 0) return null;
+  return br >= gz ? "br" : "gzip";
+}
+
+function addVary(headers: Readonly<Record<string, FieldValue>>): string {
+  const vary = headers.Vary ?? headers.vary;
+  return vary === undefined || vary === "" ? "Accept-Encoding" : `${vary}, Accept-Encoding`;
+}
+
+function encode(body: string | Uint8Array, coding: Coding): Promise<Buffer> {
+  return coding === "br" ? brotli(body, BROTLI_OPTIONS) : gzip(body);
+}
+
+/** Frozen responses, compressed once per coding. */
+const remembered = new WeakMap<Response, Partial<Record<Coding, Response>>>();
+
+function compressed(response: Response, body: string | Uint8Array, coding: Coding): Response | Promise<Response> {
+  const frozen = Object.isFrozen(response);
+  const known = frozen ? remembered.get(response)?.[coding] : undefined;
+  if (known !== undefined) return known;
+  const headers = response.headers ?? {};
+  const etag = headers.ETag;
+  return encode(body, coding).then((encoded) => {
+    const result: Response = {
+      ...response,
+      headers: {
+        ...headers,
+        "Content-Encoding": coding,
+        Vary: addVary(headers),
+        ...(etag === undefined ? {} : { ETag: String(etag).replace(/"$/, `+${coding}"`) }),
+      },
+      body: encoded,
+    };
+    if (frozen) remembered.set(response, { ...remembered.get(response), [coding]: Object.freeze(result) });
+    return result;
+  });
+}
+
+/**
+ * What `response` becomes for `request`: compressed when worth it and asked
+ * for, as it is otherwise. Only actual compression is asynchronous, so the
+ * common small response costs no promise.
+ */
+export function negotiateCoding(request: Request, response: Response): Response | Promise<Response> {
+  const body = response.body;
+  const headers = response.headers;
+  if (response.status === 304) return notModified(request, response);
+  if (headers === undefined || (typeof body !== "string" && !(body instanceof Uint8Array))) return response;
+  const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+  if (size < MIN_COMPRESS_BYTES || headers["Content-Encoding"] !== undefined) return response;
+  const type = headers["Content-Type"];
+  if (type === undefined || !COMPRESSIBLE.test(String(type))) return response;
+  // Whether or not this client gets it compressed, a cache must know the answer depends on Accept-Encoding.
+  const coding = chooseCoding(headerValue(request, "accept-encoding"));
+  if (coding === null) return { ...response, headers: { ...headers, Vary: addVary(headers) } };
+  return compressed(response, body, coding);
+}
+
+/**
+ * A 304 names the representation the client holds (RFC 9110 §15.4.5): when
+ * its If-None-Match matched through a coded tag, the 304 carries that tag.
+ */
+function notModified(request: Request, response: Response): Response {
+  const etag = response.headers?.ETag;
+  const sent = headerValue(request, "if-none-match");
+  if (etag === undefined || sent === undefined) return response;
+  const tag = String(etag);
+  const coded = listElements(sent).find((t) => t !== tag && withoutCoding(t) === tag);
+  return coded === undefined ? response : { ...response, headers: { ...response.headers, ETag: coded } };
+}
+
+/** The service with content codings applied to what its handler returns. */
+export function withCompression<S extends Service>(service: S): S {
+  const inner: Handler = service.handle;
+  const handle: Handler = (request) => {
+    const response = inner(request);
+    return response instanceof Promise ? response.then((r) => negotiateCoding(request, r)) : negotiateCoding(request, response);
+  };
+  return { ...service, handle };
+}

@@ -1,0 +1,87 @@
+// Content codings: br or gzip for bodies worth it, when asked; each coding
+// with its own entity tag, and revalidation through it.
+
+import t from "tap";
+import zlib from "node:zlib";
+import { createApp } from "../../src/app.js";
+import { chooseCoding } from "../../src/http/compress.js";
+import { inject } from "../../src/http/inject.js";
+import { createMemoryStore } from "../../src/store/memory.js";
+import { seed } from "../../src/store/seed.js";
+import { splitResponses, type RawResponse } from "../helpers/wire.js";
+
+async function app() {
+  const store = createMemoryStore();
+  await seed(store);
+  return createApp({ store });
+}
+
+async function one(server: Awaited<ReturnType<typeof app>>, method: string, path: string, headers: Record<string, string> = {}): Promise<{ r: RawResponse; raw: Buffer }> {
+  let head = `${method} ${path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n`;
+  for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+  const { output } = await inject(server, head + "\r\n");
+  const [r] = splitResponses(output, [method === "HEAD"]);
+  const raw = output.subarray(output.indexOf("\r\n\r\n") + 4);
+  return { r: r!, raw };
+}
+
+t.test("chooseCoding follows the client's weights; br wins ties; q=0 refuses", async (t) => {
+  t.equal(chooseCoding(undefined), null);
+  t.equal(chooseCoding("identity"), null);
+  t.equal(chooseCoding("gzip, deflate, br"), "br");
+  t.equal(chooseCoding("gzip, br;q=0.5"), "gzip");
+  t.equal(chooseCoding("*"), "br");
+  t.equal(chooseCoding("*, br;q=0"), "gzip");
+  t.equal(chooseCoding("gzip;q=0, br;q=0"), null);
+  t.equal(chooseCoding("gzip;q=0.001"), "gzip");
+});
+
+t.test("the OpenAPI document goes out gzip-coded when asked, and decodes to the very same bytes", async (t) => {
+  const server = await app();
+  const plain = await one(server, "GET", "/api/openapi.json");
+  const gz = await one(server, "GET", "/api/openapi.json", { "Accept-Encoding": "gzip" });
+  t.equal(gz.r.headers["content-encoding"], "gzip");
+  t.match(gz.r.headers.vary, /Accept-Encoding/);
+  t.ok(gz.raw.length < plain.raw.length / 3, `${gz.raw.length} bytes instead of ${plain.raw.length}`);
+  t.ok(zlib.gunzipSync(gz.raw).equals(plain.raw), "the same document");
+  t.equal(gz.r.headers["content-length"], String(gz.raw.length));
+  t.not(gz.r.headers.etag, plain.r.headers.etag, "each coding is its own representation");
+  t.match(plain.r.headers.vary, /Accept-Encoding/, "even uncoded, caches are told the answer depends on Accept-Encoding");
+});
+
+t.test("br is chosen when preferred; the page decodes to the same HTML", async (t) => {
+  const server = await app();
+  const plain = await one(server, "GET", "/");
+  const br = await one(server, "GET", "/", { "Accept-Encoding": "gzip, br" });
+  t.equal(br.r.headers["content-encoding"], "br");
+  t.ok(zlib.brotliDecompressSync(br.raw).equals(plain.raw));
+});
+
+t.test("a small body is never coded", async (t) => {
+  const server = await app();
+  const { r } = await one(server, "GET", "/api/v2/status", { "Accept-Encoding": "gzip, br" });
+  t.equal(r.headers["content-encoding"], undefined);
+});
+
+t.test("revalidation through a coded tag: 304 carrying that tag; HEAD announces the coded length", async (t) => {
+  const server = await app();
+  const gz = await one(server, "GET", "/api/openapi.json", { "Accept-Encoding": "gzip" });
+  const again = await one(server, "GET", "/api/openapi.json", { "Accept-Encoding": "gzip", "If-None-Match": gz.r.headers.etag! });
+  t.equal(again.r.status, 304);
+  t.equal(again.r.headers.etag, gz.r.headers.etag);
+  t.equal(again.r.headers["content-encoding"], undefined, "no coding on a 304 (it has no body)");
+  const head = await one(server, "HEAD", "/api/openapi.json", { "Accept-Encoding": "gzip" });
+  t.equal(head.r.headers["content-length"], gz.r.headers["content-length"]);
+  t.equal(head.raw.length, 0);
+});
+
+t.test("a list of posts is compressed too, and its If-None-Match through the coded tag works", async (t) => {
+  const server = await app();
+  const body = JSON.stringify({ title: "Compressible", body: "words ".repeat(400) });
+  const post = `POST /api/v1/post/zip HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  t.equal(splitResponses((await inject(server, post)).output)[0]!.status, 201);
+  const gz = await one(server, "GET", "/api/v1/post/zip", { "Accept-Encoding": "gzip" });
+  t.equal(gz.r.headers["content-encoding"], "gzip");
+  const again = await one(server, "GET", "/api/v1/post/zip", { "Accept-Encoding": "gzip", "If-None-Match": gz.r.headers.etag! });
+  t.equal(again.r.status, 304);
+});
