@@ -8,7 +8,7 @@ import { formatHttpDate } from "../http/date.js";
 import { problem } from "../http/problem.js";
 import type { Request, RequestHead } from "../http/request.js";
 import type { FieldValue, Response } from "../http/response.js";
-import { compileRoutes, type CompiledRoutes } from "./compile.js";
+import { compileRoutes, type CompiledRoutes, type Resource } from "./compile.js";
 import { fullPath, VERSION_SEGMENT, type Route } from "./route.js";
 
 export interface Router {
@@ -42,6 +42,13 @@ function withFields(response: Response, fields: Readonly<Record<string, FieldVal
   const combined = { ...response, headers: { ...response.headers, ...fields } };
   if (Object.isFrozen(response)) seen.set(response, combined);
   return combined;
+}
+
+/** RFC 9110 §9.1: methods are case-sensitive, so "update" is not UPDATE; say so when that is the likely mistake. */
+function caseHint(method: string, resource: Resource): string {
+  const upper = method.toUpperCase();
+  if (upper === method || !resource.allow.split(", ").includes(upper)) return "";
+  return ` Methods are case-sensitive (RFC 9110 §9.1): ${method} is not ${upper}; send ${upper} to use it.`;
 }
 
 const API_VERSION = /^\/api\/([^/]+)(?:\/|$)/;
@@ -96,7 +103,7 @@ export function createRouter(routes: readonly Route[]): Router {
       case "method-not-allowed":
         return problem(405, {
           kind: "method-not-allowed",
-          detail: `${method} is not served at ${request.path}. Allowed methods: ${match.resource.allow}.`,
+          detail: `${method} is not served at ${request.path}. Allowed methods: ${match.resource.allow}.${caseHint(method, match.resource)}`,
           instance: request.target,
           headers: { Allow: match.resource.allow },
         });

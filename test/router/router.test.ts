@@ -59,6 +59,9 @@ t.test("any method token routes, case-sensitively", async (t) => {
   t.equal(body(await call("UPDATE", "/api/v1/items/3")), "upd 3");
   const lower = await call("update", "/api/v1/items/3");
   t.equal(lower.status, 405, "methods are case-sensitive (RFC 9110 §9.1)");
+  t.match(JSON.parse(body(lower)).detail, /case-sensitive.*send UPDATE/, "the 405 says why, when the uppercase form is served");
+  const other = await call("DELETE", "/api/v1/items/3");
+  t.notMatch(JSON.parse(body(other)).detail, /case-sensitive/, "and only then");
 });
 
 t.test("405 with Allow for a known path and another method", async (t) => {
