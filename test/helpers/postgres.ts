@@ -1,5 +1,5 @@
-// PostgreSQL for the tests. With DATABASE_URL set (an operator's server),
-// the tests use that database. Otherwise each test file starts its own
+// PostgreSQL for the tests. With TEST_DATABASE_URL set (a server of your
+// own), the tests use that database. Otherwise each test file starts its own
 // throwaway cluster from the PostgreSQL 15 binaries every machine of this
 // image has: initdb in a temp dir, the server on a free port of 127.0.0.1
 // (and a unix socket in the temp dir), stopped and removed at teardown.
@@ -24,6 +24,12 @@ import type { Test } from "tap";
 
 const run = promisify(execFile);
 const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+
+// The tests' own connections must not take libpq's defaults (PGPASSWORD,
+// PGSSLMODE, PGOPTIONS, ...) from the caller's shell: node-postgres reads them
+// for whatever a URL leaves out. (Servers under test get none either: see
+// withoutSettings in src/config.ts.)
+for (const name of Object.keys(process.env)) if (/^(?:NODE_)?PG[A-Z_]*$/.test(name)) delete process.env[name];
 const PREFIX = "startline-pg-";
 const asRoot = process.getuid?.() === 0;
 
@@ -103,7 +109,7 @@ export interface Cluster {
   destroy(): Promise<void>;
 }
 
-/** A throwaway PostgreSQL cluster on 127.0.0.1, whatever DATABASE_URL says. */
+/** A throwaway PostgreSQL cluster on 127.0.0.1, whatever TEST_DATABASE_URL says. */
 export async function startCluster(): Promise<Cluster> {
   sweepOrphans();
   const dir = mkdtempSync(path.join(tmpdir(), PREFIX));
@@ -191,18 +197,20 @@ async function sql(url: string, text: string): Promise<void> {
 export interface TestDatabase {
   /** A URL whose connections see a new, empty schema of their own. */
   fresh(): Promise<string>;
-  /** The throwaway cluster behind it, or undefined when DATABASE_URL names the server. */
+  /** The throwaway cluster behind it, or undefined when TEST_DATABASE_URL names the server. */
   readonly cluster: Cluster | undefined;
 }
 
 let files = 0;
 
 /**
- * A database for this test file: DATABASE_URL's, or a new database in a
- * throwaway cluster. Everything it made is removed when `t` ends.
+ * A database for this test file: TEST_DATABASE_URL's, or a new database in
+ * a throwaway cluster. Everything it made is removed when `t` ends. (Not
+ * DATABASE_URL: that is the server's own setting, and a value exported for
+ * the server must not redirect the tests.)
  */
 export async function testDatabase(t: Test): Promise<TestDatabase> {
-  const given = process.env.DATABASE_URL;
+  const given = process.env.TEST_DATABASE_URL;
   let cluster: Cluster | undefined;
   let base: string;
   if (given !== undefined && given !== "") {

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { withoutSettings } from "../../src/config.js";
 
 export const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "src", "main.js");
 
@@ -17,11 +18,18 @@ export interface ServerProcess {
   exited(): Promise<number | null>;
 }
 
+/**
+ * The environment of a server under test: the caller's, without any startline
+ * setting (an ADMIN_TOKEN or WORKERS exported in the shell must not change
+ * what a test sees), then the test's defaults, then what the test sets.
+ */
+export function serverEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env };
+}
+
 export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
-  // An operator's DATABASE_URL (read by the PostgreSQL tests) must not turn every other server into a PostgreSQL one.
-  const { DATABASE_URL: _operators, ...inherited } = process.env;
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env },
+    env: serverEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

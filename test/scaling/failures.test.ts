@@ -4,7 +4,7 @@
 // key decides: one 201, one 409).
 //
 // This file stops and restarts PostgreSQL, so it always runs its own
-// throwaway cluster, even when DATABASE_URL names a server.
+// throwaway cluster, even when TEST_DATABASE_URL names a server.
 
 import t, { type Test } from "tap";
 import pg from "pg";
