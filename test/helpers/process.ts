@@ -13,6 +13,8 @@ export interface ServerProcess {
   readonly lines: string[];
   /** Resolves with the first output line (stdout or stderr) matching `re`, past or future. */
   line(re: RegExp): Promise<string>;
+  /** Calls `listener` after every new output line; returns the function that stops it. */
+  onLine(listener: () => void): () => void;
   /** Base URL from the `listening on` line. */
   url(): Promise<string>;
   exited(): Promise<number | null>;
@@ -34,6 +36,7 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
   });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
+  const onLine = new Set<() => void>();
   let partial = "";
   const onText = (d: Buffer) => {
     partial += d.toString();
@@ -48,6 +51,7 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
           w.resolve(l);
         }
       }
+      for (const listener of [...onLine]) listener();
     }
   };
   child.stdout!.on("data", onText);
@@ -63,10 +67,15 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
       if (seen !== undefined) resolve(seen);
       else waiters.push({ re, resolve });
     });
+  const subscribe = (listener: () => void) => {
+    onLine.add(listener);
+    return () => void onLine.delete(listener);
+  };
   return {
     child,
     lines,
     line,
+    onLine: subscribe,
     url: async () => /(https?:\/\/\S+)/.exec(await line(/^listening on /))![1]!,
     exited: () => exit,
   };
