@@ -93,7 +93,7 @@ export interface Cluster {
   readonly adminUrl: string;
   /** The URL of a database of this cluster. */
   urlOf(database: string): string;
-  /** Stops the server (pg_ctl stop -m fast: sessions are terminated, as in a real shutdown). */
+  /** Stops the server (pg_ctl stop -m fast: sessions are terminated, as in a real shutdown); socket clusters only. */
   stop(): Promise<void>;
   /** Starts it again where it listened before, with the same data. */
   start(): Promise<void>;
@@ -173,7 +173,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   return {
     adminUrl: urlOf("postgres"),
     urlOf,
-    stop: () => pgRun("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    async stop() {
+      // On TCP the port would be free for anyone until start(): see ClusterOptions.
+      if (listen === "tcp") throw new Error('stop() and start() need startCluster({ listen: "socket" })');
+      await pgRun("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+    },
     start,
     async destroy() {
       if (destroyed) return;
