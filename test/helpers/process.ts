@@ -23,10 +23,13 @@ export interface ServerProcess {
 /**
  * The environment of a server under test: the caller's, without any startline
  * setting (an ADMIN_TOKEN or WORKERS exported in the shell must not change
- * what a test sees), then the test's defaults, then what the test sets.
+ * what a test sees) and without NODE_OPTIONS (tap's process-info hook would
+ * load into every server and worker), then the test's defaults, then what
+ * the test sets.
  */
 export function serverEnv(env: Readonly<Record<string, string>>): Record<string, string> {
-  return { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env };
+  const { NODE_OPTIONS: _hook, ...inherited } = withoutSettings(process.env);
+  return { ...inherited, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env };
 }
 
 export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
