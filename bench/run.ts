@@ -23,6 +23,7 @@ import { createInterface } from "node:readline";
 import type { IdleCloseJob, IdleClosed, IdleOpenJob, IdleOpened, LoadReady, LoadReply, LoadSummary, ThroughputJob } from "./loadgen.js";
 import { AUTOCANNON_METHODS_MODULE, DEFAULT_RESULTS_DIR, GC_ON_SIGNAL_MODULE, ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
 import { compareResponses, fetchOne, type RawResponse } from "./probe.js";
+import { withoutSettings } from "../src/config.js";
 import {
   NODE_EXE,
   clockTicksPerSecond,
@@ -207,15 +208,13 @@ interface RunningServer {
   output(): string;
 }
 
-/** Settings of startline (and of the reference servers) that must not leak in from the caller's environment. */
-const SERVER_SETTINGS = [
-  "DATA_DIR", "WORKERS", "TLS_CERT", "TLS_KEY", "HSTS_MAX_AGE", "ADMIN_TOKEN", "WRITE_REQUIRES_TOKEN", "KEEP_ALIVE_TIMEOUT_MS",
-  "MAX_CONNECTIONS", "HEADERS_TIMEOUT_MS", "BODY_TIMEOUT_MS", "V1_SUNSET", "STATE_FILE", "CEILING_RESPONSE_B64", "QUIET",
-];
+/** What the reference servers read besides startline's own settings (src/config.ts, SETTING_NAMES). */
+const REFERENCE_SETTINGS = ["STATE_FILE", "CEILING_RESPONSE_B64"];
 
+/** The caller's environment without any server setting: each scenario sets exactly the ones it runs with. */
 function inheritedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !SERVER_SETTINGS.includes(name)) env[name] = value;
+  const env = withoutSettings(process.env);
+  for (const name of REFERENCE_SETTINGS) delete env[name];
   return env;
 }
 

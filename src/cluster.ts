@@ -15,7 +15,8 @@ import { seed } from "./store/seed.js";
 import { ensureAdmin } from "./tokens.js";
 
 type Message =
-  | { readonly type: "usage"; readonly counts: UsageCounts }
+  /** `final`: the worker's last report, sent after its server closed and before it exits. */
+  | { readonly type: "usage"; readonly counts: UsageCounts; readonly final?: true }
   | { readonly type: "usage-query"; readonly id: number; readonly counts: UsageCounts }
   | { readonly type: "usage-total"; readonly id: number; readonly counts: UsageCounts };
 
@@ -43,14 +44,18 @@ export async function runPrimary(config: Config): Promise<void> {
     await store.close();
   }
 
-  /** Latest counts from each live worker, and what workers that exited had counted. */
+  /**
+   * The latest counts of every worker ever started, kept after it exits: a
+   * report that arrives after the worker's exit event is still counted, once.
+   */
   const latest = new Map<number, UsageCounts>();
-  const retired: UsageCounts = {};
   const total = (): UsageCounts => {
-    const sum: UsageCounts = { ...retired };
+    const sum: UsageCounts = {};
     for (const counts of latest.values()) add(sum, counts);
     return sum;
   };
+  /** Resolves when a worker's final report has arrived, or when no report can come any more. */
+  const reported = new Map<number, Promise<void>>();
 
   let stopping = false;
   let announced = false;
@@ -60,9 +65,17 @@ export async function runPrimary(config: Config): Promise<void> {
   const fork = (): Worker => {
     const worker = cluster.fork();
     started.set(worker.id, Date.now());
+    let finalReport!: () => void;
+    reported.set(worker.id, new Promise<void>((resolve) => (finalReport = resolve)));
+    // The IPC channel closes after every message the worker sent has been
+    // delivered here: a worker that died without a final report has sent all
+    // it ever will, and its last periodic report stands.
+    worker.once("disconnect", () => finalReport());
     worker.on("message", (message: Message) => {
-      if (message.type === "usage") latest.set(worker.id, message.counts);
-      else if (message.type === "usage-query") {
+      if (message.type === "usage") {
+        latest.set(worker.id, message.counts);
+        if (message.final === true) finalReport();
+      } else if (message.type === "usage-query") {
         latest.set(worker.id, message.counts);
         worker.send({ type: "usage-total", id: message.id, counts: total() } satisfies Message);
       }
@@ -84,9 +97,6 @@ export async function runPrimary(config: Config): Promise<void> {
   });
 
   cluster.on("exit", (worker, code, signal) => {
-    const counts = latest.get(worker.id);
-    if (counts !== undefined) add(retired, counts);
-    latest.delete(worker.id);
     if (stopping) return;
     const lived = Date.now() - (started.get(worker.id) ?? 0);
     if (lived < EARLY_DEATH_MS && ++earlyDeaths >= MAX_EARLY_DEATHS) {
@@ -102,15 +112,15 @@ export async function runPrimary(config: Config): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: workers are finishing requests in flight, then exiting`);
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-    await Promise.all(
-      workers.map(async (w) => {
-        const exited = once(w, "exit");
-        w.process.kill("SIGTERM");
-        await exited;
-      }),
-    );
+    const done = workers.map(async (w) => {
+      const exited = w.isDead() ? Promise.resolve() : once(w, "exit");
+      w.process.kill("SIGTERM");
+      // Both: the process is gone, and its final counts are in (or can no longer come).
+      await Promise.all([exited, reported.get(w.id)]);
+    });
+    console.log(`${signal}: asked ${workers.length} workers to finish requests in flight and exit`);
+    await Promise.all(done);
     console.log(`requests per API version: ${formatUsage(total())}`);
     process.exit(0);
   };
@@ -130,7 +140,9 @@ export function workerUsage(local: () => UsageCounts): () => Promise<UsageCounts
     pending.get(message.id)?.(message.counts);
     pending.delete(message.id);
   });
-  setInterval(() => reportUsage(local()), REPORT_MS).unref();
+  setInterval(() => {
+    if (process.connected) process.send!({ type: "usage", counts: local() } satisfies Message);
+  }, REPORT_MS).unref();
   return () =>
     new Promise((resolve) => {
       const id = next++;
@@ -139,10 +151,14 @@ export function workerUsage(local: () => UsageCounts): () => Promise<UsageCounts
     });
 }
 
-/** Send this worker's final counts; resolves once they are on their way. */
+/**
+ * Send this worker's final counts; resolves once they are written to the IPC
+ * channel, so exiting after that loses nothing (the primary reads them before
+ * it sees the channel close).
+ */
 export function reportUsage(counts: UsageCounts): Promise<void> {
   return new Promise((resolve) => {
     if (process.send === undefined || !process.connected) return resolve();
-    process.send({ type: "usage", counts } satisfies Message, undefined, {}, () => resolve());
+    process.send({ type: "usage", counts, final: true } satisfies Message, undefined, {}, () => resolve());
   });
 }

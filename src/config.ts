@@ -49,9 +49,68 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+/**
+ * Every environment variable startline reads. The environment below is typed
+ * by this list, so reading a name that is not in it does not compile: a new
+ * setting joins the list, and with it everything that must strip settings
+ * (tests and benchmarks start servers from a clean environment, see
+ * withoutSettings).
+ */
+export const SETTING_NAMES = [
+  "HOST",
+  "PORT",
+  "DATA_DIR",
+  "DATABASE_URL",
+  "DATABASE_POOL_SIZE",
+  "DURABILITY",
+  "QUIET",
+  "MAX_REQUEST_LINE_BYTES",
+  "MAX_HEADER_BYTES",
+  "MAX_HEADER_COUNT",
+  "MAX_BODY_BYTES",
+  "MAX_CHUNK_EXTENSION_BYTES",
+  "ALLOW_BARE_LF",
+  "HEADERS_TIMEOUT_MS",
+  "BODY_TIMEOUT_MS",
+  "KEEP_ALIVE_TIMEOUT_MS",
+  "SEND_TIMEOUT_MS",
+  "SHUTDOWN_GRACE_MS",
+  "V1_SUNSET",
+  "WRITE_REQUIRES_TOKEN",
+  "ADMIN_TOKEN",
+  "TLS_CERT",
+  "TLS_KEY",
+  "HSTS_MAX_AGE",
+  "MAX_CONNECTIONS",
+  "WORKERS",
+  "WIRE_VIEW",
+] as const;
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+export type SettingName = (typeof SETTING_NAMES)[number];
+
+type Env = { readonly [name in SettingName]?: string | undefined };
+
+/**
+ * libpq's variables (PGHOST, PGPASSWORD, PGSSLMODE, ...): node-postgres reads
+ * them for whatever DATABASE_URL leaves out, so they configure startline too.
+ */
+const POSTGRES_CLIENT_VARIABLE = /^(?:NODE_)?PG[A-Z_]*$/;
+
+/**
+ * `env` without anything that configures a startline server: the base for a
+ * child process whose settings must be exactly the ones its starter gives
+ * (tests, benchmarks), whatever the caller's shell exports.
+ */
+export function withoutSettings(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const names: ReadonlySet<string> = new Set(SETTING_NAMES);
+  const clean: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && !names.has(name) && !POSTGRES_CLIENT_VARIABLE.test(name)) clean[name] = value;
+  }
+  return clean;
+}
+
+function integer(env: Env, name: SettingName, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
@@ -60,20 +119,20 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return n;
 }
 
-function flag(env: Env, name: string, argv: readonly string[], option: string): boolean {
+function flag(env: Env, name: SettingName, argv: readonly string[], option: string): boolean {
   if (argv.includes(option)) return true;
   const raw = env[name];
   return raw !== undefined && raw !== "" && raw !== "0" && raw.toLowerCase() !== "false";
 }
 
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+function oneOf<T extends string>(env: Env, name: SettingName, values: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!(values as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(", ")}, got ${JSON.stringify(raw)}`);
   return raw as T;
 }
 
-function date(env: Env, name: string): Date | undefined {
+function date(env: Env, name: SettingName): Date | undefined {
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   const d = new Date(raw);
@@ -123,7 +182,7 @@ function databaseUrl(env: Env): string | undefined {
 }
 
 /** A setting that is on unless turned off: 1/true (or unset) and 0/false; anything else is a mistake worth stopping for. */
-function onUnlessOff(env: Env, name: string, argv: readonly string[], offOption: string): boolean {
+function onUnlessOff(env: Env, name: SettingName, argv: readonly string[], offOption: string): boolean {
   if (argv.includes(offOption)) return false;
   const raw = env[name];
   if (raw === undefined || raw === "") return true;

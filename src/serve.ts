@@ -83,8 +83,10 @@ export async function serve(config: Config): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    if (!worker) console.log(`${signal}: finishing requests in flight, then exiting`);
-    await server.close(config.shutdownGraceMs);
+    const closed = server.close(config.shutdownGraceMs);
+    // The listening socket is closed once close() has returned: the line says what has happened.
+    if (!worker) console.log(`${signal}: stopped accepting connections; finishing requests in flight`);
+    await closed;
     await store.close();
     if (worker) await reportUsage(app.usage());
     else console.log(`requests per API version: ${formatUsage(app.usage())}`);

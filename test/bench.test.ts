@@ -23,6 +23,7 @@ import { compareResponses, type RawResponse } from "../bench/probe.js";
 import { NODE_EXE, detectPinning, exePath, openFilesLimit, pinnedNode } from "../bench/proc.js";
 import { QUICK_SCENARIOS, SCENARIOS, checkScenarios, seedPostFields } from "../bench/scenarios.js";
 import { countEnds } from "../bench/servers/count-ends.js";
+import { withoutSettings } from "../src/config.js";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const METHODS_MODULE = path.join(ROOT, "bench", "autocannon-methods.cjs");
@@ -35,11 +36,12 @@ interface Outcome {
 }
 
 /**
- * The environment without tap's own: its NODE_OPTIONS (a process-info hook)
- * would otherwise load into every server the bench starts.
+ * The environment without tap's own (its NODE_OPTIONS, a process-info hook,
+ * would otherwise load into every server the bench starts) and without any
+ * startline setting the caller's shell exports.
  */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_OPTIONS" && !/^_?TAP/.test(name)));
+  const env = Object.fromEntries(Object.entries(withoutSettings(process.env)).filter(([name]) => name !== "NODE_OPTIONS" && !/^_?TAP/.test(name)));
   return { ...env, ...extra };
 }
 

@@ -1,7 +1,7 @@
 // Settings: defaults, and a bad value named in the error.
 
 import t from "tap";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { ConfigError, loadConfig, SETTING_NAMES, withoutSettings } from "../src/config.js";
 
 t.test("defaults", async (t) => {
   const c = loadConfig({}, []);
@@ -31,4 +31,34 @@ t.test("a bad value is refused with its name", async (t) => {
   t.throws(() => loadConfig({ PORT: "70000" }, []), new ConfigError("PORT must be between 0 and 65535, got 70000"));
   t.throws(() => loadConfig({}, ["--bogus"]), { name: "ConfigError", message: /^Unknown option --bogus/ });
   t.throws(() => loadConfig({ TLS_CERT: "c.pem" }, []), { name: "ConfigError", message: /needs both TLS_CERT and TLS_KEY/ });
+});
+
+t.test("SETTING_NAMES lists every variable loadConfig reads, whatever the values", async (t) => {
+  // Record every name read, once with nothing set and once with every setting set
+  // (some reads only happen when another setting has a value).
+  const readWith = (values: Record<string, string>) => {
+    const read = new Set<string>();
+    const env = new Proxy(values, {
+      get(target, name) {
+        if (typeof name === "string") read.add(name);
+        return target[name as string];
+      },
+    });
+    try {
+      loadConfig(env, []);
+    } catch {
+      // a combination of values loadConfig refuses still shows what it read
+    }
+    return read;
+  };
+  const everything = Object.fromEntries(SETTING_NAMES.map((name) => [name, "1"]));
+  const read = new Set([...readWith({}), ...readWith(everything)]);
+  t.same([...read].filter((name) => !(SETTING_NAMES as readonly string[]).includes(name)), [], "no name outside SETTING_NAMES");
+  t.ok(read.size > 20, `${read.size} names read`);
+});
+
+t.test("withoutSettings: the caller's environment minus every setting and libpq's PG* variables", async (t) => {
+  const shell: Record<string, string> = { PATH: "/usr/bin", HOME: "/root", PG_BIN: "/opt/pg", PGSSLMODE: "require", NODE_PG_FORCE_NATIVE: "1" };
+  for (const name of SETTING_NAMES) shell[name] = "from-the-shell";
+  t.same(withoutSettings(shell), { PATH: "/usr/bin", HOME: "/root" });
 });

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { withoutSettings } from "../../src/config.js";
 
 /** dist/bench/hardening/ -> dist/src/main.js */
 export const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "main.js");
@@ -24,7 +25,8 @@ export interface ServerProcess {
 
 /** Start the server with PORT=0 on 127.0.0.1, in-memory data, no access log, plus `env`. */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_OPTIONS"));
+  // No startline setting from the caller's shell, and no NODE_OPTIONS hook (a test runner's) in the measured process.
+  const { NODE_OPTIONS: _hook, ...clean } = withoutSettings(process.env);
   const child = spawn(process.execPath, [MAIN], {
     env: { ...clean, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", QUIET: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,4 @@
-// Articles (spec rows 10 and 11): anyone reads; only an administrator changes
+// Articles (docs/api.md, rows 10 and 11): anyone reads; only an administrator changes
 // one, with the custom method UPDATE carrying a JSON merge patch.
 
 import { fail } from "../http/problem.js";

@@ -48,8 +48,8 @@ function challenge(error?: string): string {
 
 /**
  * Resolves with the caller if it holds `role` (or any valid token when `role` is
- * "any"); otherwise rejects with a 401 with WWW-Authenticate. The spec answers 401
- * even for a valid token of too low a role (spec §5.2), so this does too.
+ * "any"); otherwise rejects with a 401 with WWW-Authenticate, even for a valid
+ * token of too low a role, as the example API specifies (docs/api.md, section 7).
  */
 export async function requireRole(request: Request, tokens: TokenStore, role: Role | "any"): Promise<Caller> {
   const caller = await identify(request, tokens);

@@ -1,4 +1,4 @@
-// Facts (spec rows 12 and 13): a random fact, cacheable privately for an
+// Facts (docs/api.md, rows 12, 13, B and C): a random fact, cacheable privately for an
 // hour; new facts arrive as one plain-text sentence.
 
 import { fail } from "../http/problem.js";

@@ -1,7 +1,7 @@
-// Content negotiation, written once for every endpoint (DECISIONS "Content
-// negotiation"): JSON by default, YAML where offered. The client chooses with
+// Content negotiation, written once for every endpoint (docs/api.md,
+// section 5): JSON by default, YAML where offered. The client chooses with
 // Accept (q-values honoured) or, on a request without a body, with its own
-// Content-Type, as the spec's rows 8 and 9 show. An Accept that names a
+// Content-Type, as rows 8 and 9 of docs/api.md show. An Accept that names a
 // specific type wins; an absent Accept or "*/*" defers to Content-Type; else
 // JSON. If the only choice the client stated cannot be produced: 406.
 

@@ -1,5 +1,5 @@
 // For operators: how many requests each API version has served since start,
-// to tell when an old version has no clients left (spec §9.6).
+// to tell when an old version has no clients left (docs/api.md, section 8).
 
 import type { Route } from "../router/route.js";
 import { JSON_ONLY } from "./docs.js";

@@ -1,4 +1,4 @@
-// Posts (spec rows 3 to 9): publish under a client-chosen id, read one or all,
+// Posts (docs/api.md, rows 3 to 9): publish under a client-chosen id, read one or all,
 // change with a JSON merge patch, delete.
 
 import { fail } from "../http/problem.js";

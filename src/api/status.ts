@@ -1,5 +1,5 @@
-// The status resource in its three versions (spec §9): v1 answers `resposta`,
-// v2 `response`, and v1-1 is v1 plus one field, the spec's example of a finer
+// The status resource in its three versions (docs/api.md, section 8): v1 answers `resposta`,
+// v2 `response`, and v1-1 is v1 plus one field, the example of a finer
 // version. Each body never changes, so each response is built once.
 
 import type { Response } from "../http/response.js";

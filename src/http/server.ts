@@ -33,6 +33,8 @@ export interface HttpServer {
   /**
    * Stop accepting, let requests in flight finish, close idle connections;
    * after `graceMs` close whatever is left. Resolves when every connection is gone.
+   * The listening socket is closed before close() returns (net.Server#close
+   * closes its handle at once), so a connection attempted after that is refused.
    */
   close(graceMs?: number): Promise<void>;
   /** Connections currently open. */

@@ -1,6 +1,6 @@
 // The authorization matrix for every write, with writes open (the default)
 // and with writeRequiresToken: article UPDATE always needs an administrator
-// (401 otherwise, spec §5); post and fact writes need a valid token of any
+// (401 otherwise, docs/api.md section 7); post and fact writes need a valid token of any
 // role only when writeRequiresToken is set. A refused write changes nothing.
 
 import t from "tap";

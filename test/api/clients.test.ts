@@ -1,5 +1,5 @@
 // Real clients sending the custom method UPDATE: curl and Python's
-// http.client, over loopback, against the article endpoint (spec row 11).
+// http.client, over loopback, against the article endpoint (docs/api.md, row 11).
 
 import t from "tap";
 import { execFile } from "node:child_process";

@@ -1,5 +1,5 @@
-// Every row of the spec's endpoint table (rows 1 to 13), over real sockets,
-// as the spec writes them and as DECISIONS fills the gaps.
+// Every row of the endpoint table in docs/api.md (rows 1 to 13), over real
+// sockets, with the details that file gives for each.
 
 import t from "tap";
 import { load } from "js-yaml";

@@ -1,4 +1,4 @@
-// Content negotiation on the list endpoint (DECISIONS "Content negotiation"):
+// Content negotiation on the list endpoint (docs/api.md, section 5):
 // JSON by default, YAML on request. An Accept that names a specific type
 // wins; an absent Accept or */* falls back to the Content-Type of the
 // bodiless GET; otherwise JSON. 406 when the only stated choice cannot be
@@ -153,7 +153,7 @@ t.test("on a request with a body, Content-Type describes the body, not the wishe
 });
 
 // A write whose response the client says it cannot accept: the status must
-// match the outcome (spec §7.1). Either the server refuses before changing
+// match the outcome (docs/api.md, section 10). Either the server refuses before changing
 // anything (406, nothing changed) or it makes the change and answers in JSON
 // (RFC 9110 §12.5.1 lets it disregard Accept); a 406 after the change was
 // made tells the client that a write failed when it happened.

@@ -1,5 +1,5 @@
 // GET /api/usage: requests served per API version since the app started, so
-// an operator can see when v1 has no clients left (spec §9.6).
+// an operator can see when v1 has no clients left (docs/api.md, section 8).
 
 import t from "tap";
 import { jsonOf, raw, startApi } from "./client.js";

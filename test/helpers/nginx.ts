@@ -4,13 +4,12 @@
 // process, stopped and removed when the test ends.
 
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Test } from "tap";
-import { freePort } from "./postgres.js";
+import { freePort } from "./ports.js";
 
 export const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
 export const TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "deploy", "nginx.conf");
@@ -32,19 +31,20 @@ export function fillTemplate(prefix: string, listen: string, upstreams: readonly
   return text;
 }
 
-async function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, "127.0.0.1");
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
 /** Starts nginx in front of the instances on `upstreams`; it is stopped when `t` ends. */
 export async function startNginx(t: Test, upstreams: readonly number[]): Promise<Nginx> {
+  // The port is free when chosen, but another process may bind it before
+  // nginx does: then nginx exits saying so, and another port is tried.
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(t, upstreams);
+    if (started.kind === "running") return started.nginx;
+    if (!started.addressInUse || attempt >= 3) throw new Error(started.message);
+  }
+}
+
+type Attempt = { readonly kind: "running"; readonly nginx: Nginx } | { readonly kind: "failed"; readonly addressInUse: boolean; readonly message: string };
+
+async function startOnce(t: Test, upstreams: readonly number[]): Promise<Attempt> {
   const prefix = mkdtempSync(path.join(tmpdir(), "startline-nginx-"));
   // As root, nginx's workers run as an unprivileged user: they must be able to enter the prefix.
   chmodSync(prefix, 0o755);
@@ -83,12 +83,35 @@ export async function startNginx(t: Test, upstreams: readonly number[]): Promise
       return "";
     }
   };
-  // Ready when the port accepts; nginx exiting first means the config or the binary is wrong.
-  const deadline = Date.now() + 10_000;
-  while (!(await accepts(port))) {
-    if (!running) throw new Error(`nginx exited at start: ${output}${readLog()}`);
-    if (Date.now() > deadline) throw new Error(`nginx did not listen on 127.0.0.1:${port} within 10 s: ${output}${readLog()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  // nginx writes its pid file once its listening socket is bound (and says
+  // nothing on the terminal): that file, holding this child's pid, is the
+  // event to wait for. Exiting first means the port was taken, or the config
+  // or the binary is wrong.
+  const pidFile = path.join(prefix, "nginx.pid");
+  const pidWritten = () => {
+    try {
+      return readFileSync(pidFile, "utf8").trim() === String(child.pid);
+    } catch {
+      return false;
+    }
+  };
+  const ready = await new Promise<boolean>((resolve) => {
+    const finish = (value: boolean) => {
+      watcher.close();
+      clearTimeout(guard);
+      resolve(value);
+    };
+    const watcher = watch(prefix, () => {
+      if (pidWritten()) finish(true);
+    });
+    void exited.then(() => finish(pidWritten()));
+    // Only a bound on a broken start: the pid file or the exit comes first.
+    const guard = setTimeout(() => finish(pidWritten()), 30_000);
+    if (pidWritten()) finish(true);
+  });
+  if (!ready || !running) {
+    const said = `${output}${readLog()}`;
+    return { kind: "failed", addressInUse: /Address already in use/.test(said), message: `nginx did not start on 127.0.0.1:${port}: ${said}` };
   }
-  return { port, base: `http://127.0.0.1:${port}`, errorLog: readLog };
+  return { kind: "running", nginx: { port, base: `http://127.0.0.1:${port}`, errorLog: readLog } };
 }

@@ -1,5 +1,5 @@
-// PostgreSQL for the tests. With DATABASE_URL set (an operator's server),
-// the tests use that database. Otherwise each test file starts its own
+// PostgreSQL for the tests. With TEST_DATABASE_URL set (a server of your
+// own), the tests use that database. Otherwise each test file starts its own
 // throwaway cluster from the PostgreSQL 15 binaries every machine of this
 // image has: initdb in a temp dir, the server on a free port of 127.0.0.1
 // (and a unix socket in the temp dir), stopped and removed at teardown.
@@ -15,15 +15,21 @@
 
 import { execFile, execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import type { Test } from "tap";
+import { freePort } from "./ports.js";
 
 const run = promisify(execFile);
 const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+
+// The tests' own connections must not take libpq's defaults (PGPASSWORD,
+// PGSSLMODE, PGOPTIONS, ...) from the caller's shell: node-postgres reads them
+// for whatever a URL leaves out. (Servers under test get none either: see
+// withoutSettings in src/config.ts.)
+for (const name of Object.keys(process.env)) if (/^(?:NODE_)?PG[A-Z_]*$/.test(name)) delete process.env[name];
 const PREFIX = "startline-pg-";
 const asRoot = process.getuid?.() === 0;
 
@@ -40,15 +46,6 @@ async function pgRun(tool: string, args: readonly string[]): Promise<void> {
     const e = error as { stderr?: string; stdout?: string; message: string };
     throw new Error(`${tool} ${args.join(" ")} failed: ${e.stderr || e.stdout || e.message}`);
   }
-}
-
-/** A port nothing listens on right now (the kernel's choice). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function alive(pid: number): boolean {
@@ -92,19 +89,34 @@ function stopNow(data: string): void {
 }
 
 export interface Cluster {
-  readonly port: number;
-  /** The maintenance database, postgres://postgres@127.0.0.1:PORT/postgres. */
+  /** The maintenance database, `postgres`. */
   readonly adminUrl: string;
-  /** Stops the server (pg_ctl stop -m fast: sessions are terminated, as in a real shutdown). */
+  /** The URL of a database of this cluster. */
+  urlOf(database: string): string;
+  /** Stops the server (pg_ctl stop -m fast: sessions are terminated, as in a real shutdown); socket clusters only. */
   stop(): Promise<void>;
-  /** Starts it again on the same port, with the same data. */
+  /** Starts it again where it listened before, with the same data. */
   start(): Promise<void>;
   /** Stops it and removes its files. */
   destroy(): Promise<void>;
 }
 
-/** A throwaway PostgreSQL cluster on 127.0.0.1, whatever DATABASE_URL says. */
-export async function startCluster(): Promise<Cluster> {
+export interface ClusterOptions {
+  /**
+   * "tcp" (the default): a free port of 127.0.0.1, and the unix socket.
+   * "socket": the unix socket in the cluster's own directory only. Use it to
+   * stop() and start() the server: between the two a TCP port is free for any
+   * process on the machine to take (another test's server, the kernel's
+   * choice for someone's outgoing connection), and the restart would then
+   * fail or, worse, the clients would reach that other program. Nobody else
+   * can take a path inside this cluster's directory.
+   */
+  readonly listen?: "tcp" | "socket";
+}
+
+/** A throwaway PostgreSQL cluster on 127.0.0.1, whatever TEST_DATABASE_URL says. */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const listen = options.listen ?? "tcp";
   sweepOrphans();
   const dir = mkdtempSync(path.join(tmpdir(), PREFIX));
   writeFileSync(path.join(dir, "owner"), String(process.pid));
@@ -128,13 +140,14 @@ export async function startCluster(): Promise<Cluster> {
   const start = () => pgRun("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"]);
 
   // Another process may take the port between freePort() and the server's bind: then try another.
+  // On the socket alone, the port only names the socket file (.s.PGSQL.5432).
   let port = 0;
   for (let attempt = 1; ; attempt++) {
-    port = await freePort();
+    port = listen === "tcp" ? await freePort() : 5432;
     writeFileSync(
       path.join(data, "postgresql.auto.conf"),
       [
-        `listen_addresses = '127.0.0.1'`,
+        `listen_addresses = '${listen === "tcp" ? "127.0.0.1" : ""}'`,
         `port = ${port}`,
         `unix_socket_directories = '${socket}'`,
         `max_connections = 200`,
@@ -153,12 +166,18 @@ export async function startCluster(): Promise<Cluster> {
     }
   }
 
-  const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  // node-postgres takes a `host` parameter that is a directory as the unix socket's.
+  const urlOf = (database: string) =>
+    listen === "tcp" ? `postgres://postgres@127.0.0.1:${port}/${database}` : `postgres://postgres@localhost/${database}?host=${socket}`;
   let destroyed = false;
   return {
-    port,
-    adminUrl,
-    stop: () => pgRun("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
+    adminUrl: urlOf("postgres"),
+    urlOf,
+    async stop() {
+      // On TCP the port would be free for anyone until start(): see ClusterOptions.
+      if (listen === "tcp") throw new Error('stop() and start() need startCluster({ listen: "socket" })');
+      await pgRun("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+    },
     start,
     async destroy() {
       if (destroyed) return;
@@ -191,18 +210,20 @@ async function sql(url: string, text: string): Promise<void> {
 export interface TestDatabase {
   /** A URL whose connections see a new, empty schema of their own. */
   fresh(): Promise<string>;
-  /** The throwaway cluster behind it, or undefined when DATABASE_URL names the server. */
+  /** The throwaway cluster behind it, or undefined when TEST_DATABASE_URL names the server. */
   readonly cluster: Cluster | undefined;
 }
 
 let files = 0;
 
 /**
- * A database for this test file: DATABASE_URL's, or a new database in a
- * throwaway cluster. Everything it made is removed when `t` ends.
+ * A database for this test file: TEST_DATABASE_URL's, or a new database in
+ * a throwaway cluster. Everything it made is removed when `t` ends. (Not
+ * DATABASE_URL: that is the server's own setting, and a value exported for
+ * the server must not redirect the tests.)
  */
 export async function testDatabase(t: Test): Promise<TestDatabase> {
-  const given = process.env.DATABASE_URL;
+  const given = process.env.TEST_DATABASE_URL;
   let cluster: Cluster | undefined;
   let base: string;
   if (given !== undefined && given !== "") {
@@ -212,7 +233,7 @@ export async function testDatabase(t: Test): Promise<TestDatabase> {
     t.teardown(() => cluster!.destroy());
     const name = `startline_test_${process.pid}_${++files}`;
     await sql(cluster.adminUrl, `CREATE DATABASE ${name}`);
-    base = cluster.adminUrl.replace(/\/postgres$/, `/${name}`);
+    base = cluster.urlOf(name);
   }
   const schemas: string[] = [];
   if (cluster === undefined) {

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { withoutSettings } from "../../src/config.js";
 
 export const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "src", "main.js");
 
@@ -12,20 +13,33 @@ export interface ServerProcess {
   readonly lines: string[];
   /** Resolves with the first output line (stdout or stderr) matching `re`, past or future. */
   line(re: RegExp): Promise<string>;
+  /** Calls `listener` after every new output line; returns the function that stops it. */
+  onLine(listener: () => void): () => void;
   /** Base URL from the `listening on` line. */
   url(): Promise<string>;
   exited(): Promise<number | null>;
 }
 
+/**
+ * The environment of a server under test: the caller's, without any startline
+ * setting (an ADMIN_TOKEN or WORKERS exported in the shell must not change
+ * what a test sees) and without NODE_OPTIONS (tap's process-info hook would
+ * load into every server and worker), then the test's defaults, then what
+ * the test sets.
+ */
+export function serverEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  const { NODE_OPTIONS: _hook, ...inherited } = withoutSettings(process.env);
+  return { ...inherited, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env };
+}
+
 export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
-  // An operator's DATABASE_URL (read by the PostgreSQL tests) must not turn every other server into a PostgreSQL one.
-  const { DATABASE_URL: _operators, ...inherited } = process.env;
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env },
+    env: serverEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
+  const onLine = new Set<() => void>();
   let partial = "";
   const onText = (d: Buffer) => {
     partial += d.toString();
@@ -40,6 +54,7 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
           w.resolve(l);
         }
       }
+      for (const listener of [...onLine]) listener();
     }
   };
   child.stdout!.on("data", onText);
@@ -55,10 +70,15 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
       if (seen !== undefined) resolve(seen);
       else waiters.push({ re, resolve });
     });
+  const subscribe = (listener: () => void) => {
+    onLine.add(listener);
+    return () => void onLine.delete(listener);
+  };
   return {
     child,
     lines,
     line,
+    onLine: subscribe,
     url: async () => /(https?:\/\/\S+)/.exec(await line(/^listening on /))![1]!,
     exited: () => exit,
   };

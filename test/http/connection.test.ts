@@ -3,7 +3,9 @@
 // is checked byte for byte without a port.
 
 import t from "tap";
-import type { Handler } from "../../src/http/connection.js";
+import { Duplex } from "node:stream";
+import { Connection, DEFAULT_CONNECTION_OPTIONS, type Handler } from "../../src/http/connection.js";
+import { DEFAULT_LIMITS } from "../../src/http/parser.js";
 import { inject } from "../../src/http/inject.js";
 import type { Request } from "../../src/http/request.js";
 import type { Response } from "../../src/http/response.js";
@@ -40,13 +42,29 @@ t.test("a valid request followed by an invalid one: the valid one is answered fi
 });
 
 t.test("async handlers that finish out of order still answer in order", async (t) => {
-  const delays: Record<string, number> = { "/slow": 30, "/fast": 0, "/mid": 10 };
+  // Each handler waits for its own release; the test releases them in the
+  // opposite order to their arrival, once all three are waiting.
+  const release = new Map<string, () => void>();
+  let allWaiting!: () => void;
+  const waiting = new Promise<void>((resolve) => (allWaiting = resolve));
+  const finished: string[] = [];
   const handler: Handler = async (req) => {
-    await new Promise((r) => setTimeout(r, delays[req.path]));
+    await new Promise<void>((resolve) => {
+      release.set(req.path, resolve);
+      if (release.size === 3) allWaiting();
+    });
+    finished.push(req.path);
     return { status: 200, body: req.path };
   };
-  const { output } = await inject(handler, get("/slow") + get("/fast") + get("/mid"));
-  t.same(splitResponses(output).map((r) => r.body), ["/slow", "/fast", "/mid"]);
+  const result = inject(handler, get("/slow") + get("/fast") + get("/mid"));
+  await waiting;
+  for (const path of ["/fast", "/mid", "/slow"]) {
+    release.get(path)!();
+    await null; // let that handler finish before the next is released
+  }
+  const { output } = await result;
+  t.same(finished, ["/fast", "/mid", "/slow"], "the handlers finished out of order");
+  t.same(splitResponses(output).map((r) => r.body), ["/slow", "/fast", "/mid"], "the responses left in request order");
 });
 
 t.test("Connection: close is honoured and nothing after it is read", async (t) => {
@@ -148,11 +166,36 @@ t.test("every response carries Date and the body length in bytes, not characters
 });
 
 t.test("a half-closed client still gets every response it asked for", async (t) => {
+  // The handlers answer only once the client's half-close has reached the
+  // connection (the stream's "end", which the Connection hears first, as it
+  // subscribed first), so every response is written after it.
+  const written: Buffer[] = [];
+  let finished!: () => void;
+  const closed = new Promise<void>((resolve) => (finished = resolve));
+  const wire = new Duplex({
+    allowHalfOpen: true,
+    read() {},
+    write(chunk: Buffer, _encoding, callback) {
+      written.push(chunk);
+      callback();
+    },
+    final(callback) {
+      callback();
+      finished();
+    },
+  });
+  const halfClosed = new Promise<void>((resolve) => wire.once("end", resolve));
   const handler: Handler = async (req) => {
-    await new Promise((r) => setTimeout(r, 5));
+    await halfClosed;
     return { status: 200, body: req.path };
   };
-  const { output } = await inject(handler, [get("/1"), get("/2")]);
+  new Connection(wire, handler, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS }, { onExchange() {}, onHandlerError() {}, onClose() {} });
+  wire.once("end", () => t.equal(written.length, 0, "nothing was written before the half-close arrived"));
+  wire.push(get("/1"));
+  wire.push(get("/2"));
+  wire.push(null);
+  await closed;
+  const output = Buffer.concat(written);
   const rs = splitResponses(output);
   t.same(rs.map((r) => r.body), ["/1", "/2"]);
   t.equal(rs[1]!.headers.connection, "close", "the last response says the connection closes");

@@ -11,7 +11,7 @@ t.test("the table is large enough and its names are unique and cite a rule", asy
   t.ok(CASES.length >= 120, `${CASES.length} cases`);
   const names = new Set(CASES.map((c) => c.name));
   t.equal(names.size, CASES.length, "case names are unique");
-  for (const c of CASES) t.match(c.name, /^(RFC \d+ §[\d.]+|DECISIONS)/, `cites a rule: ${c.name}`);
+  for (const c of CASES) t.match(c.name, /^(RFC \d+ §[\d.]+|docs\/protocol\.md)/, `cites a rule: ${c.name}`);
   for (const c of CASES) {
     if (c.error !== undefined) t.equal(PROTOCOL_ERRORS[c.error.code].status, c.error.status, `status matches the code: ${c.name}`);
   }
@@ -79,7 +79,7 @@ for (const c of CASES) {
 
 // The table holds the default body limit's head only (splitting a 1 MiB body at
 // every position would take hours); here the body itself is sent, in a few chunkings.
-t.test("DECISIONS limits: a 1 MiB body (the default limit) is received whole, however it is cut", (t) => {
+t.test("docs/protocol.md limits: a 1 MiB body (the default limit) is received whole, however it is cut", (t) => {
   const limits = limitsWith({});
   const size = 1024 * 1024;
   const data = Buffer.alloc(size, 0x61);

@@ -40,16 +40,25 @@ const json = { "Content-Type": "application/json" };
 const served = (server: ServerProcess, method: string, path: string) => server.lines.filter((l) => l.startsWith(`${method} ${path} `)).length;
 
 /**
- * Whether `check` becomes true within a few seconds: an access-log line is
- * written after its response, so it may reach the pipe a moment later.
+ * Whether `check` holds once the instances have written their access-log
+ * lines: a line is written just after its response, so it may reach the pipe
+ * a moment after the client has the response. Checked again on every new line
+ * of either instance; the 30 s only bound a failure.
  */
-async function eventually(check: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
+function eventually(check: () => boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    const finish = (value: boolean) => {
+      for (const stop of stops) stop();
+      clearTimeout(bound);
+      resolve(value);
+    };
+    const listener = () => {
+      if (check()) finish(true);
+    };
+    const stops = [a.onLine(listener), b.onLine(listener)];
+    const bound = setTimeout(() => finish(check()), 30_000);
+    listener();
+  });
 }
 
 t.test("two instances starting together migrated and seeded the database once", async (t) => {

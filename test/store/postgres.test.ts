@@ -9,7 +9,8 @@ import { MIGRATIONS_TABLE, PG_MIGRATIONS } from "../../src/store/pg-schema.js";
 import { createPostgresStore, type PostgresOptions } from "../../src/store/postgres.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";
-import { freePort, testDatabase, withSchema } from "../helpers/postgres.js";
+import { testDatabase, withSchema } from "../helpers/postgres.js";
+import { refusedPort } from "../helpers/ports.js";
 import { storeSuite } from "../helpers/store-suite.js";
 
 const db = await testDatabase(t);
@@ -93,7 +94,7 @@ t.test("the schema version is recorded, and a newer one is refused with a clear 
 });
 
 t.test("a server that is not there is refused at open with one clear line", async (t) => {
-  const port = await freePort();
+  const port = await refusedPort(t);
   const url = `postgres://startline:secret-password@127.0.0.1:${port}/startline`;
   const error = await createPostgresStore(url, { connectTimeoutMs: 2000 }).then(
     () => undefined,

@@ -1,0 +1,94 @@
+// The two tiers of tests: `npm run test:fast` runs every test file except
+// those test/external.json lists; `npm test` runs them all. A file belongs in
+// that list exactly when it needs a program from outside the repository, and
+// tests reach such a program only through the modules below. This test reads
+// every test file's imports, and the imports of the files they import, and
+// fails when the list and the imports disagree: a new PostgreSQL test cannot
+// slip into the fast tier, and a list entry cannot outlive its reason.
+
+import t from "tap";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The ways to an external program: a module specifier (package, or repository file) and what it brings in. */
+const GATEWAYS: readonly { readonly module: string; readonly program: string }[] = [
+  { module: "playwright-core", program: "Chromium" },
+  { module: "autocannon", program: "a load generator" },
+  { module: "test/helpers/postgres.ts", program: "PostgreSQL" },
+  { module: "test/helpers/nginx.ts", program: "nginx" },
+];
+
+const external = JSON.parse(readFileSync(path.join(ROOT, "test", "external.json"), "utf8")) as Record<string, string>;
+
+/** Specifiers of static and dynamic imports, and of require() calls. */
+function specifiers(source: string): string[] {
+  const found: string[] = [];
+  for (const m of source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"'\n]+)["']/g)) found.push(m[1]!);
+  return found;
+}
+
+/** A relative specifier as the repository file it names (".js" in a specifier is the ".ts" source). */
+function resolve(from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith(".")) return undefined;
+  const target = path.join(path.dirname(from), specifier);
+  for (const candidate of [target.replace(/\.js$/, ".ts"), target]) {
+    try {
+      readFileSync(path.join(ROOT, candidate));
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+/** The programs a file needs, through its imports and theirs. */
+function programsOf(file: string, seen = new Set<string>()): Set<string> {
+  const programs = new Set<string>();
+  if (seen.has(file)) return programs;
+  seen.add(file);
+  for (const gateway of GATEWAYS) if (gateway.module === file) programs.add(gateway.program);
+  for (const specifier of specifiers(readFileSync(path.join(ROOT, file), "utf8"))) {
+    for (const gateway of GATEWAYS) if (gateway.module === specifier) programs.add(gateway.program);
+    const local = resolve(file, specifier);
+    if (local !== undefined) for (const program of programsOf(local, seen)) programs.add(program);
+  }
+  return programs;
+}
+
+function testFiles(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(relative);
+    return entry.name.endsWith(".test.ts") ? [relative] : [];
+  });
+}
+
+const files = testFiles("test");
+
+t.test("the reader of imports finds what it must", async (t) => {
+  t.same([...programsOf("test/scaling/nginx.test.ts")].sort(), ["PostgreSQL", "nginx"], "through the helpers");
+  t.same([...programsOf("test/docs/browser.test.ts")], ["Chromium"], "a package import");
+  t.same([...programsOf("test/parser/cases.test.ts")], [], "nothing for a parser test");
+  t.same(specifiers('import a from "x";\nimport type { B } from "./y.js";\nconst c = require("z");\nawait import("./w.js");'), ["x", "./y.js", "z", "./w.js"]);
+});
+
+t.test("test/external.json lists exactly the test files that need an external program", async (t) => {
+  for (const file of files) {
+    const programs = [...programsOf(file)];
+    if (programs.length > 0) t.ok(file in external, `${file} needs ${programs.join(" and ")}: list it in test/external.json`);
+    else t.notOk(file in external, `${file} needs no external program: remove it from test/external.json`);
+  }
+  for (const listed of Object.keys(external)) t.ok(files.includes(listed), `${listed} (listed in test/external.json) exists`);
+});
+
+t.test("npm test runs every tier; npm run test:fast runs the list's complement", async (t) => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string>; tap: { include: string[] } };
+  t.same(pkg.tap.include, ["test/**/*.test.ts"], "tap's default set is every test file");
+  t.match(pkg.scripts.test, /&& tap$/, "npm test runs tap over the default set");
+  t.match(pkg.scripts["test:fast"], /node test\/fast\.mjs$/);
+  t.match(readFileSync(path.join(ROOT, "test", "fast.mjs"), "utf8"), /external\.json/, "test/fast.mjs excludes what the list names");
+});
