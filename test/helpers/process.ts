@@ -18,11 +18,17 @@ export interface ServerProcess {
 }
 
 export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
+  return startScript(MAIN, { DATA_DIR: ":memory:", ...env }, args);
+}
+
+/** Any script that prints `listening on ...` (the examples, say), on a free loopback port, from `cwd`. */
+export function startScript(script: string, env: Record<string, string>, args: string[] = [], cwd?: string): ServerProcess {
   // An operator's DATABASE_URL (read by the PostgreSQL tests) must not turn every other server into a PostgreSQL one.
   const { DATABASE_URL: _operators, ...inherited } = process.env;
-  const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", ...env },
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { ...inherited, PORT: "0", HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd === undefined ? {} : { cwd }),
   });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
