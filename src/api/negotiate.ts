@@ -53,8 +53,17 @@ function fromAccept(accept: string, offered: readonly Format[]): Format | undefi
   return best?.format ?? "none";
 }
 
+export interface NegotiateOptions {
+  /**
+   * "strict" (the default): a body-less request's Content-Type that names a
+   * format not offered is a 406. "lenient": it is ignored, for resources
+   * where Content-Type is data to show rather than a wish (the echo).
+   */
+  readonly contentType?: "strict" | "lenient";
+}
+
 /** Choose the representation, or throw a 406 problem naming what is available. */
-export function chooseFormat(request: Request, offered: readonly Format[]): Format {
+export function chooseFormat(request: Request, offered: readonly Format[], options: NegotiateOptions = {}): Format {
   const available = offered.map((f) => MEDIA_TYPES[f]).join(", ");
   const accept = headerValue(request, "accept");
   if (accept !== undefined) {
@@ -75,7 +84,9 @@ export function chooseFormat(request: Request, offered: readonly Format[]): Form
     if (raw !== undefined) {
       const type = mediaType(raw);
       const format = type === undefined ? undefined : formatOf(type);
-      if (format === undefined || !offered.includes(format)) {
+      const producible = format !== undefined && offered.includes(format);
+      if (!producible && options.contentType === "lenient") return offered[0]!;
+      if (!producible) {
         fail(406, {
           kind: "not-acceptable",
           detail: `The request asks for ${raw.slice(0, 100)} (via Content-Type), which this resource cannot produce. It is available as ${available}.`,
@@ -96,8 +107,9 @@ export function represent(
   value: unknown,
   offered: readonly Format[],
   headers?: Readonly<Record<string, FieldValue>>,
+  options?: NegotiateOptions,
 ): Response {
-  const format = chooseFormat(request, offered);
+  const format = chooseFormat(request, offered, options);
   const body = format === "json" ? JSON.stringify(value) : dumpYaml(value, { noRefs: true, lineWidth: -1 });
   return { status, headers: { "Content-Type": MEDIA_TYPES[format], "Cache-Control": REVALIDATE, Vary: VARY, ...headers }, body };
 }

@@ -3,6 +3,7 @@
 import type { Route } from "../router/route.js";
 import { articleRoutes } from "./articles.js";
 import type { ApiContext } from "./context.js";
+import { echoRoutes } from "./echo.js";
 import { factRoutes } from "./facts.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
@@ -17,5 +18,5 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 export function apiRoutes(options: ApiOptions): Route[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
   const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(answerUnavailable);
-  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage)];
+  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes()];
 }

@@ -8,7 +8,7 @@
 // Schemas are JSON Schema 2020-12 (3.1 and 3.2 use it as is), taken from the
 // same objects the server validates requests with.
 
-import { fullPath, type Route, type RouteResponseDoc } from "../router/route.js";
+import { ANY_METHOD, ANY_METHOD_ADVERTISED, fullPath, type Route, type RouteResponseDoc } from "../router/route.js";
 
 export interface OpenApiOptions {
   readonly title: string;
@@ -55,14 +55,32 @@ export const problemSchema = {
   },
 } as const;
 
-/** The path in OpenAPI's template syntax: /post/:id becomes /post/{id}. */
+/** The path in OpenAPI's template syntax: /post/:id becomes /post/{id}, and /echo/*rest /echo/{rest}. */
 export function templatePath(route: Route): string {
-  return fullPath(route).replace(/\/:([^/]+)/g, "/{$1}");
+  return fullPath(route).replace(/\/[:*]([^/]+)/g, "/{$1}");
 }
 
+/** Names of the path's parameters, the `*name` wildcard included. */
 export function pathParams(route: Route): string[] {
-  return [...fullPath(route).matchAll(/\/:([^/]+)/g)].map((m) => m[1]!);
+  return [...fullPath(route).matchAll(/\/[:*]([^/]+)/g)].map((m) => m[1]!);
 }
+
+/**
+ * The methods a route is documented under. OpenAPI has no "any method": a
+ * route that serves any method is written once per method its Allow
+ * advertises, but HEAD and OPTIONS, which the document's description covers
+ * for every path, and its description says that any other token works too.
+ */
+export function documentedMethods(route: Route): readonly string[] {
+  if (route.method !== ANY_METHOD) return [route.method];
+  return ANY_METHOD_ADVERTISED.filter((m) => m !== "HEAD" && m !== "OPTIONS");
+}
+
+const ANY_METHOD_NOTE =
+  "Any method token is served here, custom and lower-case ones included (UPDATE, PURGE, foo): " +
+  "OpenAPI cannot say \"any method\", so the common ones are listed. OPTIONS answers 204 with Allow naming those.";
+
+const WILDCARD_NOTE = " OpenAPI's template stands for one segment; this one takes any number of them (a/b/c), as sent.";
 
 /** Where an operation sits in its Path Item: ["get"] or ["additionalOperations", "UPDATE"]. */
 export function operationKey(method: string): readonly string[] {
@@ -200,8 +218,8 @@ function responses(route: Route, components: Components): Json {
   return out;
 }
 
-function operation(route: Route, components: Components, options: OpenApiOptions, ids: Set<string>): Json {
-  const notes: string[] = [];
+function operation(route: Route, method: string, components: Components, options: OpenApiOptions, ids: Set<string>): Json {
+  const notes: string[] = route.method === ANY_METHOD ? [ANY_METHOD_NOTE] : [];
   let security: Json[] | undefined;
   if (route.auth === "admin") {
     notes.push("Needs an administrator's bearer token; anyone else, a standard user included, gets 401.");
@@ -216,20 +234,22 @@ function operation(route: Route, components: Components, options: OpenApiOptions
   if (d !== undefined) {
     notes.push(`Deprecated since ${d.since.toISOString().slice(0, 10)}${d.successor === undefined ? "" : `: use ${d.successor}`}.`);
   }
+  const wildcard = /\/\*([^/]+)$/.exec(fullPath(route))?.[1];
   const params = pathParams(route).map((name) => {
     const doc = route.params?.[name];
+    const note = name === wildcard ? WILDCARD_NOTE : "";
     return {
       name,
       in: "path",
       required: true,
-      ...(doc === undefined ? {} : { description: doc.description }),
+      ...(doc === undefined ? {} : { description: doc.description + note }),
       schema: doc?.schema === undefined ? { type: "string" } : components.use(doc.schema),
       ...(doc?.example === undefined ? {} : { example: doc.example }),
     };
   });
   const request = route.request;
   return {
-    operationId: operationId(route.method, fullPath(route), ids),
+    operationId: operationId(method, fullPath(route), ids),
     summary: route.summary,
     ...(notes.length === 0 ? {} : { description: notes.join(" ") }),
     tags: [route.version ?? "server"],
@@ -263,12 +283,18 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
   const ids = new Set<string>();
   const paths: Record<string, Json> = {};
   const versions: string[] = [];
+  const declared = new Set(routes.filter((r) => r.method !== ANY_METHOD).map((r) => `${r.method} ${templatePath(r)}`));
   for (const route of routes) {
-    const item = (paths[templatePath(route)] ??= {});
-    const [field, method] = operationKey(route.method);
-    const op = operation(route, components, options, ids);
-    if (method === undefined) item[field!] = op;
-    else ((item.additionalOperations ??= {}) as Json)[method] = op;
+    const template = templatePath(route);
+    const item = (paths[template] ??= {});
+    for (const method of documentedMethods(route)) {
+      // A method the path declares a route of its own for is documented by that route.
+      if (route.method === ANY_METHOD && declared.has(`${method} ${template}`)) continue;
+      const [field, extra] = operationKey(method);
+      const op = operation(route, method, components, options, ids);
+      if (extra === undefined) item[field!] = op;
+      else ((item.additionalOperations ??= {}) as Json)[extra] = op;
+    }
     const tag = route.version ?? "server";
     if (!versions.includes(tag)) versions.push(tag);
   }

@@ -78,7 +78,7 @@ export const PAGE_SCRIPT = String.raw`
 
   function pick(i, focus) {
     var e = EP[i];
-    method.value = e.method;
+    method.value = e.tryMethod || e.method;
     path.value = e.path;
     accept.value = e.accept;
     ctype.value = e.body ? e.body.types[0] : "";

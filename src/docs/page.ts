@@ -7,7 +7,7 @@
 
 import { createHash } from "node:crypto";
 import type { Route } from "../router/route.js";
-import { fullPath } from "../router/route.js";
+import { ANY_METHOD, fullPath } from "../router/route.js";
 import { pathParams } from "./openapi.js";
 import { PAGE_SCRIPT } from "./page-script.js";
 
@@ -26,6 +26,8 @@ export interface Page {
 /** What the script needs to fill the form for one route. */
 interface Endpoint {
   readonly method: string;
+  /** The method the form starts with, when `method` is "*" (any method): a custom one, since that is what such a route is for. */
+  readonly tryMethod?: string;
   readonly path: string;
   readonly summary: string;
   readonly params: readonly { readonly name: string; readonly description: string; readonly example: string }[];
@@ -90,11 +92,14 @@ function summaryHtml(text: string): string {
   return esc(text).replace(/`([^`]+)`/g, "<code>$1</code>");
 }
 
+const ANY_METHOD_EXAMPLE = "PURGE";
+
 function endpoints(routes: readonly Route[]): Endpoint[] {
   return routes.map((route) => {
     const success = Object.entries(route.responses ?? {}).find(([status, doc]) => Number(status) < 300 && doc.mediaTypes !== undefined);
     return {
       method: route.method,
+      ...(route.method === ANY_METHOD ? { tryMethod: ANY_METHOD_EXAMPLE } : {}),
       path: fullPath(route),
       summary: route.summary,
       params: pathParams(route).map((name) => ({
@@ -113,6 +118,7 @@ function endpointRows(list: readonly Endpoint[]): string {
   return list
     .map((e, i) => {
       const tags =
+        (e.method === ANY_METHOD ? '<span class="tag" title="* stands for any method token">any method</span>' : "") +
         (e.auth === "admin" ? '<span class="tag">admin token</span>' : "") +
         (e.auth === "token-if-configured" ? '<span class="tag" title="only when the server requires tokens for writes">token if required</span>' : "");
       return (

@@ -1,7 +1,9 @@
 // The route table compiled once into a lookup: a Map for paths without
 // parameters (one hash lookup for most requests) and a segment tree for the rest.
+// In the tree a static segment wins over a `:param`, and a trailing `*rest`
+// takes whatever the more specific patterns leave.
 
-import { fullPath, METHOD_TOKEN, VERSION_SEGMENT, type Params, type Route } from "./route.js";
+import { ANY_METHOD, ANY_METHOD_ADVERTISED, fullPath, METHOD_TOKEN, VERSION_SEGMENT, type Params, type Route } from "./route.js";
 
 /** Every method served at one path, with the Allow value precomputed (RFC 9110 §10.2.1). */
 export interface Resource {
@@ -20,6 +22,8 @@ export type Match =
 interface Node {
   readonly children: Map<string, Node>;
   param: { readonly name: string; readonly node: Node } | null;
+  /** A last `*name` segment: the resource that takes every longer path below this node. */
+  wildcard: { readonly name: string; resource: Resource | null } | null;
   resource: Resource | null;
 }
 
@@ -35,12 +39,13 @@ export interface CompiledRoutes {
 const NO_PARAMS: Params = Object.freeze({});
 
 function newNode(): Node {
-  return { children: new Map(), param: null, resource: null };
+  return { children: new Map(), param: null, wildcard: null, resource: null };
 }
 
-/** GET implies HEAD (RFC 9110 §9.3.2); OPTIONS is answered for every resource. */
+/** GET implies HEAD (RFC 9110 §9.3.2); OPTIONS is answered for every resource; "any method" is advertised as the common ones. */
 function allowOf(methods: ReadonlyMap<string, Route>): string {
   const names = new Set(methods.keys());
+  if (names.delete(ANY_METHOD)) for (const name of ANY_METHOD_ADVERTISED) names.add(name);
   if (names.has("GET")) names.add("HEAD");
   names.add("OPTIONS");
   return [...names].sort().join(", ");
@@ -55,6 +60,10 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
       throw new Error(`Route version ${JSON.stringify(route.version)} is not of the form v<n> or v<n>-<m>`);
     }
     if (!route.path.startsWith("/")) throw new Error(`Route path ${JSON.stringify(route.path)} must start with "/"`);
+    const star = route.path.indexOf("/*");
+    if (star !== -1 && (route.path.indexOf("/", star + 1) !== -1 || route.path.length === star + 2)) {
+      throw new Error(`Route path ${JSON.stringify(route.path)}: a *name segment must be the last one, and have a name`);
+    }
     if (route.version !== undefined && !versions.includes(route.version)) versions.push(route.version);
     const pattern = fullPath(route);
     const methods = byPattern.get(pattern) ?? new Map<string, Route>();
@@ -67,12 +76,21 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
   const root = newNode();
   for (const [pattern, methods] of byPattern) {
     const resource: Resource = { pattern, methods, allow: allowOf(methods) };
-    if (!pattern.includes("/:")) {
+    if (!pattern.includes("/:") && !pattern.includes("/*")) {
       exact.set(pattern, resource);
       continue;
     }
     let node = root;
     for (const segment of pattern.split("/").slice(1)) {
+      if (segment.startsWith("*")) {
+        const name = segment.slice(1);
+        if (node.wildcard !== null && node.wildcard.name !== name) {
+          throw new Error(`Routes disagree on the wildcard name at ${pattern}: *${node.wildcard.name} or *${name}`);
+        }
+        node.wildcard ??= { name, resource: null };
+        node.wildcard.resource = resource;
+        break; // checked above: it is the last segment
+      }
       if (segment.startsWith(":")) {
         const name = segment.slice(1);
         if (node.param !== null && node.param.name !== name) {
@@ -86,13 +104,17 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
         node = child;
       }
     }
-    node.resource = resource;
+    if (!pattern.includes("/*")) node.resource = resource;
   }
 
   const allMethods = allowOf(new Map(routes.map((r) => [r.method, r])));
 
   function choose(resource: Resource, method: string, params: Params): Match {
-    const route = resource.methods.get(method) ?? (method === "HEAD" ? resource.methods.get("GET") : undefined);
+    // The method's own route; for HEAD, GET's (RFC 9110 §9.3.2); then "any method", except for OPTIONS, which is answered here.
+    const route =
+      resource.methods.get(method) ??
+      (method === "HEAD" ? resource.methods.get("GET") : undefined) ??
+      (method === "OPTIONS" ? undefined : resource.methods.get(ANY_METHOD));
     if (route !== undefined) return { kind: "found", route, params, resource };
     if (method === "OPTIONS") return { kind: "options", resource };
     return { kind: "method-not-allowed", resource };
@@ -104,7 +126,16 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
     const segments = path.split("/");
     let node = root;
     let params: Record<string, string> | null = null;
+    // The deepest wildcard passed on the way down: where a dead end falls back to.
+    let fallback: { readonly node: Node; readonly from: number; readonly params: Record<string, string> | null } | null = null;
+    const deadEnd = (): Match => {
+      if (fallback === null) return { kind: "not-found" };
+      const wildcard = fallback.node.wildcard!;
+      const rest = segments.slice(fallback.from).join("/");
+      return choose(wildcard.resource!, method, { ...fallback.params, [wildcard.name]: rest });
+    };
     for (let i = 1; i < segments.length; i++) {
+      if (node.wildcard !== null) fallback = { node, from: i, params: params === null ? null : { ...params } };
       const segment = segments[i]!;
       const child = node.children.get(segment);
       if (child !== undefined) {
@@ -119,10 +150,10 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
         (params ??= {})[node.param.name] = value;
         node = node.param.node;
       } else {
-        return { kind: "not-found" };
+        return deadEnd();
       }
     }
-    if (node.resource === null) return { kind: "not-found" };
+    if (node.resource === null) return deadEnd();
     return choose(node.resource, method, params ?? NO_PARAMS);
   }
 

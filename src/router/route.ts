@@ -66,11 +66,20 @@ export interface RouteResponseDoc {
 export type RouteAuth = "admin" | "token-if-configured";
 
 export interface Route {
-  /** Any method token (RFC 9110 §9.1), case-sensitive: "GET", "UPDATE", ... */
+  /**
+   * Any method token (RFC 9110 §9.1), case-sensitive: "GET", "UPDATE", ...
+   * Or ANY_METHOD ("*"): every method the path's other routes do not serve,
+   * except OPTIONS, which the router answers itself.
+   */
   readonly method: string;
   /** API version segment ("v1", "v1-1", "v2"): the route is served at /api/<version><path>. */
   readonly version?: string;
-  /** Path below the version, with `:name` segments for parameters, e.g. "/post/:id". */
+  /**
+   * Path below the version, with `:name` segments for parameters, e.g.
+   * "/post/:id" (the value percent-decoded), and optionally a last `*name`
+   * segment that takes the rest of the path, e.g. "/files/*rest" (the value as
+   * sent, still percent-encoded: decoding would make "%2F" and "/" the same).
+   */
   readonly path: string;
   /** One line for people reading the table, the docs, or the interactive page. */
   readonly summary: string;
@@ -89,6 +98,16 @@ export interface Route {
 export function fullPath(route: Route): string {
   return route.version === undefined ? route.path : `/api/${route.version}${route.path}`;
 }
+
+/** The method of a route that serves any method (see Route.method). */
+export const ANY_METHOD = "*";
+
+/**
+ * What Allow (RFC 9110 §10.2.1) names for a resource that serves any method:
+ * the field lists methods, so it cannot say "any"; it advertises the common
+ * ones, which the field permits (the set it gives need not be complete).
+ */
+export const ANY_METHOD_ADVERTISED: readonly string[] = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"];
 
 /** RFC 9110 §9.1 token; also the shape of a version segment, checked once when the table is compiled. */
 export const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

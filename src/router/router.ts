@@ -67,7 +67,8 @@ export function createRouter(routes: readonly Route[]): Router {
   function notFound(request: Request): Response {
     const m = API_VERSION.exec(request.path);
     // Only a segment shaped like a version is called one: /api/openapi.jsn is just a path that is not served.
-    if (m !== null && VERSION_SEGMENT.test(m[1]!) && !counts.has(m[1]!)) {
+    // A table without versions has none to list, and "/api/v3/..." is just a path there.
+    if (m !== null && counts.size > 0 && VERSION_SEGMENT.test(m[1]!) && !counts.has(m[1]!)) {
       return problem(404, {
         kind: "unknown-version",
         title: "Unknown API version",

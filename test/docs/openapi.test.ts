@@ -5,7 +5,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { load } from "js-yaml";
 import t from "tap";
-import { operationKey, pathParams, templatePath } from "../../src/docs/openapi.js";
+import { documentedMethods, operationKey, pathParams, templatePath } from "../../src/docs/openapi.js";
 import { fullPath } from "../../src/router/route.js";
 import { ADMIN, docsApp, request } from "../helpers/app.js";
 
@@ -59,9 +59,9 @@ t.test("every route of the table is an operation, and nothing else is", async (t
   t.match(doc.info.version, /^\d+\.\d+\.\d+/);
   const routes = app.table.routes;
   t.ok(routes.length >= 19, `the table has ${routes.length} routes`);
-  for (const route of routes) {
-    const op = operation(doc, route.method, templatePath(route));
-    if (!t.ok(op, `${route.method} ${fullPath(route)} is documented`)) continue;
+  for (const route of routes) for (const method of documentedMethods(route)) {
+    const op = operation(doc, method, templatePath(route));
+    if (!t.ok(op, `${method} ${fullPath(route)} is documented`)) continue;
     t.equal(op.summary, route.summary);
     t.ok(op.responses.default, "default (problem+json) response");
     for (const [status, response] of Object.entries<any>(op.responses)) {
@@ -93,7 +93,7 @@ t.test("every route of the table is an operation, and nothing else is", async (t
     }
     operations += ops.length;
   }
-  t.equal(operations, routes.length, "one operation per route, no more");
+  t.equal(operations, routes.reduce((n, route) => n + documentedMethods(route).length, 0), "one operation per route (per advertised method for an any-method route), no more");
 });
 
 t.test("UPDATE is under additionalOperations, as OpenAPI 3.2 puts a method without a fixed field", async (t) => {
@@ -109,6 +109,20 @@ t.test("UPDATE is under additionalOperations, as OpenAPI 3.2 puts a method witho
   t.ok(update.responses["200"].content["application/json"].schema.$ref, "200 refers to the Article schema");
   t.same(update.security, [{ bearer: [] }]);
   t.ok(doc.components.securitySchemes.bearer);
+});
+
+t.test("the echo, which serves any method, is written under each common method and says any token works", async (t) => {
+  const { app } = await docsApp();
+  const doc = await documentOf(app);
+  for (const template of ["/api/echo", "/api/echo/{rest}"]) {
+    const item = doc.paths[template];
+    t.same(Object.keys(item).sort(), ["delete", "get", "patch", "post", "put"], `${template}: the methods Allow advertises, but HEAD and OPTIONS`);
+    t.notOk(item.additionalOperations, "no made-up method named *");
+    t.match(item.get.description, /Any method token is served here/);
+    t.ok(item.get.responses["200"].content["application/yaml"], "JSON or YAML");
+  }
+  const rest = doc.paths["/api/echo/{rest}"].post.parameters;
+  t.match(rest, [{ name: "rest", in: "path", required: true, description: /any number of them/ }]);
 });
 
 t.test("WRITE_REQUIRES_TOKEN is reflected in the writes' security", async (t) => {
@@ -170,6 +184,10 @@ t.test("the documented schemas describe what the server really sends", async (t)
     ["POST", "/api/v2/facts", "/api/v2/facts", { "Content-Type": "text/plain" }, "Chunked framing is defined in RFC 9112 section 7.1."],
     ["POST", "/api/v2/facts", "/api/v2/facts", json, "{}"],
     ["GET", "/api/usage", "/api/usage"],
+    ["GET", "/api/echo", "/api/echo?x=1"],
+    ["POST", "/api/echo/{rest}", "/api/echo/a/b", { "Content-Type": "application/octet-stream" }, "\u00ff\u0000"],
+    ["PUT", "/api/echo/{rest}", "/api/echo/a", { Accept: "application/yaml" }, "text"],
+    ["DELETE", "/api/echo", "/api/echo", { Accept: "text/html" }],
     ["POST", "/api/wire", "/api/wire", { "Content-Type": "text/plain" }, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n"],
     ["POST", "/api/wire", "/api/wire", { "Content-Type": "text/plain" }, "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n"],
   ];

@@ -50,6 +50,10 @@ t.test("every route of the table is listed with its method, path and summary", a
   t.ok(html.includes('<code class="m">UPDATE</code></td><td><code>/api/v1/artigo/:id</code>'), "UPDATE included");
   const update = data.find((e: any) => e.method === "UPDATE");
   t.match(update, { auth: "admin", body: { types: ["application/merge-patch+json", "application/json"] }, params: [{ name: "id", example: "1" }] });
+  const echo = data.find((e: any) => e.path === "/api/echo");
+  t.match(echo, { method: "*", tryMethod: "PURGE" }, "an any-method route starts the form with a custom method");
+  t.ok(html.includes('<code class="m">*</code></td><td><code>/api/echo</code></td>'), "listed as *");
+  t.match(html, /<code>\/api\/echo<\/code><\/td><td>[^<]*(?:<code>[^<]*<\/code>[^<]*)*<span class="tag"[^>]*>any method<\/span>/, "tagged: any method");
 });
 
 t.test("accessible structure: a label for every field, real buttons, headings, a live region", async (t) => {

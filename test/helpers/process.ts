@@ -33,9 +33,15 @@ export function serverEnv(env: Readonly<Record<string, string>>): Record<string,
 }
 
 export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+  return startScript(MAIN, env, args);
+}
+
+/** Any script that prints `listening on ...` (the examples, say), on a free loopback port, from `cwd`. */
+export function startScript(script: string, env: Record<string, string>, args: string[] = [], cwd?: string): ServerProcess {
+  const child = spawn(process.execPath, [script, ...args], {
     env: serverEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd === undefined ? {} : { cwd }),
   });
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];

@@ -1,0 +1,36 @@
+// startline as a library: `import { createServer, createRouter } from "startline"`.
+//
+// This is the whole public surface, kept small on purpose: an HTTP/1.1 server
+// on node:net (or node:tls), a route table that takes any method token, plain
+// data for requests and responses, RFC 9457 problem helpers, and inject() to
+// run requests through the real connection code without a port. The JSON API
+// in src/api/ is built on exactly these, and nothing else from src/http or
+// src/router is promised. docs/library.md explains each with an example.
+
+// ---- Serving ----
+export { createServer } from "./http/server.js";
+export type { HttpServer, ServerOptions, TlsFiles } from "./http/server.js";
+export type { ParserLimits } from "./http/parser.js";
+export type { Admission, Exchange, Handler, Service } from "./http/connection.js";
+
+// ---- Routing ----
+export { createRouter } from "./router/router.js";
+export type { Router } from "./router/router.js";
+export { ANY_METHOD } from "./router/route.js";
+export type { Deprecation, Params, Route, RouteHandler, RouteParamDoc, RouteRequestDoc, RouteResponseDoc } from "./router/route.js";
+
+// ---- Requests and responses ----
+export { headerValue } from "./http/request.js";
+export type { Framing, Request, RequestHead } from "./http/request.js";
+// A body is a string or bytes, sent with Content-Length. Streamed bodies
+// (chunked, for content produced as it is sent) are being added to Response
+// in src/http/response.ts; they are exported here, beside Response, when they land.
+export type { FieldValue, Response } from "./http/response.js";
+
+// ---- Errors (RFC 9457 application/problem+json) ----
+export { fail, HttpError, problem } from "./http/problem.js";
+export type { Problem, ProblemInit } from "./http/problem.js";
+
+// ---- Testing without a port ----
+export { inject } from "./http/inject.js";
+export type { InjectOptions, InjectResult } from "./http/inject.js";

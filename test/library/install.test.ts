@@ -1,0 +1,138 @@
+// startline as an installed dependency: the package is packed as npm would
+// publish it (`npm pack`, so package.json "files" decides what is in it),
+// unpacked into node_modules/startline of a fresh project, as installing the
+// tarball does, and used there by name through "exports": the shipped example
+// serves PURGE and GET over a real socket, and a TypeScript consumer
+// type-checks against the shipped declarations. No network: the library's
+// entry needs no dependency but Node itself.
+
+import { execFile } from "node:child_process";
+import { copyFile, mkdtemp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import t from "tap";
+import { startScript } from "../helpers/process.js";
+import { splitResponses, talk } from "../helpers/wire.js";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** A fresh project with startline installed from the packed tarball, removed when the file's tests end. */
+async function project(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "startline-consumer-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT });
+  const tarball = path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
+  const installed = path.join(dir, "node_modules", "startline");
+  await mkdir(installed, { recursive: true });
+  await run("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
+  await writeFile(
+    path.join(dir, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { startline: `file:${path.basename(tarball)}` } }),
+  );
+  return dir;
+}
+
+// Packed and unpacked once (npm pack takes seconds); each test adds its own files.
+let shared: Promise<string> | undefined;
+const consumer = () => (shared ??= project());
+
+t.test("the packed package holds its entry, its types and the example", async (t) => {
+  const dir = await consumer();
+  const installed = path.join(dir, "node_modules", "startline");
+  const files = new Set(await readdir(installed, { recursive: true }));
+  for (const file of ["package.json", "dist/src/index.js", "dist/src/index.d.ts", "examples/custom-verb.mjs", "docs/library.md"]) {
+    t.ok(files.has(file), `${file} is in the package`);
+  }
+  t.notOk([...files].some((f) => f.startsWith("test/") || f.startsWith("src/") || f.startsWith("dist/test/")), "no tests or sources");
+});
+
+t.test("examples/custom-verb.mjs, run where startline is installed, serves PURGE and GET", async (t) => {
+  const dir = await consumer();
+  await copyFile(path.join(ROOT, "examples", "custom-verb.mjs"), path.join(dir, "custom-verb.mjs"));
+  const server = startScript(path.join(dir, "custom-verb.mjs"), { PORT: "0", HOST: "127.0.0.1" }, [], dir);
+  t.teardown(async () => {
+    server.child.kill("SIGTERM");
+    await server.exited();
+  });
+  const url = await Promise.race([
+    server.url(),
+    server.exited().then((code) => {
+      throw new Error(`the example exited (${code}) before listening:\n${server.lines.join("\n")}`);
+    }),
+  ]);
+  t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/, "it prints listening on http://HOST:PORT, with the port picked");
+  const port = Number(new URL(url).port);
+  t.not(port, 0);
+
+  const req = (line: string, last = false) => `${line} HTTP/1.1\r\nHost: 127.0.0.1\r\n${last ? "Connection: close\r\n" : ""}\r\n`;
+  const raw = await talk(port, [
+    req("PURGE /cache/x"),
+    req("GET /cache/x"),
+    req("GET /cache/x"),
+    req("PURGE /cache/x"),
+    req("purge /cache/x"),
+    req("GET /cache/x", true),
+  ]);
+  const [missing, first, second, purged, lower, again] = splitResponses(raw);
+  t.equal(missing!.status, 404, "PURGE of what is not cached");
+  t.equal(missing!.body, "x is not cached\n");
+  t.equal(first!.status, 200);
+  t.equal(first!.headers["x-cache"], "MISS");
+  t.equal(first!.headers["content-type"], "text/plain; charset=utf-8");
+  t.equal(second!.headers["x-cache"], "HIT");
+  t.equal(second!.body, first!.body, "the cached value");
+  t.equal(purged!.status, 200);
+  t.equal(purged!.body, "purged x\n");
+  t.equal(lower!.status, 405, "methods are case-sensitive");
+  t.equal(lower!.headers.allow, "GET, HEAD, OPTIONS, PURGE");
+  t.equal(again!.headers["x-cache"], "MISS", "computed again after the purge");
+});
+
+t.test("a TypeScript consumer type-checks against the shipped declarations", async (t) => {
+  const dir = await consumer();
+  await writeFile(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        target: "ES2023",
+        strict: true,
+        noEmit: true,
+        // The consumer's own code is what is checked against the declarations; checking @types/node again only costs time.
+        skipLibCheck: true,
+        types: ["node"],
+        // @types/node is a dev dependency of the consumer; this one borrows the repository's.
+        typeRoots: [path.join(ROOT, "node_modules", "@types")],
+      },
+      files: ["consumer.ts"],
+    }),
+  );
+  await writeFile(
+    path.join(dir, "consumer.ts"),
+    [
+      'import { ANY_METHOD, createRouter, createServer, fail, inject, type Request, type Response, type Route } from "startline";',
+      "const routes: Route[] = [",
+      '  { method: "PURGE", path: "/cache/:key", summary: "drop", handler: (_request: Request, params): Response => ({ status: 200, body: params.key ?? "" }) },',
+      '  { method: ANY_METHOD, path: "/echo/*rest", summary: "any", handler: (request) => fail(418, { detail: request.method }) },',
+      "];",
+      "const router = createRouter(routes);",
+      "createServer(router, { maxConnections: 10 });",
+      'const result: Promise<{ output: Buffer }> = inject(router, "GET / HTTP/1.1\\r\\n\\r\\n");',
+      "void result;",
+      "// @ts-expect-error: a status is a number; if the types did not resolve, this line would not be an error, and tsc would say so",
+      'const wrong: Response = { status: "200" };',
+      "void wrong;",
+      "",
+    ].join("\n"),
+  );
+  const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  const result = await run(process.execPath, [tsc, "-p", dir]).then(
+    () => ({ code: 0, out: "" }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, out: error.stdout }),
+  );
+  t.equal(result.code, 0, `tsc found no errors${result.out === "" ? "" : `:\n${result.out}`}`);
+});
