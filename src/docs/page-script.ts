@@ -210,7 +210,8 @@ export const PAGE_SCRIPT = String.raw`
     var bytes = wireBytes();
     var first = bytes.split(/\r?\n/)[0];
     var art = exchange(first, "Sent through the wire view: these exact bytes, run in the server by the same parser, router and handlers as a socket.");
-    fetch("/api/wire", { method: "POST", headers: { "Content-Type": "text/plain; charset=utf-8", Accept: "application/json" }, body: bytes })
+    // message/http, not text/plain: a type pages of other sites cannot send without a CORS preflight, so the wire view can refuse them.
+    fetch("/api/wire", { method: "POST", headers: { "Content-Type": "message/http", Accept: "application/json" }, body: bytes })
       .then(function (res) { return res.text().then(function (t) { return { res: res, text: t }; }); })
       .then(function (r) {
         if (r.res.status !== 200) {

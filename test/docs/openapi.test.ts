@@ -170,8 +170,10 @@ t.test("the documented schemas describe what the server really sends", async (t)
     ["POST", "/api/v2/facts", "/api/v2/facts", { "Content-Type": "text/plain" }, "Chunked framing is defined in RFC 9112 section 7.1."],
     ["POST", "/api/v2/facts", "/api/v2/facts", json, "{}"],
     ["GET", "/api/usage", "/api/usage"],
+    ["POST", "/api/wire", "/api/wire", { "Content-Type": "message/http" }, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n"],
+    ["POST", "/api/wire", "/api/wire", { "Content-Type": "message/http" }, "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n"],
     ["POST", "/api/wire", "/api/wire", { "Content-Type": "text/plain" }, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n"],
-    ["POST", "/api/wire", "/api/wire", { "Content-Type": "text/plain" }, "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n"],
+    ["POST", "/api/wire", "/api/wire", { "Content-Type": "message/http", Origin: "https://evil.example" }, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n"],
   ];
   for (const [method, template, target, headers, body] of cases) {
     const r = await request(app, method, target, headers, body);

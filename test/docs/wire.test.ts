@@ -168,22 +168,25 @@ t.test("what the wire view refuses", async (t) => {
   const { app } = await docsApp();
   const json = await wire(app, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "application/json");
   t.equal(json.status, 415);
-  t.equal(json.response.headers["accept-post"], "text/plain, message/http");
+  t.equal(json.response.headers["accept-post"], "message/http");
+  const plain = await wire(app, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n", "text/plain");
+  t.equal(plain.status, 415, "text/plain is refused: a cross-site page could send it without a preflight");
+  t.match(plain.body.detail, /cross-site request forgery/);
   t.equal((await wire(app, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n", "message/http")).status, 200, "message/http is accepted");
-  t.equal((await request(app, "POST", "/api/wire", { "Content-Type": "text/plain" }, "")).status, 400, "an empty body");
+  t.equal((await request(app, "POST", "/api/wire", { "Content-Type": "message/http" }, "")).status, 400, "an empty body");
   const many = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n".repeat(MAX_WIRE_REQUESTS + 1);
   const tooMany = await wire(app, many);
   t.equal(tooMany.status, 422);
   t.match(tooMany.body.detail, `at most ${MAX_WIRE_REQUESTS}`);
   t.equal((await wire(app, many.slice(0, -((many.length / (MAX_WIRE_REQUESTS + 1)))))).status, 200, `${MAX_WIRE_REQUESTS} are fine`);
-  const nested = await wire(app, "POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc");
+  const nested = await wire(app, "POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: message/http\r\nContent-Length: 3\r\n\r\nabc");
   t.equal(nested.status, 200);
   t.equal(nested.body.response.responses[0].status, 403, "a request through the wire view cannot ask for the wire view");
 });
 
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
   const { app } = await docsApp({ wireView: false });
-  const r = await request(app, "POST", "/api/wire", { "Content-Type": "text/plain" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  const r = await request(app, "POST", "/api/wire", { "Content-Type": "message/http" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
   t.equal(r.status, 404);
   t.equal(JSON.parse(r.body).type, "/problems/not-found", "a plain 404, not an unknown API version");
   const doc = JSON.parse((await request(app, "GET", "/api/openapi.json")).body);
