@@ -14,6 +14,9 @@
 //            answered before the wire answer's last byte, and the worst wait;
 //   chunks   one POST whose chunked body is ~1 MiB of 1-byte chunks (three
 //            parts of the account per 6 input bytes): the same figures;
+//   direct   for comparison, one plain GET /api/v1/posts (no wire view) and
+//            the same status requests beside it;
+//   many     a 1 MiB body of 26,000 tiny requests (refused: at most 10): the same figures;
 //   idle     the worst wait of the same status requests with no wire request;
 // and the server's peak RSS (VmHWM) after all of it.
 // Then the cross-site attempts: a text/plain POST (what a form or a no-cors
@@ -72,14 +75,18 @@ interface Contention {
   readonly worstWaitMs: number;
 }
 
-/** A wire request, and status requests one after another on another connection until it is answered. */
-async function contend(port: number, wireBody: Buffer, contentType: string): Promise<Contention> {
+/** A wire request (or, with no body, a direct GET /api/v1/posts), and status requests one after another on another connection until it is answered. */
+async function contend(port: number, wireBody: Buffer | null, contentType: string): Promise<Contention> {
   const wireAgent = new http.Agent({ keepAlive: false });
   const statusAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   await send(port, statusAgent, "GET", "/api/v2/status", {}); // the connection is open before the race starts
   let done = false;
   let wire: Answer | undefined;
-  const wireDone = send(port, wireAgent, "POST", "/api/wire", { "Content-Type": contentType, Accept: "application/json" }, wireBody, 4096).then((a) => {
+  const request =
+    wireBody === null
+      ? send(port, wireAgent, "GET", "/api/v1/posts", { Accept: "application/json" }, undefined, 4096)
+      : send(port, wireAgent, "POST", "/api/wire", { "Content-Type": contentType, Accept: "application/json" }, wireBody, 4096);
+  const wireDone = request.then((a) => {
     done = true;
     wire = a;
   });
@@ -111,12 +118,10 @@ function describe(label: string, runs: readonly Contention[]): void {
   const worst = Math.max(...runs.map((r) => r.worstWaitMs));
   const wireMs = Math.max(...runs.map((r) => r.wire.ms));
   console.log(
-    `${label.padEnd(8)} wire: ${biggest.wire.status}, largest answer ${biggest.wire.bytes} bytes (${fmt(biggest.wire.bytes / 2 ** 20)} MiB), slowest ${fmt(wireMs, 0)} ms; ` +
+    `${label.padEnd(8)} answer: ${biggest.wire.status}, largest answer ${biggest.wire.bytes} bytes (${fmt(biggest.wire.bytes / 2 ** 20)} MiB), slowest ${fmt(wireMs, 0)} ms; ` +
       `status on another connection: worst wait ${fmt(worst, 1)} ms, answered before the wire answer ended: ${runs.map((r) => `${r.answeredBeforeWire}/${r.statusAnswered}`).join(", ")}`,
   );
-  if (biggest.wire.status === 200) {
-    // The head of the answer holds the account; the cut field, where there is one, is at the end (not kept): the bytes are what matter here.
-  } else console.log(`         ${biggest.wire.body.toString("utf8").slice(0, 300)}`);
+  if (biggest.wire.status !== 200) console.log(`         ${biggest.wire.body.toString("utf8").slice(0, 300)}`);
 }
 
 async function main(): Promise<void> {
@@ -138,11 +143,14 @@ async function main(): Promise<void> {
     const list10 = Buffer.from("GET /api/v1/posts HTTP/1.1\r\nHost: x\r\n\r\n".repeat(10), "latin1");
     const chunkCount = Math.floor((1024 * 1024 - 200) / 6);
     const chunks = Buffer.from(
-      `POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n${"1\r\na\r\n".repeat(chunkCount)}0\r\n\r\n`,
+      `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n${"1\r\na\r\n".repeat(chunkCount)}0\r\n\r\n`,
       "latin1",
     );
     const wireType = "message/http";
     console.log(`idle     status worst wait over 200 requests: ${fmt(await idleWorst(port, 200), 1)} ms`);
+    const direct: Contention[] = [];
+    for (let i = 0; i < rounds; i++) direct.push(await contend(port, null, wireType));
+    describe("direct", direct);
     const runs: Contention[] = [];
     for (let i = 0; i < rounds; i++) runs.push(await contend(port, list10, wireType));
     describe("list10", runs);
@@ -150,6 +158,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < rounds; i++) chunkRuns.push(await contend(port, chunks, wireType));
     console.log(`chunks: a ${chunks.length}-byte body of ${chunkCount} 1-byte chunks`);
     describe("chunks", chunkRuns);
+    const tiny = Buffer.from("GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n".repeat(Math.floor((1024 * 1024 - 100) / 40)), "latin1");
+    const tinyRuns: Contention[] = [];
+    for (let i = 0; i < rounds; i++) tinyRuns.push(await contend(port, tiny, wireType));
+    console.log(`many: a ${tiny.length}-byte body of ${tiny.length / 40} requests (the limit is 10)`);
+    describe("many", tinyRuns);
     const mem = memory(server.pid);
     console.log(`server RSS now ${fmt(mem.rssMiB, 0)} MiB, peak ${fmt(mem.peakMiB, 0)} MiB`);
 

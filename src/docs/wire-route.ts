@@ -4,6 +4,7 @@
 // request's own Authorization decides what it may do), and answer with the
 // bytes that came back and the parser's account of both directions.
 
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { json } from "../api/json.js";
 import { chooseFormat } from "../api/negotiate.js";
 import type { Handler } from "../http/connection.js";
@@ -13,7 +14,10 @@ import type { ParserLimits } from "../http/parser.js";
 import { fail, problem } from "../http/problem.js";
 import { headerValue, type Request } from "../http/request.js";
 import type { Route } from "../router/route.js";
-import { accountOfRequests, accountOfResponses } from "./wire.js";
+import { accountOfRequests, parseStepwise, type RequestAccount, type RequestStreamAccount } from "./wire.js";
+import { createBudget, fitText, left, sizeText, type Budget } from "./wire-budget.js";
+import { utf8 } from "./wire-parts.js";
+import { accountOfResponses } from "./wire-responses.js";
 import { wireViewSchema } from "./wire-schema.js";
 
 export const WIRE_PATH = "/api/wire";
@@ -29,6 +33,19 @@ export const WIRE_TYPE = "message/http";
  * fetch the page would turn one request body into megabytes of answer.
  */
 export const MAX_WIRE_REQUESTS = 10;
+/** Bytes of JSON one answer may hold: both directions, every part, `raw`. */
+export const WIRE_OUTPUT_BUDGET = 4 * 1024 * 1024;
+/**
+ * Parts one answer may hold: more than anyone reads, few enough that making
+ * them (and the page's table rows) takes milliseconds, not the second that a
+ * megabyte of one-byte chunks (half a million parts) would.
+ */
+export const WIRE_MAX_PARTS = 4096;
+/** The account of the requests stops at half the bytes and 3/4 of the parts, so the responses always have room. */
+const REQUEST_SHARE = 0.5;
+const REQUEST_PART_SHARE = 0.75;
+/** Kept free for what is written last: `cut`, the protocol error, the wrapping objects. */
+const RESERVE = 4 * 1024;
 
 export interface WireOptions {
   /** The application's own handler, the one sockets are served by. */
@@ -96,6 +113,48 @@ function refuseCrossSite(request: Request): void {
   if (origin !== undefined && !sameOrigin(origin, request.host)) refuse(`Origin ${origin.slice(0, 200)} is not the origin of this server (Host ${request.host.slice(0, 200)}).`);
 }
 
+/** Most input the parser or a request reads in one turn of the event loop. */
+const SLICE = 64 * 1024;
+
+/**
+ * The input cut where each request ends (so the connection reads one
+ * request, runs it, and only then sees the next), and into slices of at most
+ * SLICE bytes.
+ */
+function pieces(input: Buffer, account: RequestStreamAccount): Buffer[] {
+  const ends = [...account.requests.map((r) => r.end), input.length];
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const end of ends) {
+    for (; at < end; at = Math.min(end, at + SLICE)) out.push(input.subarray(at, Math.min(end, at + SLICE)));
+  }
+  return out;
+}
+
+/** What the answer leaves out, said once at the top; null when nothing is. */
+function cutSummary(budget: Budget, notRun: readonly number[], requests: number, rawBytesNotShown: number) {
+  if (notRun.length === 0 && budget.requestBytesNotShown === 0 && budget.responseBytesNotShown === 0 && rawBytesNotShown === 0) return null;
+  // Not locale-dependent: the same digits whatever the server's environment says.
+  const bytes = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+  const sentences = [`The wire view's output budget is ${sizeText(budget.limit)} of answer, in at most ${budget.partLimit} parts.`];
+  if (notRun.length > 0) {
+    sentences.push(`${notRun.length} of the ${requests} requests were not run (${notRun.join(", ")}, counted from 0): the budget was spent before their turn; send them on their own.`);
+  }
+  sentences.push(
+    `Not shown: ${bytes(budget.requestBytesNotShown)} bytes of the requests and ${bytes(budget.responseBytesNotShown)} bytes of the responses (the parts with "omitted"), ${bytes(rawBytesNotShown)} bytes of raw.`,
+  );
+  return {
+    budget: budget.limit,
+    detail: sentences.join(" "),
+    requestsNotRun: notRun,
+    requestBytesNotShown: budget.requestBytesNotShown,
+    responseBytesNotShown: budget.responseBytesNotShown,
+    rawBytesNotShown,
+  };
+}
+
+const NOT_RUN = `Not run: the wire view's output budget (${sizeText(WIRE_OUTPUT_BUDGET)} of answer) was spent before this request's turn; send it on its own to see its answer`;
+
 export function wireRoute(options: WireOptions): Route {
   // A request of the wire view may not ask for the wire view: nesting would multiply the work each byte causes.
   const inner: Handler = (request) =>
@@ -116,14 +175,15 @@ export function wireRoute(options: WireOptions): Route {
       description:
         "The exact bytes of one or more HTTP/1.1 requests (CR LF line endings), as a client would write them on a connection, " +
         `as ${WIRE_TYPE} only (text/plain is refused: a page of another site could send it without a CORS preflight). ` +
-        `At most ${MAX_WIRE_REQUESTS} requests; requests to ${WIRE_PATH} itself are refused.`,
+        `At most ${MAX_WIRE_REQUESTS} requests; requests to ${WIRE_PATH} itself are refused. The answer holds at most ${sizeText(WIRE_OUTPUT_BUDGET)}: ` +
+        "past that, text is left out (parts say how much), and requests whose turn comes after it are not run (`cut` lists them).",
       mediaTypes: [WIRE_TYPE],
       schema: { type: "string", minLength: 1 },
       example: EXAMPLE,
     },
     responses: {
       200: {
-        description: "The requests ran (whatever they answered, malformed bytes included): the response bytes, and the account of every part",
+        description: `The requests ran (whatever they answered, malformed bytes included): the response bytes, and the account of every part, within ${sizeText(WIRE_OUTPUT_BUDGET)}`,
         mediaTypes: ["application/json"],
         schema: wireViewSchema,
         headers: { "Cache-Control": "no-store" },
@@ -143,25 +203,47 @@ export function wireRoute(options: WireOptions): Route {
       }
       // After the body check: on a request without a body, negotiation would read Content-Type as a wish.
       chooseFormat(request, ["json"]);
-      const account = accountOfRequests(input, options.limits);
-      if (account.requests.length > MAX_WIRE_REQUESTS) {
+      const budget = createBudget(WIRE_OUTPUT_BUDGET, WIRE_MAX_PARTS);
+      budget.ceiling = Math.floor(budget.limit * REQUEST_SHARE);
+      budget.partCeiling = Math.floor(budget.partLimit * REQUEST_PART_SHARE);
+      const tooMany = (count: number) =>
         fail(422, {
           kind: "too-many-requests-in-wire-view",
           title: "Too many requests",
-          detail: `The body holds ${account.requests.length} requests; the wire view runs at most ${MAX_WIRE_REQUESTS} at a time.`,
+          detail: `The body holds ${count} requests; the wire view runs at most ${MAX_WIRE_REQUESTS} at a time.`,
           instance: request.target,
         });
-      }
-      const result = await inject(inner, input, {
+      const verdicts = await parseStepwise(input, options.limits, SLICE);
+      // Counted from the parser's heads before any part is made: a megabyte of tiny requests costs no account.
+      if (verdicts.heads.length > MAX_WIRE_REQUESTS) tooMany(verdicts.heads.length);
+      const account = accountOfRequests(input, options.limits, budget, verdicts);
+      if (account.requests.length > MAX_WIRE_REQUESTS) tooMany(account.requests.length);
+      budget.ceiling = budget.limit - RESERVE;
+      budget.partCeiling = budget.partLimit;
+      await nextTurn();
+      // The output is shown twice (raw, and in the parts), so half of what is left is all worth keeping.
+      const result = await inject(inner, pieces(input, account), {
         limits: options.limits,
+        keepBytes: Math.floor(left(budget) / 2),
         ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
       });
-      const output = result.output;
-      return json(
-        200,
-        { request: account, response: { bytes: output.length, raw: output.toString("utf8"), responses: accountOfResponses(output, account.requests) } },
-        { "Cache-Control": "no-store" },
-      );
+      // Each large step on its own turn of the event loop, so other connections are served in between.
+      await nextTurn();
+      const responses = accountOfResponses(result.output, account.requests, budget, result.written);
+      await nextTurn();
+      const raw = fitText(result.output, 0, result.output.length, left(budget), utf8, true);
+      budget.spent += raw.cost;
+      await nextTurn();
+      // Requests the parser accepted but that got no response: their turn came after the output was full.
+      const ran = result.exchanges.length;
+      const notRun: number[] = [];
+      const requests: RequestAccount[] = account.requests.map((r, i) => {
+        if (i < ran || r.state === "incomplete") return r;
+        notRun.push(i);
+        return { ...r, notRun: NOT_RUN };
+      });
+      const cut = cutSummary(budget, notRun, account.requests.length, result.written - raw.shown);
+      return json(200, { request: { ...account, requests }, response: { bytes: result.written, raw: raw.text, responses }, cut }, { "Cache-Control": "no-store" });
     },
   };
 }

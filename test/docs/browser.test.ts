@@ -160,6 +160,21 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   t.ok(existsSync(shot), `screenshot at ${path.relative(process.cwd(), shot)}`);
   await page.locator("#log article").nth(1).screenshot({ path: path.join(ARTIFACTS, "wire-view.png") });
 
+  // An answer cut by the wire view's output budget: a list of 3 MB (30 posts of 100,000 characters) is shown cut, and says so.
+  const published: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const r = await fetch(`${base}/api/v1/post/big-${i}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: `Big ${i}`, body: "x".repeat(100_000) }) });
+    published.push(r.status);
+  }
+  t.same(published, Array(30).fill(201), "30 big posts published");
+  await page.getByRole("button", { name: "Try GET /api/v1/posts" }).click();
+  await wireMode.check();
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /^GET \/api\/v1\/posts HTTP\/1\.1 → 200 OK$/);
+  t.match(await ex.locator("p.err").innerText(), /output budget is 4 MiB/, "the cut is said above the wire view");
+  t.match(await ex.locator("pre.body").innerText(), /\u2026 \d+ more bytes not shown \(the wire view's output budget\)$/, "the body ends with the marker");
+
   t.same(problems, [], "no script errors, no blocked resources");
   t.same(offsite, [], "nothing fetched from anywhere else");
 
