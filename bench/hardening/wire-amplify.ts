@@ -73,6 +73,8 @@ interface Contention {
   readonly statusAnswered: number;
   readonly answeredBeforeWire: number;
   readonly worstWaitMs: number;
+  /** Status requests whose connection was closed under them (counted in the worst wait until the failure). */
+  readonly statusLost: number;
 }
 
 /** A wire request (or, with no body, a direct GET /api/v1/posts), and status requests one after another on another connection until it is answered. */
@@ -93,16 +95,24 @@ async function contend(port: number, wireBody: Buffer | null, contentType: strin
   let answered = 0;
   let before = 0;
   let worst = 0;
+  let lost = 0;
   while (!done) {
-    const a = await send(port, statusAgent, "GET", "/api/v2/status", {});
-    answered++;
-    if (!done) before++;
-    worst = Math.max(worst, a.ms);
+    const t0 = performance.now();
+    try {
+      const a = await send(port, statusAgent, "GET", "/api/v2/status", {});
+      answered++;
+      if (!done) before++;
+      worst = Math.max(worst, a.ms);
+    } catch {
+      // A stall longer than the keep-alive timeout: the server's sweep closed the connection with the request unread.
+      lost++;
+      worst = Math.max(worst, performance.now() - t0);
+    }
   }
   await wireDone;
   statusAgent.destroy();
   wireAgent.destroy();
-  return { wire: wire!, statusAnswered: answered, answeredBeforeWire: before, worstWaitMs: worst };
+  return { wire: wire!, statusAnswered: answered, answeredBeforeWire: before, worstWaitMs: worst, statusLost: lost };
 }
 
 async function idleWorst(port: number, n: number): Promise<number> {
@@ -119,7 +129,8 @@ function describe(label: string, runs: readonly Contention[]): void {
   const wireMs = Math.max(...runs.map((r) => r.wire.ms));
   console.log(
     `${label.padEnd(8)} answer: ${biggest.wire.status}, largest answer ${biggest.wire.bytes} bytes (${fmt(biggest.wire.bytes / 2 ** 20)} MiB), slowest ${fmt(wireMs, 0)} ms; ` +
-      `status on another connection: worst wait ${fmt(worst, 1)} ms, answered before the wire answer ended: ${runs.map((r) => `${r.answeredBeforeWire}/${r.statusAnswered}`).join(", ")}`,
+      `status on another connection: worst wait ${fmt(worst, 1)} ms, answered before the wire answer ended: ${runs.map((r) => `${r.answeredBeforeWire}/${r.statusAnswered}`).join(", ")}` +
+      (runs.some((r) => r.statusLost > 0) ? `; LOST (connection closed under them): ${runs.map((r) => r.statusLost).join(", ")}` : ""),
   );
   if (biggest.wire.status !== 200) console.log(`         ${biggest.wire.body.toString("utf8").slice(0, 300)}`);
 }
