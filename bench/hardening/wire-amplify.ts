@@ -88,10 +88,17 @@ async function contend(port: number, wireBody: Buffer | null, contentType: strin
     wireBody === null
       ? send(port, wireAgent, "GET", "/api/v1/posts", { Accept: "application/json" }, undefined, 4096)
       : send(port, wireAgent, "POST", "/api/wire", { "Content-Type": contentType, Accept: "application/json" }, wireBody, 4096);
-  const wireDone = request.then((a) => {
-    done = true;
-    wire = a;
-  });
+  let failure: unknown;
+  const wireDone = request.then(
+    (a) => {
+      done = true;
+      wire = a;
+    },
+    (error: unknown) => {
+      done = true;
+      failure = error;
+    },
+  );
   let answered = 0;
   let before = 0;
   let worst = 0;
@@ -112,6 +119,7 @@ async function contend(port: number, wireBody: Buffer | null, contentType: strin
   await wireDone;
   statusAgent.destroy();
   wireAgent.destroy();
+  if (failure !== undefined) throw failure;
   return { wire: wire!, statusAnswered: answered, answeredBeforeWire: before, worstWaitMs: worst, statusLost: lost };
 }
 
@@ -140,6 +148,8 @@ async function main(): Promise<void> {
   const posts = Number(opts.posts);
   const chars = Number(opts.chars);
   const server: ServerProcess = await startServer();
+  // However this process ends (an error, a closed stdout pipe), the server must not outlive it.
+  process.once("exit", () => server.child.kill("SIGKILL"));
   const port = server.port;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
