@@ -183,6 +183,7 @@ export const PAGE_SCRIPT = String.raw`
       var facts = [];
       if (r.framing) facts.push(el("li", null, [el("strong", { text: "Framing: " }), r.framing.reason]));
       if (r.keepAlive) facts.push(el("li", null, [el("strong", { text: "Connection: " }), r.keepAlive.reason]));
+      if (r.notRun) facts.push(el("li", null, [el("strong", { text: r.notRun })]));
       if (facts.length) box.appendChild(el("ul", { class: "facts" }, facts));
     });
     if (rq.unread) box.appendChild(partsTable("Not read", [rq.unread], null));
@@ -210,7 +211,8 @@ export const PAGE_SCRIPT = String.raw`
     var bytes = wireBytes();
     var first = bytes.split(/\r?\n/)[0];
     var art = exchange(first, "Sent through the wire view: these exact bytes, run in the server by the same parser, router and handlers as a socket.");
-    fetch("/api/wire", { method: "POST", headers: { "Content-Type": "text/plain; charset=utf-8", Accept: "application/json" }, body: bytes })
+    // message/http, not text/plain: a type pages of other sites cannot send without a CORS preflight, so the wire view can refuse them.
+    fetch("/api/wire", { method: "POST", headers: { "Content-Type": "message/http", Accept: "application/json" }, body: bytes })
       .then(function (res) { return res.text().then(function (t) { return { res: res, text: t }; }); })
       .then(function (r) {
         if (r.res.status !== 200) {
@@ -225,8 +227,11 @@ export const PAGE_SCRIPT = String.raw`
         var finals = view.response.responses.filter(function (m) { return m.answers != null; });
         finals.forEach(function (m) {
           var b = m.parts.filter(function (p) { return p.kind === "body"; })[0];
-          art.appendChild(message(m.statusLine, m.fields.map(function (f) { return [f.name, f.value]; }), b ? b.text : ""));
+          var text = b ? b.text : "";
+          if (b && b.omitted) text += "\n\u2026 " + b.omitted + " more bytes not shown (the wire view's output budget)";
+          art.appendChild(message(m.statusLine, m.fields.map(function (f) { return [f.name, f.value]; }), text));
         });
+        if (view.cut) art.appendChild(el("p", { class: "err", role: "note", text: view.cut.detail }));
         if (finals.length === 0) art.appendChild(el("p", { text: "No response: the input ended before a request was complete." }));
         var d = el("details", { class: "wire" }, [el("summary", { text: "Wire view: every part, with byte offsets" }), wireView(view)]);
         art.appendChild(d);

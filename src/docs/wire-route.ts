@@ -4,6 +4,7 @@
 // request's own Authorization decides what it may do), and answer with the
 // bytes that came back and the parser's account of both directions.
 
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { json } from "../api/json.js";
 import { chooseFormat } from "../api/negotiate.js";
 import type { Handler } from "../http/connection.js";
@@ -13,16 +14,38 @@ import type { ParserLimits } from "../http/parser.js";
 import { fail, problem } from "../http/problem.js";
 import { headerValue, type Request } from "../http/request.js";
 import type { Route } from "../router/route.js";
-import { accountOfRequests, accountOfResponses } from "./wire.js";
+import { accountOfRequests, parseStepwise, type RequestAccount, type RequestStreamAccount } from "./wire.js";
+import { createBudget, fitText, left, sizeText, type Budget } from "./wire-budget.js";
+import { utf8 } from "./wire-parts.js";
+import { accountOfResponses } from "./wire-responses.js";
 import { wireViewSchema } from "./wire-schema.js";
 
 export const WIRE_PATH = "/api/wire";
-export const WIRE_TYPES = ["text/plain", "message/http"];
+/**
+ * The one body type accepted. message/http is not CORS-safelisted (text/plain
+ * is): a page of another origin cannot send it without a preflight, and this
+ * server grants no preflight, so no other site can make a visitor's browser
+ * run requests here.
+ */
+export const WIRE_TYPE = "message/http";
 /**
  * Requests one wire view runs. Pipelining a thousand tiny requests that each
  * fetch the page would turn one request body into megabytes of answer.
  */
 export const MAX_WIRE_REQUESTS = 10;
+/** Bytes of JSON one answer may hold: both directions, every part, `raw`. */
+export const WIRE_OUTPUT_BUDGET = 4 * 1024 * 1024;
+/**
+ * Parts one answer may hold: more than anyone reads, few enough that making
+ * them (and the page's table rows) takes milliseconds, not the second that a
+ * megabyte of one-byte chunks (half a million parts) would.
+ */
+export const WIRE_MAX_PARTS = 4096;
+/** The account of the requests stops at half the bytes and 3/4 of the parts, so the responses always have room. */
+const REQUEST_SHARE = 0.5;
+const REQUEST_PART_SHARE = 0.75;
+/** Kept free for what is written last: `cut`, the protocol error, the wrapping objects. */
+const RESERVE = 4 * 1024;
 
 export interface WireOptions {
   /** The application's own handler, the one sockets are served by. */
@@ -34,18 +57,107 @@ export interface WireOptions {
 
 const EXAMPLE = "GET /api/v2/status HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAccept: application/json\r\n\r\n";
 
+/** Why the wire view takes message/http and not text/plain; said in every 415 it gives. */
+const TEXT_PLAIN_REFUSED =
+  "Any web page can send text/plain (a form, or fetch() in no-cors mode) without a CORS preflight, so accepting it would let a page of " +
+  "another site run requests (DELETE, PATCH, UPDATE...) against this server through a visitor's browser (cross-site request forgery).";
+
 function requireType(request: Request): void {
   const raw = headerValue(request, "content-type");
   const type = mediaType(raw);
-  if (type === undefined || !WIRE_TYPES.includes(type)) {
-    fail(415, {
-      kind: "unsupported-media-type",
-      detail: `${raw === undefined ? "The request has no Content-Type" : `Content-Type ${raw.slice(0, 100)} is not accepted here`}. Send the raw request as text/plain (or message/http).`,
-      instance: request.target,
-      headers: { "Accept-Post": WIRE_TYPES.join(", ") },
-    });
+  if (type === WIRE_TYPE) return;
+  const said =
+    raw === undefined
+      ? "The request has no Content-Type."
+      : type === "text/plain"
+        ? `Content-Type text/plain is refused here. ${TEXT_PLAIN_REFUSED}`
+        : `Content-Type ${raw.slice(0, 100)} is not accepted here.`;
+  fail(415, {
+    kind: "unsupported-media-type",
+    detail: `${said} Send the raw request as ${WIRE_TYPE} (with curl: -H 'Content-Type: ${WIRE_TYPE}').`,
+    instance: request.target,
+    headers: { "Accept-Post": WIRE_TYPE },
+  });
+}
+
+/** True when `origin` (a serialized origin, RFC 6454 §6.2) names the host this request was sent to. */
+function sameOrigin(origin: string, host: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // "null" (sandboxed frames, file: pages), or a repeated Origin joined by a comma
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== origin.toLowerCase()) return false;
+  try {
+    // Host as that scheme would write it: "example:80" is the origin http://example.
+    return new URL(`${url.protocol}//${host}`).host === url.host;
+  } catch {
+    return false;
   }
 }
+
+/**
+ * Only this server's own page may use the wire view from a browser: it runs
+ * requests from the server's own network position with whatever token they
+ * carry. Sec-Fetch-Site (Fetch Metadata) and Origin (RFC 6454 §7) are sent by
+ * browsers on every cross-origin POST; tools such as curl send neither.
+ */
+function refuseCrossSite(request: Request): void {
+  const refuse = (why: string) =>
+    fail(403, {
+      kind: "cross-site-wire-view",
+      title: "The wire view is for this server's own page",
+      detail: `${why} The wire view runs requests on this server with whatever they carry, so it answers only its own origin (the page at /) and clients that send no Origin, such as curl.`,
+      instance: request.target,
+    });
+  const site = headerValue(request, "sec-fetch-site");
+  if (site !== undefined && site !== "same-origin" && site !== "none") refuse(`Sec-Fetch-Site: ${site.slice(0, 40)}: the browser says a page of another origin sent this request.`);
+  const origin = headerValue(request, "origin");
+  if (origin !== undefined && !sameOrigin(origin, request.host)) refuse(`Origin ${origin.slice(0, 200)} is not the origin of this server (Host ${request.host.slice(0, 200)}).`);
+}
+
+/** Most input the parser or a request reads in one turn of the event loop. */
+const SLICE = 64 * 1024;
+
+/**
+ * The input cut where each request ends (so the connection reads one
+ * request, runs it, and only then sees the next), and into slices of at most
+ * SLICE bytes.
+ */
+function pieces(input: Buffer, account: RequestStreamAccount): Buffer[] {
+  const ends = [...account.requests.map((r) => r.end), input.length];
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const end of ends) {
+    for (; at < end; at = Math.min(end, at + SLICE)) out.push(input.subarray(at, Math.min(end, at + SLICE)));
+  }
+  return out;
+}
+
+/** What the answer leaves out, said once at the top; null when nothing is. */
+function cutSummary(budget: Budget, notRun: readonly number[], requests: number, rawBytesNotShown: number) {
+  if (notRun.length === 0 && budget.requestBytesNotShown === 0 && budget.responseBytesNotShown === 0 && rawBytesNotShown === 0) return null;
+  // Not locale-dependent: the same digits whatever the server's environment says.
+  const bytes = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+  const sentences = [`The wire view's output budget is ${sizeText(budget.limit)} of answer, in at most ${budget.partLimit} parts.`];
+  if (notRun.length > 0) {
+    sentences.push(`${notRun.length} of the ${requests} requests were not run (${notRun.join(", ")}, counted from 0): the budget was spent before their turn; send them on their own.`);
+  }
+  sentences.push(
+    `Not shown: ${bytes(budget.requestBytesNotShown)} bytes of the requests and ${bytes(budget.responseBytesNotShown)} bytes of the responses (the parts with "omitted"), ${bytes(rawBytesNotShown)} bytes of raw.`,
+  );
+  return {
+    budget: budget.limit,
+    detail: sentences.join(" "),
+    requestsNotRun: notRun,
+    requestBytesNotShown: budget.requestBytesNotShown,
+    responseBytesNotShown: budget.responseBytesNotShown,
+    rawBytesNotShown,
+  };
+}
+
+const NOT_RUN = `Not run: the wire view's output budget (${sizeText(WIRE_OUTPUT_BUDGET)} of answer) was spent before this request's turn; send it on its own to see its answer`;
 
 export function wireRoute(options: WireOptions): Route {
   // A request of the wire view may not ask for the wire view: nesting would multiply the work each byte causes.
@@ -65,50 +177,78 @@ export function wireRoute(options: WireOptions): Route {
     summary: "The wire view: run a raw HTTP/1.1 request through the server's parser, router and handlers, and see every part of both messages with byte offsets",
     request: {
       description:
-        "The exact bytes of one or more HTTP/1.1 requests (CR LF line endings), as a client would write them on a connection. " +
-        `At most ${MAX_WIRE_REQUESTS} requests; requests to ${WIRE_PATH} itself are refused.`,
-      mediaTypes: WIRE_TYPES,
+        "The exact bytes of one or more HTTP/1.1 requests (CR LF line endings), as a client would write them on a connection, " +
+        `as ${WIRE_TYPE} only (text/plain is refused: a page of another site could send it without a CORS preflight). ` +
+        `At most ${MAX_WIRE_REQUESTS} requests; requests to ${WIRE_PATH} itself are refused. The answer holds at most ${sizeText(WIRE_OUTPUT_BUDGET)}: ` +
+        "past that, text is left out (parts say how much), and requests whose turn comes after it are not run (`cut` lists them).",
+      mediaTypes: [WIRE_TYPE],
+      why: TEXT_PLAIN_REFUSED,
       schema: { type: "string", minLength: 1 },
       example: EXAMPLE,
     },
     responses: {
       200: {
-        description: "The requests ran (whatever they answered, malformed bytes included): the response bytes, and the account of every part",
+        description: `The requests ran (whatever they answered, malformed bytes included): the response bytes, and the account of every part, within ${sizeText(WIRE_OUTPUT_BUDGET)}`,
         mediaTypes: ["application/json"],
         schema: wireViewSchema,
         headers: { "Cache-Control": "no-store" },
       },
       400: { description: "The body is empty" },
+      403: { description: "Sent from a page of another origin (Sec-Fetch-Site other than same-origin, or an Origin that is not this server's)" },
       406: { description: "Accept rules out JSON" },
+      415: { description: `The body is not ${WIRE_TYPE} (text/plain included: a cross-site page could send it without a preflight)`, headers: { "Accept-Post": WIRE_TYPE } },
       422: { description: `More than ${MAX_WIRE_REQUESTS} requests in one body` },
     },
     handler: async (request) => {
       requireType(request);
+      refuseCrossSite(request);
       const input = request.body;
       if (input.length === 0) {
         fail(400, { kind: "empty-body", detail: `Send the raw request as the body, e.g. ${JSON.stringify(EXAMPLE)}.`, instance: request.target });
       }
       // After the body check: on a request without a body, negotiation would read Content-Type as a wish.
       chooseFormat(request, ["json"]);
-      const account = accountOfRequests(input, options.limits);
-      if (account.requests.length > MAX_WIRE_REQUESTS) {
+      const budget = createBudget(WIRE_OUTPUT_BUDGET, WIRE_MAX_PARTS);
+      budget.ceiling = Math.floor(budget.limit * REQUEST_SHARE);
+      budget.partCeiling = Math.floor(budget.partLimit * REQUEST_PART_SHARE);
+      const tooMany = (count: number) =>
         fail(422, {
           kind: "too-many-requests-in-wire-view",
           title: "Too many requests",
-          detail: `The body holds ${account.requests.length} requests; the wire view runs at most ${MAX_WIRE_REQUESTS} at a time.`,
+          detail: `The body holds ${count} requests; the wire view runs at most ${MAX_WIRE_REQUESTS} at a time.`,
           instance: request.target,
         });
-      }
-      const result = await inject(inner, input, {
+      const verdicts = await parseStepwise(input, options.limits, SLICE);
+      // Counted from the parser's heads before any part is made: a megabyte of tiny requests costs no account.
+      if (verdicts.heads.length > MAX_WIRE_REQUESTS) tooMany(verdicts.heads.length);
+      const account = accountOfRequests(input, options.limits, budget, verdicts);
+      if (account.requests.length > MAX_WIRE_REQUESTS) tooMany(account.requests.length);
+      budget.ceiling = budget.limit - RESERVE;
+      budget.partCeiling = budget.partLimit;
+      await nextTurn();
+      // The output is shown twice (raw, and in the parts), so half of what is left is all worth keeping.
+      const result = await inject(inner, pieces(input, account), {
         limits: options.limits,
+        keepBytes: Math.floor(left(budget) / 2),
         ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
       });
-      const output = result.output;
-      return json(
-        200,
-        { request: account, response: { bytes: output.length, raw: output.toString("utf8"), responses: accountOfResponses(output, account.requests) } },
-        { "Cache-Control": "no-store" },
-      );
+      // Each large step on its own turn of the event loop, so other connections are served in between.
+      await nextTurn();
+      const responses = accountOfResponses(result.output, account.requests, budget, result.written);
+      await nextTurn();
+      const raw = fitText(result.output, 0, result.output.length, left(budget), utf8, true);
+      budget.spent += raw.cost;
+      await nextTurn();
+      // Requests the parser accepted but that got no response: their turn came after the output was full.
+      const ran = result.exchanges.length;
+      const notRun: number[] = [];
+      const requests: RequestAccount[] = account.requests.map((r, i) => {
+        if (i < ran || r.state === "incomplete") return r;
+        notRun.push(i);
+        return { ...r, notRun: NOT_RUN };
+      });
+      const cut = cutSummary(budget, notRun, account.requests.length, result.written - raw.shown);
+      return json(200, { request: { ...account, requests }, response: { bytes: result.written, raw: raw.text, responses }, cut }, { "Cache-Control": "no-store" });
     },
   };
 }

@@ -11,14 +11,16 @@ const wirePartSchema = {
   required: ["kind", "label", "start", "end", "text"],
   properties: {
     kind: {
-      enum: ["empty-line", "request-line", "field", "blank-line", "body", "chunk-size", "chunk-data", "chunk-end", "last-chunk", "trailer", "status-line", "incomplete", "unread"],
+      enum: ["empty-line", "request-line", "field", "blank-line", "body", "chunk-size", "chunk-data", "chunk-end", "last-chunk", "trailer", "status-line", "incomplete", "unread", "omitted"],
+      description: "omitted: a stretch left out whole because the answer's budget was spent (its text is empty)",
     },
     label: { type: "string" },
     start: offset,
     end: offset,
-    text: { type: "string", description: "The bytes, line ending included: head lines as Latin-1, bodies as UTF-8" },
+    text: { type: "string", description: "The bytes, line ending included: head lines as Latin-1, bodies as UTF-8; only the first ones when `omitted` is set" },
     note: { type: "string", description: "What the parser made of the part" },
     error: { const: true, description: "The protocol error was found in this part" },
+    omitted: { ...offset, description: "Bytes at the end of the part that `text` leaves out: the answer's budget was spent" },
   },
 } as const;
 
@@ -46,6 +48,7 @@ const wireRequestSchema = {
       required: ["value", "reason"],
       properties: { value: { type: "boolean" }, reason: { type: "string" } },
     },
+    notRun: { type: "string", description: "Why this request got no turn: the answer's budget was spent before it (listed in `cut.requestsNotRun`)" },
   },
 } as const;
 
@@ -86,12 +89,28 @@ const wireResponseSchema = {
   },
 } as const;
 
+const wireCutSchema = {
+  title: "WireCut",
+  description: "What the answer leaves out to stay within its budget",
+  type: "object",
+  additionalProperties: false,
+  required: ["budget", "detail", "requestsNotRun", "requestBytesNotShown", "responseBytesNotShown", "rawBytesNotShown"],
+  properties: {
+    budget: { ...offset, description: "Most bytes of JSON one answer holds" },
+    detail: { type: "string", description: "What was cut, for people" },
+    requestsNotRun: { type: "array", items: offset, description: "Requests (from 0) the parser accepted but that were not run: their turn came after the budget was spent" },
+    requestBytesNotShown: { ...offset, description: "Bytes of the input whose text the parts leave out" },
+    responseBytesNotShown: { ...offset, description: "Bytes the server wrote whose text the parts leave out" },
+    rawBytesNotShown: { ...offset, description: "Bytes the server wrote that `response.raw` leaves out" },
+  },
+} as const;
+
 export const wireViewSchema = {
   title: "WireView",
   description: "The request as the parser read it and the response as the server wrote it, part by part, with byte offsets",
   type: "object",
   additionalProperties: false,
-  required: ["request", "response"],
+  required: ["request", "response", "cut"],
   properties: {
     request: {
       type: "object",
@@ -109,10 +128,11 @@ export const wireViewSchema = {
       additionalProperties: false,
       required: ["bytes", "raw", "responses"],
       properties: {
-        bytes: offset,
-        raw: { type: "string", description: "Every byte the server wrote, as UTF-8 text" },
+        bytes: { ...offset, description: "How many bytes the server wrote (for the requests that ran), shown or not" },
+        raw: { type: "string", description: "The bytes the server wrote, as UTF-8 text: all of them, or the first ones when `cut.rawBytesNotShown` is not 0" },
         responses: { type: "array", items: wireResponseSchema },
       },
     },
+    cut: { anyOf: [wireCutSchema, { type: "null" }] },
   },
 } as const;

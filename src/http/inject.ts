@@ -6,17 +6,33 @@
 // the wire, without opening a port.
 
 import { Duplex } from "node:stream";
-import { Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
+import { asService, Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
 
 export interface InjectOptions {
   readonly limits?: Partial<ParserLimits>;
   readonly onHandlerError?: (error: unknown) => void;
+  /**
+   * Deliver each chunk of the input on a turn of the event loop of its own,
+   * and only once the connection is quiet (no handler busy, nothing left to
+   * write): other connections are served in between, as between the reads of
+   * a real socket. Chunks that end where requests end run the requests one
+   * at a time.
+   */
+  readonly stepwise?: boolean;
+  /**
+   * Stepwise, and keep at most this many bytes of output (plus the head of the
+   * response that crosses it): once a response has reached it, no further
+   * request is parsed or run. The rest of that response is counted, not kept.
+   */
+  readonly keepBytes?: number;
 }
 
 export interface InjectResult {
-  /** Everything the server wrote, in order. */
+  /** Everything the server wrote, in order (its first `keepBytes`, when that was set). */
   readonly output: Buffer;
+  /** How many bytes the server wrote, kept or not. */
+  readonly written: number;
   /** One entry per response, as the access log would see it. */
   readonly exchanges: readonly Exchange[];
 }
@@ -27,6 +43,8 @@ export interface InjectResult {
  */
 export function inject(handler: Handler | Service, input: string | Buffer | readonly (string | Buffer)[], options: InjectOptions = {}): Promise<InjectResult> {
   const chunks = (Array.isArray(input) ? input : [input]).map((c: string | Buffer) => (typeof c === "string" ? Buffer.from(c, "latin1") : c));
+  const connectionOptions: ConnectionOptions = { ...DEFAULT_CONNECTION_OPTIONS, limits: { ...DEFAULT_LIMITS, ...options.limits } };
+  if (options.stepwise === true || options.keepBytes !== undefined) return stepwise(handler, chunks, connectionOptions, options);
   const written: Buffer[] = [];
   const exchanges: Exchange[] = [];
   return new Promise((resolve) => {
@@ -43,10 +61,10 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
       },
       final(callback) {
         callback();
-        resolve({ output: Buffer.concat(written), exchanges });
+        const output = Buffer.concat(written);
+        resolve({ output, written: output.length, exchanges });
       },
     });
-    const connectionOptions: ConnectionOptions = { ...DEFAULT_CONNECTION_OPTIONS, limits: { ...DEFAULT_LIMITS, ...options.limits } };
     new Connection(wire, handler, connectionOptions, {
       onExchange: (e) => exchanges.push(e),
       onHandlerError: options.onHandlerError ?? (() => {}),
@@ -54,5 +72,125 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
     });
     for (const chunk of chunks) wire.push(chunk);
     wire.push(null);
+  });
+}
+
+/** Room past `keepBytes` for the head of the response that crosses it (this server's heads are far smaller). */
+const HEAD_ROOM = 8 * 1024;
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as Promise<unknown> | null)?.then === "function";
+}
+
+/**
+ * Every write is acknowledged from setImmediate, with a write buffer of one
+ * byte, so the connection stops reading until each response is taken; the
+ * next chunk of input (and in the end the client's half-close) is delivered
+ * only when nothing is busy or unwritten, so a request never starts while
+ * an earlier one is still at work, and the half-close never drops a request
+ * still waiting to be read.
+ */
+function stepwise(service: Handler | Service, chunks: readonly Buffer[], connectionOptions: ConnectionOptions, options: InjectOptions): Promise<InjectResult> {
+  const keep = options.keepBytes ?? Infinity;
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let written = 0;
+  let exchangeStart = 0;
+  let busy = 0;
+  let next = 0;
+  let feeding = false;
+  let done = false;
+  const exchanges: Exchange[] = [];
+
+  return new Promise((resolve) => {
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve({ output: Buffer.concat(kept), written, exchanges });
+    };
+    /** Counts a chunk, keeping what fits: the output kept is always a prefix of what was written. */
+    const take = (chunk: Buffer | string, encoding: BufferEncoding) => {
+      const size = typeof chunk === "string" ? Buffer.byteLength(chunk, encoding) : chunk.length;
+      const room = keptBytes === written ? Math.max(keep, exchangeStart + HEAD_ROOM) - keptBytes : 0;
+      if (room >= size) {
+        kept.push(typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk);
+        keptBytes += size;
+      } else if (room > 0) {
+        // A copy of the first bytes only: the rest of a large body is neither kept nor encoded.
+        const head = typeof chunk === "string" ? Buffer.from(chunk.slice(0, room), encoding).subarray(0, room) : chunk.subarray(0, room);
+        kept.push(Buffer.from(head));
+        keptBytes += head.length;
+      }
+      written += size;
+    };
+    /** On a later turn: the next chunk if the connection is quiet, or the half-close once there is none. */
+    const feed = () => {
+      if (feeding) return;
+      feeding = true;
+      setImmediate(() => {
+        feeding = false;
+        if (done || next > chunks.length || busy > 0 || wire.writableLength > 0) return; // an acknowledgement feeds again
+        if (next < chunks.length) {
+          wire.push(chunks[next++]);
+          feed();
+        } else {
+          next++;
+          wire.push(null);
+          // The connection may have paused reading; the end is delivered all the same.
+          wire.read(0);
+        }
+      });
+    };
+    /** After a turn: once a response is all out, stop if the output has reached its limit, else go on. */
+    const later = (callback: (error?: Error | null) => void, length: number) =>
+      setImmediate(() => {
+        if (done) return;
+        if (wire.writableLength === length && busy === 0) {
+          if (written >= keep) {
+            wire.destroy();
+            finish();
+            return;
+          }
+          exchangeStart = written;
+        }
+        callback();
+        feed();
+      });
+    const wire = new Duplex({
+      allowHalfOpen: true,
+      decodeStrings: false,
+      writableHighWaterMark: 1,
+      read() {},
+      write(chunk: Buffer | string, encoding, callback) {
+        take(chunk, encoding);
+        later(callback, chunk.length);
+      },
+      writev(items, callback) {
+        let length = 0;
+        for (const item of items) {
+          take(item.chunk as Buffer | string, item.encoding);
+          length += (item.chunk as Buffer | string).length;
+        }
+        later(callback, length);
+      },
+      final(callback) {
+        callback();
+        finish();
+      },
+    });
+    wire.on("close", finish);
+    const { handle, admit } = asService(service);
+    const counted: Handler = (request) => {
+      const response = handle(request);
+      if (!isPromise(response)) return response;
+      busy++;
+      return response.finally(() => busy--);
+    };
+    new Connection(wire, admit === undefined ? { handle: counted } : { handle: counted, admit }, connectionOptions, {
+      onExchange: (e) => exchanges.push(e),
+      onHandlerError: options.onHandlerError ?? (() => {}),
+      onClose: () => {},
+    });
+    feed();
   });
 }

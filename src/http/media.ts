@@ -69,13 +69,13 @@ export function matchLevel(range: string, type: string): number {
  * Judged from the head alone, so it can be sent before the body is read.
  * Accept-Post (RFC 9110 has none; W3C LDP §7.1 defines it) lists what to send.
  */
-export function refuseMediaType(head: RequestHead, accepted: readonly string[]): Response | undefined {
+export function refuseMediaType(head: RequestHead, accepted: readonly string[], why?: string): Response | undefined {
   const raw = headerValue(head, "content-type");
   const type = mediaType(raw);
   if (type === undefined || !accepted.includes(type)) {
     return problem(415, {
       kind: "unsupported-media-type",
-      detail: `${raw === undefined ? "The request has no Content-Type" : `Content-Type ${raw.slice(0, 100)} is not accepted here`}. Send the body as ${accepted.join(" or ")}.`,
+      detail: `${raw === undefined ? "The request has no Content-Type" : `Content-Type ${raw.slice(0, 100)} is not accepted here`}. Send the body as ${accepted.join(" or ")}.${why === undefined ? "" : ` ${why}`}`,
       instance: head.target,
       headers: { "Accept-Post": accepted.join(", ") },
     });

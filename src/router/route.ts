@@ -42,6 +42,8 @@ export interface RouteRequestDoc {
   readonly mediaTypes: readonly string[];
   /** The largest body this route takes, below the server's own limit. Enforced. */
   readonly maxBytes?: number;
+  /** Why only these types, when that is not obvious: added to the 415's detail. */
+  readonly why?: string;
   /** JSON Schema (2020-12) of the body, for every media type listed. */
   readonly schema?: object;
   /** A body the interactive page starts with, in the first media type. */

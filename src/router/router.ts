@@ -121,7 +121,7 @@ export function createRouter(routes: readonly Route[]): Router {
     if (match.kind !== "found") return undefined;
     const declared = match.route.request;
     if (declared === undefined) return undefined;
-    const refusal = refuseMediaType(head, declared.mediaTypes);
+    const refusal = refuseMediaType(head, declared.mediaTypes, declared.why);
     if (refusal !== undefined) return { refuse: refusal };
     return declared.maxBytes === undefined ? undefined : { maxBodyBytes: declared.maxBytes };
   }

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import t from "tap";
 import { startServer } from "../helpers/process.js";
+import { listen } from "../helpers/wire.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/lib/chromium/chromium";
 const ADMIN_TOKEN = "admin-token-browser-0123456789";
@@ -158,6 +159,48 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await page.screenshot({ path: shot, fullPage: true });
   t.ok(existsSync(shot), `screenshot at ${path.relative(process.cwd(), shot)}`);
   await page.locator("#log article").nth(1).screenshot({ path: path.join(ARTIFACTS, "wire-view.png") });
+
+  // An answer cut by the wire view's output budget: a list of 3 MB (30 posts of 100,000 characters) is shown cut, and says so.
+  const published: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const r = await fetch(`${base}/api/v1/post/big-${i}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: `Big ${i}`, body: "x".repeat(100_000) }) });
+    published.push(r.status);
+  }
+  t.same(published, Array(30).fill(201), "30 big posts published");
+  await page.getByRole("button", { name: "Try GET /api/v1/posts" }).click();
+  await wireMode.check();
+  await send.click();
+  ex = await lastExchange(page, ++exchanges);
+  t.match(await ex.locator("h3").innerText(), /^GET \/api\/v1\/posts HTTP\/1\.1 → 200 OK$/);
+  t.match(await ex.locator("p.err").innerText(), /output budget is 4 MiB/, "the cut is said above the wire view");
+  t.match(await ex.locator("pre.body").innerText(), /\u2026 \d+ more bytes not shown \(the wire view's output budget\)$/, "the body ends with the marker");
+
   t.same(problems, [], "no script errors, no blocked resources");
   t.same(offsite, [], "nothing fetched from anywhere else");
+
+  // A page of another site tries the wire view through this browser: a no-cors text/plain POST (no preflight needed) and a
+  // message/http one (preflighted; the preflight grants nothing). Neither runs the DELETE inside.
+  const target = await fetch(`${base}/api/v1/post/csrf-target`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"title": "Still here", "body": "."}' });
+  t.equal(target.status, 201);
+  const elsewhere = await listen(() => ({ status: 200, headers: { "Content-Type": "text/html; charset=utf-8" }, body: "<!doctype html><title>elsewhere</title><p>Another site." }));
+  t.teardown(() => elsewhere.close());
+  const evil = await context.newPage();
+  await evil.goto(`http://localhost:${elsewhere.port}/`);
+  const wireAnswer = evil.waitForResponse((r) => r.url() === `${base}/api/wire`);
+  const outcome = await evil.evaluate(async (url) => {
+    const body = "DELETE /api/v1/post/csrf-target HTTP/1.1\r\nHost: x\r\n\r\n";
+    const seen: string[] = [];
+    await fetch(url, { method: "POST", mode: "no-cors", headers: { "Content-Type": "text/plain" }, body }).then(
+      (r) => seen.push(`no-cors: ${r.type}`),
+      (e: Error) => seen.push(`no-cors failed: ${e.message}`),
+    );
+    await fetch(url, { method: "POST", headers: { "Content-Type": "message/http" }, body }).then(
+      (r) => seen.push(`cors: ${r.status}`),
+      () => seen.push("cors: blocked"),
+    );
+    return seen;
+  }, `${base}/api/wire`);
+  t.same(outcome, ["no-cors: opaque", "cors: blocked"], "the browser sent the no-cors POST, and blocked the preflighted one");
+  t.equal((await wireAnswer).status(), 415, "the server refused the text/plain POST it received");
+  t.equal((await fetch(`${base}/api/v1/post/csrf-target`)).status, 200, "the post is still there");
 });

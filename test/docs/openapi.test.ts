@@ -188,8 +188,10 @@ t.test("the documented schemas describe what the server really sends", async (t)
     ["POST", "/api/echo/{rest}", "/api/echo/a/b", { "Content-Type": "application/octet-stream" }, "\u00ff\u0000"],
     ["PUT", "/api/echo/{rest}", "/api/echo/a", { Accept: "application/yaml" }, "text"],
     ["DELETE", "/api/echo", "/api/echo", { Accept: "text/html" }],
+    ["POST", "/api/wire", "/api/wire", { "Content-Type": "message/http" }, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n"],
+    ["POST", "/api/wire", "/api/wire", { "Content-Type": "message/http" }, "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n"],
     ["POST", "/api/wire", "/api/wire", { "Content-Type": "text/plain" }, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n"],
-    ["POST", "/api/wire", "/api/wire", { "Content-Type": "text/plain" }, "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n"],
+    ["POST", "/api/wire", "/api/wire", { "Content-Type": "message/http", Origin: "https://evil.example" }, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n"],
   ];
   for (const [method, template, target, headers, body] of cases) {
     const r = await request(app, method, target, headers, body);

@@ -5,8 +5,9 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import t from "tap";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { accountOfRequests, type WirePart } from "../../src/docs/wire.js";
+import { accountOfRequests, parseStepwise, type WirePart } from "../../src/docs/wire.js";
 import { MAX_WIRE_REQUESTS } from "../../src/docs/wire-route.js";
+import { createBudget } from "../../src/docs/wire-budget.js";
 import { wireViewSchema } from "../../src/docs/wire-schema.js";
 import { DEFAULT_LIMITS } from "../../src/http/parser.js";
 import { ADMIN, docsApp, request, wire } from "../helpers/app.js";
@@ -168,22 +169,25 @@ t.test("what the wire view refuses", async (t) => {
   const { app } = await docsApp();
   const json = await wire(app, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "application/json");
   t.equal(json.status, 415);
-  t.equal(json.response.headers["accept-post"], "text/plain, message/http");
+  t.equal(json.response.headers["accept-post"], "message/http");
+  const plain = await wire(app, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n", "text/plain");
+  t.equal(plain.status, 415, "text/plain is refused: a cross-site page could send it without a preflight");
+  t.match(plain.body.detail, /cross-site request forgery/);
   t.equal((await wire(app, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n", "message/http")).status, 200, "message/http is accepted");
-  t.equal((await request(app, "POST", "/api/wire", { "Content-Type": "text/plain" }, "")).status, 400, "an empty body");
+  t.equal((await request(app, "POST", "/api/wire", { "Content-Type": "message/http" }, "")).status, 400, "an empty body");
   const many = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n".repeat(MAX_WIRE_REQUESTS + 1);
   const tooMany = await wire(app, many);
   t.equal(tooMany.status, 422);
   t.match(tooMany.body.detail, `at most ${MAX_WIRE_REQUESTS}`);
   t.equal((await wire(app, many.slice(0, -((many.length / (MAX_WIRE_REQUESTS + 1)))))).status, 200, `${MAX_WIRE_REQUESTS} are fine`);
-  const nested = await wire(app, "POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc");
+  const nested = await wire(app, "POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: message/http\r\nContent-Length: 3\r\n\r\nabc");
   t.equal(nested.status, 200);
   t.equal(nested.body.response.responses[0].status, 403, "a request through the wire view cannot ask for the wire view");
 });
 
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
   const { app } = await docsApp({ wireView: false });
-  const r = await request(app, "POST", "/api/wire", { "Content-Type": "text/plain" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  const r = await request(app, "POST", "/api/wire", { "Content-Type": "message/http" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
   t.equal(r.status, 404);
   t.equal(JSON.parse(r.body).type, "/problems/not-found", "a plain 404, not an unknown API version");
   const doc = JSON.parse((await request(app, "GET", "/api/openapi.json")).body);
@@ -241,4 +245,48 @@ t.test("property: the parts tile the input exactly, and an error lies in the one
   );
   t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
   t.end();
+});
+
+t.test("property: within a budget, parts still tile the input, show a prefix of their bytes, and cost what was charged", (t) => {
+  const details = fc.check(
+    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 0, max: 4000 }), (pieces, bareLf, limit) => {
+      const bytes = Buffer.from(pieces.join(""), "latin1");
+      const budget = createBudget(limit);
+      const account = accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf }, budget);
+      const parts = allParts(account);
+      let at = 0;
+      for (const p of parts) {
+        if (p.start !== at) throw new Error(`part ${p.kind} starts at ${p.start}, expected ${at}`);
+        const shown = p.end - p.start - (p.omitted ?? 0);
+        if (shown < 0 || (p.kind === "omitted" && shown !== 0)) throw new Error(`part ${p.kind} omits ${p.omitted} of ${p.end - p.start} bytes`);
+        const utf8 = p.kind.endsWith("data") || p.kind === "body" || p.kind === "unread";
+        if (p.text !== bytes.toString(utf8 ? "utf8" : "latin1", p.start, p.start + shown)) throw new Error(`part ${p.kind} text is not its first ${shown} bytes`);
+        at = p.end;
+      }
+      if (at !== bytes.length) throw new Error(`parts end at ${at}, input at ${bytes.length}`);
+      const flagged = parts.filter((p) => p.error);
+      if (account.error !== null && flagged.length !== 1) throw new Error(`${flagged.length} parts flagged`);
+      const size = Buffer.byteLength(JSON.stringify(account));
+      if (size > budget.spent + 200) throw new Error(`the account is ${size} bytes, but only ${budget.spent} were charged`);
+      const omitted = parts.reduce((n, p) => n + (p.omitted ?? 0), 0);
+      if (budget.requestBytesNotShown !== omitted) throw new Error(`${budget.requestBytesNotShown} bytes counted as not shown, ${omitted} omitted`);
+    }),
+    { numRuns: 800 },
+  );
+  t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
+  t.end();
+});
+
+t.test("property: the parser's verdicts are the same fed whole or slice by slice", async (t) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 1, max: 24 }), async (pieces, bareLf, slice) => {
+      const bytes = Buffer.from(pieces.join(""), "latin1");
+      const limits = { ...DEFAULT_LIMITS, allowBareLf: bareLf };
+      const whole = JSON.stringify(accountOfRequests(bytes, limits));
+      const sliced = JSON.stringify(accountOfRequests(bytes, limits, null, await parseStepwise(bytes, limits, slice)));
+      if (whole !== sliced) throw new Error(`slices of ${slice} bytes: ${sliced} instead of ${whole}`);
+    }),
+    { numRuns: 300 },
+  );
+  t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
 });

@@ -42,7 +42,7 @@ export async function request(
 }
 
 /** POST /api/wire with `raw` as the body; the status and the parsed JSON answer. */
-export async function wire(app: Router, raw: string | Buffer, contentType = "text/plain"): Promise<{ status: number; body: any; response: RawResponse }> {
+export async function wire(app: Router, raw: string | Buffer, contentType = "message/http"): Promise<{ status: number; body: any; response: RawResponse }> {
   const response = await request(app, "POST", "/api/wire", { "Content-Type": contentType }, typeof raw === "string" ? Buffer.from(raw, "latin1") : raw);
   return { status: response.status, body: JSON.parse(response.body), response };
 }
