@@ -6,7 +6,11 @@ import { apiRoutes } from "./api/routes.js";
 import { withDocs } from "./docs/routes.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./http/parser.js";
 import { withCompression } from "./http/compress.js";
-import { createRouter, type Router } from "./router/router.js";
+import { applyVersions } from "./api/versions.js";
+import type { Admission, Handler, Service } from "./http/connection.js";
+import type { RequestHead } from "./http/request.js";
+import { createRouter } from "./router/router.js";
+import type { Route } from "./router/route.js";
 import type { Store } from "./store/types.js";
 
 /** v1 of the status resource was superseded by v2 when v2 shipped. */
@@ -27,17 +31,30 @@ export interface AppOptions {
   readonly wireView?: boolean;
 }
 
-export function createApp(options: AppOptions): Router {
+/** The app as the server runs it: a service (handle, admit), its table, and its usage counts. */
+export interface App extends Service {
+  readonly handle: Handler;
+  readonly admit: (head: RequestHead) => Admission;
+  /** Every route served, full paths (what the docs are generated from). */
+  readonly routes: readonly Route[];
+  /** Requests per API version since start, in this process. */
+  usage(): UsageCounts;
+}
+
+export function createApp(options: AppOptions): App {
   const writeRequiresToken = options.writeRequiresToken ?? false;
+  const local = () => versioned.usage();
   const api = apiRoutes({
     store: options.store,
     writeRequiresToken,
     v1DeprecatedSince: V1_DEPRECATED_SINCE,
     ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
-    usage: options.usage === undefined ? () => router.usage() : options.usage(() => router.usage()),
+    usage: options.usage === undefined ? local : options.usage(local),
   });
+  // Versions are the API's policy: full paths, deprecation fields, usage counts, the versioned 404.
+  const versioned = applyVersions(api);
   // The page, the OpenAPI document and the wire view, generated from the table they join.
-  const routes = withDocs(api, {
+  const routes = withDocs(versioned.routes, {
     writeRequiresToken,
     ...(options.wireView === false
       ? {}
@@ -50,8 +67,8 @@ export function createApp(options: AppOptions): Router {
           },
         }),
   });
-  const router: Router = createRouter(routes);
+  const router = createRouter(routes, { notFound: versioned.unknownVersion });
   // Content codings apply to every route's answer, the wire view's own included.
   const app = withCompression(router);
-  return app;
+  return { handle: app.handle, admit: app.admit, routes: router.table.routes, usage: local };
 }

@@ -3,7 +3,7 @@
 
 import { fail } from "../http/problem.js";
 import type { Request } from "../http/request.js";
-import type { Route } from "../router/route.js";
+import type { VersionedRoute } from "./versions.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import { requireRole } from "./auth.js";
 import type { ApiContext } from "./context.js";
@@ -21,7 +21,7 @@ const fieldsOf = (a: Article): ArticleFields => ({ title: a.title, body: a.body,
 
 const ARTICLE_ID = { description: "The article's id (1, 2 and 3 are seeded)", example: "1" };
 
-export function articleRoutes({ store }: ApiContext): Route[] {
+export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
   return [
     {
       method: "GET",

@@ -3,7 +3,7 @@
 
 import { fail } from "../http/problem.js";
 import type { Request } from "../http/request.js";
-import type { Route } from "../router/route.js";
+import type { VersionedRoute } from "./versions.js";
 import { requireRole } from "./auth.js";
 import { readText } from "./body.js";
 import type { ApiContext } from "./context.js";
@@ -22,7 +22,7 @@ function invalid(request: Request, detail: string): never {
   fail(422, { kind: "invalid-fact", title: "Invalid fact", detail, instance: request.target });
 }
 
-export function factRoutes(ctx: ApiContext): Route[] {
+export function factRoutes(ctx: ApiContext): VersionedRoute[] {
   const { store } = ctx;
   return [
     {

@@ -3,7 +3,7 @@
 
 import { fail } from "../http/problem.js";
 import type { Request } from "../http/request.js";
-import type { Route } from "../router/route.js";
+import type { VersionedRoute } from "./versions.js";
 import type { Post, PostFields } from "../store/types.js";
 import { requireRole } from "./auth.js";
 import { readJson } from "./body.js";
@@ -32,7 +32,7 @@ function fieldsOf(post: Post): PostFields {
   };
 }
 
-export function postRoutes(ctx: ApiContext): Route[] {
+export function postRoutes(ctx: ApiContext): VersionedRoute[] {
   const { store } = ctx;
   const guardWrite = async (request: Request) => {
     if (ctx.writeRequiresToken) await requireRole(request, store.tokens, "any");

@@ -25,7 +25,7 @@ function answer(error: unknown, request: Request): Response {
 }
 
 /** The route, answering 503 instead of failing when its handler finds the database unreachable. */
-export function answerUnavailable(route: Route): Route {
+export function answerUnavailable<R extends Route>(route: R): R {
   const handler = route.handler;
   return {
     ...route,

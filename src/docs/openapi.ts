@@ -8,7 +8,7 @@
 // Schemas are JSON Schema 2020-12 (3.1 and 3.2 use it as is), taken from the
 // same objects the server validates requests with.
 
-import { ANY_METHOD, ANY_METHOD_ADVERTISED, fullPath, type Route, type RouteResponseDoc } from "../router/route.js";
+import { ANY_METHOD, ANY_METHOD_ADVERTISED, type Route, type RouteResponseDoc } from "../router/route.js";
 
 export interface OpenApiOptions {
   readonly title: string;
@@ -57,12 +57,12 @@ export const problemSchema = {
 
 /** The path in OpenAPI's template syntax: /post/:id becomes /post/{id}, and /echo/*rest /echo/{rest}. */
 export function templatePath(route: Route): string {
-  return fullPath(route).replace(/\/[:*]([^/]+)/g, "/{$1}");
+  return route.path.replace(/\/[:*]([^/]+)/g, "/{$1}");
 }
 
 /** Names of the path's parameters, the `*name` wildcard included. */
 export function pathParams(route: Route): string[] {
-  return [...fullPath(route).matchAll(/\/[:*]([^/]+)/g)].map((m) => m[1]!);
+  return [...route.path.matchAll(/\/[:*]([^/]+)/g)].map((m) => m[1]!);
 }
 
 /**
@@ -234,7 +234,7 @@ function operation(route: Route, method: string, components: Components, options
   if (d !== undefined) {
     notes.push(`Deprecated since ${d.since.toISOString().slice(0, 10)}${d.successor === undefined ? "" : `: use ${d.successor}`}.`);
   }
-  const wildcard = /\/\*([^/]+)$/.exec(fullPath(route))?.[1];
+  const wildcard = /\/\*([^/]+)$/.exec(route.path)?.[1];
   const params = pathParams(route).map((name) => {
     const doc = route.params?.[name];
     const note = name === wildcard ? WILDCARD_NOTE : "";
@@ -249,10 +249,10 @@ function operation(route: Route, method: string, components: Components, options
   });
   const request = route.request;
   return {
-    operationId: operationId(method, fullPath(route), ids),
+    operationId: operationId(method, route.path, ids),
     summary: route.summary,
     ...(notes.length === 0 ? {} : { description: notes.join(" ") }),
-    tags: [route.version ?? "server"],
+    tags: [route.group ?? "server"],
     ...(d === undefined ? {} : { deprecated: true }),
     ...(security === undefined ? {} : { security }),
     ...(params.length === 0 ? {} : { parameters: params }),
@@ -295,7 +295,7 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
       if (extra === undefined) item[field!] = op;
       else ((item.additionalOperations ??= {}) as Json)[extra] = op;
     }
-    const tag = route.version ?? "server";
+    const tag = route.group ?? "server";
     if (!versions.includes(tag)) versions.push(tag);
   }
   const doc = {

@@ -7,7 +7,7 @@
 
 import { createHash } from "node:crypto";
 import type { Route } from "../router/route.js";
-import { ANY_METHOD, fullPath } from "../router/route.js";
+import { ANY_METHOD } from "../router/route.js";
 import { pathParams } from "./openapi.js";
 import { PAGE_SCRIPT } from "./page-script.js";
 
@@ -100,7 +100,7 @@ function endpoints(routes: readonly Route[]): Endpoint[] {
     return {
       method: route.method,
       ...(route.method === ANY_METHOD ? { tryMethod: ANY_METHOD_EXAMPLE } : {}),
-      path: fullPath(route),
+      path: route.path,
       summary: route.summary,
       params: pathParams(route).map((name) => ({
         name,

@@ -3,7 +3,7 @@
 // In the tree a static segment wins over a `:param`, and a trailing `*rest`
 // takes whatever the more specific patterns leave.
 
-import { ANY_METHOD, ANY_METHOD_ADVERTISED, fullPath, METHOD_TOKEN, VERSION_SEGMENT, type Params, type Route } from "./route.js";
+import { ANY_METHOD, ANY_METHOD_ADVERTISED, METHOD_TOKEN, type Params, type Route } from "./route.js";
 
 /** Every method served at one path, with the Allow value precomputed (RFC 9110 §10.2.1). */
 export interface Resource {
@@ -29,8 +29,6 @@ interface Node {
 
 export interface CompiledRoutes {
   lookup(method: string, path: string): Match;
-  /** Versions served, in table order: what a 404 for an unknown version lists. */
-  readonly versions: readonly string[];
   /** Every method served anywhere, for `OPTIONS *`. */
   readonly allMethods: string;
   readonly routes: readonly Route[];
@@ -53,19 +51,14 @@ function allowOf(methods: ReadonlyMap<string, Route>): string {
 
 export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
   const byPattern = new Map<string, Map<string, Route>>();
-  const versions: string[] = [];
   for (const route of routes) {
     if (!METHOD_TOKEN.test(route.method)) throw new Error(`Route method ${JSON.stringify(route.method)} is not a token`);
-    if (route.version !== undefined && !VERSION_SEGMENT.test(route.version)) {
-      throw new Error(`Route version ${JSON.stringify(route.version)} is not of the form v<n> or v<n>-<m>`);
-    }
     if (!route.path.startsWith("/")) throw new Error(`Route path ${JSON.stringify(route.path)} must start with "/"`);
     const star = route.path.indexOf("/*");
     if (star !== -1 && (route.path.indexOf("/", star + 1) !== -1 || route.path.length === star + 2)) {
       throw new Error(`Route path ${JSON.stringify(route.path)}: a *name segment must be the last one, and have a name`);
     }
-    if (route.version !== undefined && !versions.includes(route.version)) versions.push(route.version);
-    const pattern = fullPath(route);
+    const pattern = route.path;
     const methods = byPattern.get(pattern) ?? new Map<string, Route>();
     if (methods.has(route.method)) throw new Error(`Route ${route.method} ${pattern} is declared twice`);
     methods.set(route.method, route);
@@ -157,5 +150,5 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
     return choose(node.resource, method, params ?? NO_PARAMS);
   }
 
-  return { lookup, versions, allMethods, routes };
+  return { lookup, allMethods, routes };
 }

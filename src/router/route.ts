@@ -74,31 +74,27 @@ export interface Route {
    * except OPTIONS, which the router answers itself.
    */
   readonly method: string;
-  /** API version segment ("v1", "v1-1", "v2"): the route is served at /api/<version><path>. */
-  readonly version?: string;
   /**
-   * Path below the version, with `:name` segments for parameters, e.g.
-   * "/post/:id" (the value percent-decoded), and optionally a last `*name`
-   * segment that takes the rest of the path, e.g. "/files/*rest" (the value as
-   * sent, still percent-encoded: decoding would make "%2F" and "/" the same).
+   * The path served, with `:name` segments for parameters, e.g.
+   * "/api/v1/post/:id" (the value percent-decoded), and optionally a last
+   * `*name` segment that takes the rest of the path, e.g. "/files/*rest" (the
+   * value as sent, still percent-encoded: decoding would make "%2F" and "/" the same).
    */
   readonly path: string;
   /** One line for people reading the table, the docs, or the interactive page. */
   readonly summary: string;
   readonly handler: RouteHandler;
-  readonly deprecated?: Deprecation;
   /** Documentation only: the router never reads these. */
+  /** Where the docs list the route (an OpenAPI tag), e.g. its API version. */
+  readonly group?: string;
+  /** The route is deprecated (the docs say so; whoever built the table sends the fields). */
+  readonly deprecated?: Deprecation;
   readonly params?: Readonly<Record<string, RouteParamDoc>>;
   /** The body the route takes: documented, and enforced from the head (see RouteRequestDoc). */
   readonly request?: RouteRequestDoc;
   /** By status code; the generator adds the errors every route can give. */
   readonly responses?: Readonly<Record<number, RouteResponseDoc>>;
   readonly auth?: RouteAuth;
-}
-
-/** The path a route is served at. */
-export function fullPath(route: Route): string {
-  return route.version === undefined ? route.path : `/api/${route.version}${route.path}`;
 }
 
 /** The method of a route that serves any method (see Route.method). */
@@ -111,6 +107,5 @@ export const ANY_METHOD = "*";
  */
 export const ANY_METHOD_ADVERTISED: readonly string[] = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"];
 
-/** RFC 9110 §9.1 token; also the shape of a version segment, checked once when the table is compiled. */
+/** RFC 9110 §9.1 token, checked once when the table is compiled. */
 export const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-export const VERSION_SEGMENT = /^v[0-9]+(?:-[0-9]+)?$/;

@@ -5,10 +5,9 @@
 import type { Test } from "tap";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createApp } from "../../src/app.js";
+import { createApp, type App } from "../../src/app.js";
 import { hashToken } from "../../src/api/auth.js";
 import type { ServerOptions } from "../../src/http/server.js";
-import type { Router } from "../../src/router/router.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";
@@ -20,7 +19,7 @@ export const WRONG_TOKEN = "wrong-token-0123456789abcdef";
 
 export interface Api {
   readonly store: Store;
-  readonly app: Router;
+  readonly app: App;
   readonly port: number;
   /** "http://127.0.0.1:<port>" */
   readonly base: string;

@@ -2,10 +2,9 @@
 // requests run through it in memory (src/http/inject.ts, the real connection
 // code, no port) so every byte is the server's own. Used by test/docs/.
 
-import { createApp, type AppOptions } from "../../src/app.js";
+import { createApp, type App, type AppOptions } from "../../src/app.js";
 import { hashToken } from "../../src/api/auth.js";
 import { inject } from "../../src/http/inject.js";
-import type { Router } from "../../src/router/router.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";
@@ -14,7 +13,7 @@ import { splitResponses, type RawResponse } from "./wire.js";
 export const ADMIN = "admin-token-docs-0123456789";
 export const USER = "user-token-docs-0123456789";
 
-export async function docsApp(options: Partial<AppOptions> = {}): Promise<{ store: Store; app: Router }> {
+export async function docsApp(options: Partial<AppOptions> = {}): Promise<{ store: Store; app: App }> {
   const store = createMemoryStore();
   await seed(store);
   await store.tokens.add(hashToken(ADMIN), "admin");
@@ -24,7 +23,7 @@ export async function docsApp(options: Partial<AppOptions> = {}): Promise<{ stor
 
 /** One request (Host and Connection: close added, Content-Length for a body), and its one response. */
 export async function request(
-  app: Router,
+  app: App,
   method: string,
   target: string,
   headers: Readonly<Record<string, string>> = {},
@@ -42,7 +41,7 @@ export async function request(
 }
 
 /** POST /api/wire with `raw` as the body; the status and the parsed JSON answer. */
-export async function wire(app: Router, raw: string | Buffer, contentType = "message/http"): Promise<{ status: number; body: any; response: RawResponse }> {
+export async function wire(app: App, raw: string | Buffer, contentType = "message/http"): Promise<{ status: number; body: any; response: RawResponse }> {
   const response = await request(app, "POST", "/api/wire", { "Content-Type": contentType }, typeof raw === "string" ? Buffer.from(raw, "latin1") : raw);
   return { status: response.status, body: JSON.parse(response.body), response };
 }

@@ -18,8 +18,7 @@ const run = promisify(execFile);
 const testRouter = createRouter([
   {
     method: "UPDATE",
-    version: "v9",
-    path: "/things/:id",
+    path: "/api/v9/things/:id",
     summary: "test route",
     handler: (req, params) => ({
       status: 200,

@@ -1,8 +1,10 @@
-// The route table: compilation checks, lookup, and the answers HTTP defines.
+// The route table: compilation checks, lookup, and the answers HTTP defines;
+// with the API's versions applied on top (src/api/versions.ts): deprecation
+// fields, usage counts and the versioned 404, which the router itself knows nothing of.
 
 import t from "tap";
+import { applyVersions, type VersionedRoute } from "../../src/api/versions.js";
 import { createRouter } from "../../src/router/router.js";
-import type { Route } from "../../src/router/route.js";
 import type { Request } from "../../src/http/request.js";
 import type { Response } from "../../src/http/response.js";
 
@@ -25,7 +27,7 @@ function request(method: string, target: string): Request {
 
 const reply = (text: string) => (): Response => ({ status: 200, body: text });
 
-const routes: Route[] = [
+const routes: VersionedRoute[] = [
   { method: "GET", version: "v1", path: "/items", summary: "list", handler: reply("list") },
   { method: "GET", version: "v1", path: "/items/:id", summary: "one", handler: (_r, p) => ({ status: 200, body: `one ${p.id}` }) },
   { method: "UPDATE", version: "v1", path: "/items/:id", summary: "update", handler: (_r, p) => ({ status: 200, body: `upd ${p.id}` }) },
@@ -42,7 +44,8 @@ const routes: Route[] = [
   { method: "GET", path: "/", summary: "unversioned", handler: reply("root") },
 ];
 
-const router = createRouter(routes);
+const versioned = applyVersions(routes);
+const router = createRouter(versioned.routes, { notFound: versioned.unknownVersion });
 const call = async (method: string, target: string) => router.handle(request(method, target));
 const body = (r: Response) => (typeof r.body === "string" ? r.body : r.body instanceof Uint8Array ? Buffer.from(r.body).toString() : "");
 
@@ -109,18 +112,25 @@ t.test("deprecated routes carry Deprecation, Sunset and Link", async (t) => {
 });
 
 t.test("requests are counted per API version", async (t) => {
-  const r = createRouter(routes);
+  const v = applyVersions(routes);
+  const r = createRouter(v.routes, { notFound: v.unknownVersion });
   await r.handle(request("GET", "/api/v1/items"));
   await r.handle(request("GET", "/api/v1/items/1"));
   await r.handle(request("GET", "/api/v2/items"));
   await r.handle(request("GET", "/api/v9/items"));
-  t.same(r.usage(), { v1: 2, v2: 1, "v1-1": 0 });
+  t.same(v.usage(), { v1: 2, v2: 1, "v1-1": 0 });
+});
+
+t.test("the router alone knows no versions: /api/v7/... is a path like any other", async (t) => {
+  const plain = createRouter(versioned.routes);
+  const r = await plain.handle(request("GET", "/api/v7/items"));
+  t.equal(JSON.parse(body(r)).type, "/problems/not-found");
 });
 
 t.test("the table is checked when compiled", async (t) => {
   const h = reply("x");
   t.throws(() => createRouter([{ method: "GE T", path: "/", summary: "", handler: h }]), /not a token/);
-  t.throws(() => createRouter([{ method: "GET", version: "1", path: "/", summary: "", handler: h }]), /v<n>/);
+  t.throws(() => applyVersions([{ method: "GET", version: "1", path: "/", summary: "", handler: h }]), /v<n>/);
   t.throws(() => createRouter([{ method: "GET", path: "x", summary: "", handler: h }]), /start with/);
   t.throws(
     () =>
