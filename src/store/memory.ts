@@ -6,7 +6,8 @@
 //
 // The methods are `async` only to honour the Store interface: each one does
 // its work synchronously before its first (and only) return, so no other call
-// can interleave with it, and every method is atomic by construction.
+// can interleave with it, and every method is atomic by construction (a
+// caller's Change or Guard runs synchronously inside that work, too).
 
 import {
   clockFrom,
@@ -69,16 +70,20 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.posts.set(post.id, post);
       return { kind: "created", item: copyPost(post) };
     },
-    async update(id, fields) {
+    async update(id, change) {
       open();
       const current = state.posts.get(id);
       if (current === undefined) return { kind: "missing" };
+      const fields = change(copyPost(current)); // throws to change nothing
       const post = makePost(id, fields, current.publishedAt, laterOf(stamp(), current.updatedAt));
       state.posts.set(id, post); // replacing a key keeps its place in the Map
       return { kind: "updated", item: copyPost(post) };
     },
-    async delete(id) {
+    async delete(id, guard) {
       open();
+      const current = state.posts.get(id);
+      if (current === undefined) return false;
+      guard?.(copyPost(current)); // throws to keep the post
       return state.posts.delete(id);
     },
   };
@@ -93,10 +98,11 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const article = state.articles.get(id);
       return article === undefined ? undefined : copyArticle(article);
     },
-    async update(id, fields) {
+    async update(id, change) {
       open();
       const current = state.articles.get(id);
       if (current === undefined) return { kind: "missing" };
+      const fields = change(copyArticle(current)); // throws to change nothing
       const article = makeArticle(id, fields, laterOf(stamp(), current.updatedAt));
       state.articles.set(id, article);
       return { kind: "updated", item: copyArticle(article) };

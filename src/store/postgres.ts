@@ -2,13 +2,17 @@
 // connections), for several startline instances on several machines. Chosen
 // by DATABASE_URL=postgres://...
 //
-// Every method is one statement, atomic by itself, except the two that must
-// check and then write (seedIfEmpty, tokens.addFirstAdmin): those run in a
+// Most methods are one statement, atomic by itself. The read-decide-write
+// steps (an update, whose Change merges into the stored record and checks
+// If-Match; a delete with a Guard) run in a transaction that reads the row
+// with SELECT ... FOR UPDATE: the row stays locked until COMMIT, so an
+// instance changing it at the same moment waits, and then reads the row as
+// this one left it. The start-time steps that must check and then write
+// (seedIfEmpty, tokens.addFirstAdmin) run in a
 // transaction that first takes an advisory lock, so that instances starting
-// together queue instead of both deciding "empty". Races between instances at
-// run time are settled by the keys: publishing one post id from two instances
-// at once is INSERT ... ON CONFLICT DO NOTHING on the primary key, so exactly
-// one of them inserts.
+// together queue instead of both deciding "empty". Publishing one post id
+// from two instances at once is settled by the key: INSERT ... ON CONFLICT
+// DO NOTHING on the primary key, so exactly one of them inserts.
 //
 // Statements are named, so each pooled connection prepares each one once.
 // Records leave through the same make* functions as the other stores', so
@@ -26,7 +30,22 @@ import { migrate } from "./pg-migrate.js";
 import { PG_LOCK, PG_LOCK_SPACE } from "./pg-schema.js";
 import { SESSION_SETUP, TYPES } from "./pg-types.js";
 import { clockFrom, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
-import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Role, Store, StoreOptions, Timestamp, TokenHash, TokenRecord, TokenStore } from "./types.js";
+import type {
+  Article,
+  ArticleStore,
+  Fact,
+  FactStore,
+  Post,
+  PostStore,
+  Role,
+  Store,
+  StoreOptions,
+  Timestamp,
+  TokenHash,
+  TokenRecord,
+  TokenStore,
+  UpdateResult,
+} from "./types.js";
 
 export const DEFAULT_POOL_SIZE = 10;
 
@@ -92,6 +111,8 @@ function statement(name: string, text: string) {
 const Q = {
   postList: statement("post-list", `SELECT ${POST} FROM posts ORDER BY seq`),
   postGet: statement("post-get", `SELECT ${POST} FROM posts WHERE id = $1`),
+  // In a transaction: the row is locked until COMMIT, and a writer that got there first is waited for, then read as it left it.
+  postLock: statement("post-lock", `SELECT ${POST} FROM posts WHERE id = $1 FOR UPDATE`),
   postInsert: statement(
     "post-insert",
     `INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING`,
@@ -104,6 +125,7 @@ const Q = {
   postDelete: statement("post-delete", "DELETE FROM posts WHERE id = $1"),
   articleList: statement("article-list", `SELECT ${ARTICLE} FROM articles ORDER BY seq`),
   articleGet: statement("article-get", `SELECT ${ARTICLE} FROM articles WHERE id = $1`),
+  articleLock: statement("article-lock", `SELECT ${ARTICLE} FROM articles WHERE id = $1 FOR UPDATE`),
   articleUpdate: statement(
     "article-update",
     `UPDATE articles SET title = $2, body = $3, author = $4, updated_at = GREATEST($5::timestamptz, updated_at) WHERE id = $1 RETURNING ${ARTICLE}`,
@@ -189,8 +211,12 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     }
   }
 
-  /** Runs `fn` in a transaction holding the setup lock: the check-then-write methods. */
-  async function underSetupLock<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in a transaction on one pooled connection: COMMIT if it
+   * resolves, ROLLBACK if it rejects (and the call rejects with the same
+   * error, so a caller's Change that throws passes through unchanged).
+   */
+  async function transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     if (closed) throw new Error("the store is closed");
     let client: PoolClient;
     try {
@@ -201,7 +227,6 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
-      await client.query(Q.setupLock(PG_LOCK_SPACE, PG_LOCK.setup));
       const result = await fn(client);
       await client.query("COMMIT");
       reached();
@@ -215,6 +240,13 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       client.release(broken);
     }
   }
+
+  /** A transaction holding the setup lock: the check-then-write steps of a start. */
+  const underSetupLock = <T>(fn: (client: PoolClient) => Promise<T>): Promise<T> =>
+    transaction(async (client) => {
+      await client.query(Q.setupLock(PG_LOCK_SPACE, PG_LOCK.setup));
+      return fn(client);
+    });
 
   let client: PoolClient | undefined;
   try {
@@ -246,13 +278,24 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       }
       throw new Error(`publishing post ${JSON.stringify(post.id)} kept conflicting with a post that was deleted at once`);
     },
-    async update(id, fields) {
-      const row = (
-        await query<PostRow>(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : [...fields.tags], stamp()))
-      ).rows[0];
-      return row === undefined ? { kind: "missing" } : { kind: "updated", item: toPost(row) };
+    update: (id, change) =>
+      transaction(async (c): Promise<UpdateResult<Post>> => {
+        const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
+        if (row === undefined) return { kind: "missing" };
+        const fields = change(toPost(row));
+        const tags = fields.tags === undefined ? null : [...fields.tags];
+        const updated = (await c.query<PostRow>(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, tags, stamp()))).rows[0]!;
+        return { kind: "updated", item: toPost(updated) };
+      }),
+    async delete(id, guard) {
+      if (guard === undefined) return (await query(Q.postDelete(id))).rowCount === 1;
+      return transaction(async (c) => {
+        const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
+        if (row === undefined) return false;
+        guard(toPost(row));
+        return (await c.query(Q.postDelete(id))).rowCount === 1;
+      });
     },
-    delete: async (id) => (await query(Q.postDelete(id))).rowCount === 1,
   };
 
   const articles: ArticleStore = {
@@ -261,10 +304,14 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       const row = (await query<ArticleRow>(Q.articleGet(id))).rows[0];
       return row === undefined ? undefined : toArticle(row);
     },
-    async update(id, fields) {
-      const row = (await query<ArticleRow>(Q.articleUpdate(id, fields.title, fields.body, fields.author, stamp()))).rows[0];
-      return row === undefined ? { kind: "missing" } : { kind: "updated", item: toArticle(row) };
-    },
+    update: (id, change) =>
+      transaction(async (c): Promise<UpdateResult<Article>> => {
+        const row = (await c.query<ArticleRow>(Q.articleLock(id))).rows[0];
+        if (row === undefined) return { kind: "missing" };
+        const fields = change(toArticle(row));
+        const updated = (await c.query<ArticleRow>(Q.articleUpdate(id, fields.title, fields.body, fields.author, stamp()))).rows[0]!;
+        return { kind: "updated", item: toArticle(updated) };
+      }),
   };
 
   const facts: FactStore = {

@@ -18,7 +18,26 @@ import path from "node:path";
 import { StoreOpenError } from "./errors.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
 import { MIGRATIONS } from "./schema.js";
-import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Role, SeedData, Store, StoreOptions, TokenHash, TokenRecord, TokenStore } from "./types.js";
+import type {
+  Article,
+  ArticleFields,
+  ArticleStore,
+  Change,
+  Fact,
+  FactStore,
+  Guard,
+  Post,
+  PostFields,
+  PostStore,
+  Role,
+  SeedData,
+  Store,
+  StoreOptions,
+  TokenHash,
+  TokenRecord,
+  TokenStore,
+  UpdateResult,
+} from "./types.js";
 
 export type Durability = "normal" | "full";
 
@@ -72,9 +91,12 @@ const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.
  * Open (creating if needed) the database file `file`, or ":memory:".
  *
  * better-sqlite3 is synchronous, so each method does all its work before it
- * returns its (already settled) promise; a method that reads and then writes
- * runs both in one transaction, so other processes sharing the file cannot
- * slip in between.
+ * returns its (already settled) promise, and no other call of this process
+ * can interleave with it. A method that reads and then writes runs both in
+ * one BEGIN IMMEDIATE transaction: it takes the database's write lock before
+ * the read, so another process sharing the file cannot write in between (it
+ * waits for the lock, up to busyTimeoutMs), and the read sees the latest
+ * commit of every process. A caller's Change runs inside that transaction.
  */
 export function createSqliteStore(file: string, options: SqliteOptions = {}): Store {
   const db = openDatabase(file, options);
@@ -110,6 +132,33 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     return row === undefined ? undefined : toPost(row);
   };
 
+  // The read-decide-write steps, as transaction functions; called with .immediate() (see above).
+  // If a Change or Guard throws, better-sqlite3 rolls the transaction back and rethrows.
+  const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): UpdateResult<Post> => {
+    const row = q.postGet.get(id);
+    if (row === undefined) return { kind: "missing" };
+    const fields = change(toPost(row));
+    const updatedAt = laterOf(stamp(), row.updated_at);
+    q.postUpdate.run(fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : JSON.stringify(fields.tags), updatedAt, id);
+    return { kind: "updated", item: makePost(id, fields, row.published_at, updatedAt) };
+  });
+  const deletePost = db.transaction((id: string, guard: Guard<Post> | undefined): boolean => {
+    if (guard !== undefined) {
+      const row = q.postGet.get(id);
+      if (row === undefined) return false;
+      guard(toPost(row));
+    }
+    return q.postDelete.run(id).changes > 0;
+  });
+  const updateArticle = db.transaction((id: string, change: Change<Article, ArticleFields>): UpdateResult<Article> => {
+    const row = q.articleGet.get(id);
+    if (row === undefined) return { kind: "missing" };
+    const fields = change(toArticle(row));
+    const updatedAt = laterOf(stamp(), row.updated_at);
+    q.articleUpdate.run(fields.title, fields.body, fields.author, updatedAt, id);
+    return { kind: "updated", item: makeArticle(id, fields, updatedAt) };
+  });
+
   const posts: PostStore = {
     list: async () => q.postList.all().map(toPost),
     get: async (id) => getPost(id),
@@ -119,15 +168,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
       return { kind: "created", item: makePost(post.id, post, now, now) };
     },
-    update: async (id, fields) =>
-      db.transaction(() => {
-        const current = q.postGet.get(id);
-        if (current === undefined) return { kind: "missing" } as const;
-        const updatedAt = laterOf(stamp(), current.updated_at);
-        q.postUpdate.run(fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : JSON.stringify(fields.tags), updatedAt, id);
-        return { kind: "updated", item: makePost(id, fields, current.published_at, updatedAt) } as const;
-      }).immediate(),
-    delete: async (id) => q.postDelete.run(id).changes > 0,
+    update: async (id, change) => updatePost.immediate(id, change),
+    delete: async (id, guard) => deletePost.immediate(id, guard),
   };
 
   const articles: ArticleStore = {
@@ -136,14 +178,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const row = q.articleGet.get(id);
       return row === undefined ? undefined : toArticle(row);
     },
-    update: async (id, fields) =>
-      db.transaction(() => {
-        const current = q.articleGet.get(id);
-        if (current === undefined) return { kind: "missing" } as const;
-        const updatedAt = laterOf(stamp(), current.updated_at);
-        q.articleUpdate.run(fields.title, fields.body, fields.author, updatedAt, id);
-        return { kind: "updated", item: makeArticle(id, fields, updatedAt) } as const;
-      }).immediate(),
+    update: async (id, change) => updateArticle.immediate(id, change),
   };
 
   const facts: FactStore = {

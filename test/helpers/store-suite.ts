@@ -157,7 +157,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
           (await store.posts.list()).map((p) => p.id),
           ["c", "a", "b"],
         );
-        await store.posts.update("c", { title: "changed", body: "c" });
+        await store.posts.update("c", () => ({ title: "changed", body: "c" }));
         t.strictSame(
           (await store.posts.list()).map((p) => p.id),
           ["c", "a", "b"],
@@ -188,7 +188,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         await store.posts.create({ id: "p", title: "t", body: "b", author: "ann", tags: ["x"] });
         const publishedAt = clock.iso();
         clock.advance(60_000);
-        const result = await store.posts.update("p", { title: "t2", body: "b2", tags: ["y", "z"] });
+        const result = await store.posts.update("p", () => ({ title: "t2", body: "b2", tags: ["y", "z"] }));
         const expected = { id: "p", title: "t2", body: "b2", tags: ["y", "z"], publishedAt, updatedAt: clock.iso() };
         t.strictSame(result, { kind: "updated", item: expected });
         t.strictSame(await store.posts.get("p"), expected, "author removed by leaving it out");
@@ -196,7 +196,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
 
       await t.test("update of a missing post is 'missing' and creates nothing", async (t) => {
         const store = await open(t);
-        t.strictSame(await store.posts.update("nope", { title: "t", body: "b" }), { kind: "missing" });
+        t.strictSame(await store.posts.update("nope", () => ({ title: "t", body: "b" })), { kind: "missing" });
         t.strictSame(await store.posts.list(), []);
       });
 
@@ -206,7 +206,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         await store.posts.create({ id: "p", title: "t", body: "b" });
         const publishedAt = clock.iso();
         clock.set(T0 - 3_600_000);
-        const result = await store.posts.update("p", { title: "t2", body: "b" });
+        const result = await store.posts.update("p", () => ({ title: "t2", body: "b" }));
         t.equal(result.kind === "updated" ? result.item.updatedAt : undefined, publishedAt);
         t.equal((await store.posts.get("p"))?.title, "t2", "the update still happened");
       });
@@ -242,7 +242,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         const listed = await store.posts.list();
         if (listed[0] !== undefined) (listed[0] as { body: string }).body = "changed list";
         listed.pop();
-        const updated = await store.posts.update("p", { title: "t", body: "b", tags: ["a"] });
+        const updated = await store.posts.update("p", () => ({ title: "t", body: "b", tags: ["a"] }));
         if (updated.kind === "updated") (updated.item.tags as string[]).push("pushed into the update");
         const again = await store.posts.create({ id: "p", title: "x", body: "x" });
         if (again.kind === "exists") (again.existing as { title: string }).title = "changed existing";
@@ -287,6 +287,110 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         for (const r of results) if (r.kind === "exists") t.strictSame(r.existing, winner, "'exists' carries the stored post");
       });
 
+      await t.test("update hands its change the post as stored, and stores what the change returns", async (t) => {
+        const clock = fakeClock();
+        const store = await open(t, { now: clock.now });
+        await store.posts.create({ id: "p", title: "t", body: "b", author: "ann", tags: ["x"] });
+        const stored = await store.posts.get("p");
+        clock.advance();
+        const seen: unknown[] = [];
+        const result = await store.posts.update("p", (current) => {
+          seen.push(current);
+          return { title: `${current.title}!`, body: current.body, tags: [...(current.tags ?? []), "y"] };
+        });
+        t.strictSame(seen, [stored], "called once, with the stored post");
+        const expected = { id: "p", title: "t!", body: "b", tags: ["x", "y"], publishedAt: stored?.publishedAt, updatedAt: clock.iso() };
+        t.strictSame(result, { kind: "updated", item: expected });
+        t.strictSame(await store.posts.get("p"), expected);
+      });
+
+      await t.test("a change that throws writes nothing, and the update rejects with what it threw", async (t) => {
+        const clock = fakeClock();
+        const store = await open(t, { now: clock.now });
+        await store.posts.create({ id: "p", title: "t", body: "b" });
+        const before = await store.posts.get("p");
+        clock.advance();
+        const refusal = new Error("precondition failed");
+        await t.rejects(
+          store.posts.update("p", () => {
+            throw refusal;
+          }),
+          refusal,
+        );
+        t.strictSame(await store.posts.get("p"), before, "the post, updatedAt included, is as it was");
+        t.equal((await store.posts.update("p", (c) => ({ title: "after", body: c.body }))).kind, "updated", "and the store works on");
+      });
+
+      await t.test("update and a guarded delete do not call their function for a missing post", async (t) => {
+        const store = await open(t);
+        let calls = 0;
+        t.strictSame(await store.posts.update("nope", () => (calls++, { title: "t", body: "b" })), { kind: "missing" });
+        t.equal(await store.posts.delete("nope", () => void calls++), false);
+        t.equal(calls, 0);
+      });
+
+      await t.test("many updates at once: each change sees the ones before it, so none is lost", async (t) => {
+        const store = await open(t);
+        await store.posts.create({ id: "p", title: "t", body: "b", tags: [] });
+        const n = 24;
+        const results = await Promise.all(
+          Array.from({ length: n }, (_, i) => store.posts.update("p", (c) => ({ title: c.title, body: c.body, tags: [...(c.tags ?? []), `tag ${i}`] }))),
+        );
+        t.ok(results.every((r) => r.kind === "updated"), "every update succeeded");
+        const tags = (await store.posts.get("p"))?.tags ?? [];
+        t.equal(tags.length, n, `all ${n} changes kept`);
+        t.strictSame([...tags].sort(), Array.from({ length: n }, (_, i) => `tag ${i}`).sort());
+        const lengths = results.map((r) => (r.kind === "updated" ? (r.item.tags?.length ?? 0) : 0)).sort((a, b) => a - b);
+        t.strictSame(lengths, Array.from({ length: n }, (_, i) => i + 1), "each update returned the post as it wrote it, one after another");
+      });
+
+      await t.test("conditional updates and deletes at once on one version: exactly one wins", async (t) => {
+        const store = await open(t);
+        const refused = new Error("the post changed");
+        for (let round = 0; round < 5; round++) {
+          const id = `c${round}`;
+          await store.posts.create({ id, title: "v0", body: "b" });
+          // The condition a client's If-Match stands for: the post is still as it was read.
+          const unchanged = (c: { title: string }) => {
+            if (c.title !== "v0") throw refused;
+          };
+          const attempts: Promise<unknown>[] = Array.from({ length: 6 }, (_, i) =>
+            i % 3 === 2
+              ? store.posts.delete(id, unchanged)
+              : store.posts.update(id, (c) => {
+                  unchanged(c);
+                  return { title: `v${i + 1}`, body: c.body };
+                }),
+          );
+          const outcomes = await Promise.allSettled(attempts);
+          const won = outcomes.filter((o) => o.status === "fulfilled" && (o.value === true || (o.value as { kind?: string }).kind === "updated"));
+          t.equal(won.length, 1, `round ${round}: one winner`);
+          const lost = outcomes.filter((o) => o !== won[0]);
+          t.ok(
+            lost.every((o) => (o.status === "rejected" && o.reason === refused) || (o.status === "fulfilled" && (o.value === false || (o.value as { kind?: string }).kind === "missing"))),
+            `round ${round}: every other one was refused, or found the post gone`,
+          );
+        }
+      });
+
+      await t.test("a guarded delete gives its guard the stored post, and keeps the post if the guard throws", async (t) => {
+        const store = await open(t);
+        await store.posts.create({ id: "p", title: "t", body: "b" });
+        const stored = await store.posts.get("p");
+        const refusal = new Error("keep it");
+        await t.rejects(
+          store.posts.delete("p", () => {
+            throw refusal;
+          }),
+          refusal,
+        );
+        t.strictSame(await store.posts.get("p"), stored, "still there");
+        const seen: unknown[] = [];
+        t.equal(await store.posts.delete("p", (c) => void seen.push(c)), true);
+        t.strictSame(seen, [stored]);
+        t.equal(await store.posts.get("p"), undefined);
+      });
+
       await t.test("timestamps from the real clock are RFC 3339 UTC", async (t) => {
         const store = await open(t);
         const before = Date.now();
@@ -324,7 +428,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         await store.seedIfEmpty(articlesOnly(article("1"), article("2")));
         clock.advance(5000);
         const expected = { id: "1", title: "T2", body: "B2", author: "A2", updatedAt: clock.iso() };
-        t.strictSame(await store.articles.update("1", { title: "T2", body: "B2", author: "A2" }), {
+        t.strictSame(await store.articles.update("1", () => ({ title: "T2", body: "B2", author: "A2" })), {
           kind: "updated",
           item: expected,
         });
@@ -336,7 +440,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
           "keeps its place",
         );
         clock.set(T0 - 1000);
-        const back = await store.articles.update("1", { title: "T3", body: "B2", author: "A2" });
+        const back = await store.articles.update("1", () => ({ title: "T3", body: "B2", author: "A2" }));
         t.equal(back.kind === "updated" ? back.item.updatedAt : undefined, expected.updatedAt, "never backwards");
         t.equal((await store.articles.get("1"))?.title, "T3", "the update still happened");
       });
@@ -351,7 +455,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         listed.pop();
         const got = await store.articles.get("1");
         if (got !== undefined) (got as { author: string }).author = "changed get";
-        const updated = await store.articles.update("1", { title: "T", body: "B", author: "A" });
+        const updated = await store.articles.update("1", () => ({ title: "T", body: "B", author: "A" }));
         if (updated.kind === "updated") (updated.item as { title: string }).title = "changed update";
         t.strictSame(
           (await store.articles.list()).map((a) => [a.id, a.title, a.body, a.author]),
@@ -359,9 +463,31 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         );
       });
 
+      await t.test("update hands its change the stored article; many at once lose nothing; a throw writes nothing", async (t) => {
+        const store = await open(t);
+        await store.seedIfEmpty(articlesOnly(article("1")));
+        const stored = await store.articles.get("1");
+        const seen: unknown[] = [];
+        await store.articles.update("1", (c) => (seen.push(c), { title: c.title, body: c.body, author: c.author }));
+        t.strictSame(seen.map((a) => ({ ...(a as object), updatedAt: undefined })), [{ ...stored, updatedAt: undefined }], "the stored article");
+        const n = 16;
+        await Promise.all(Array.from({ length: n }, (_, i) => store.articles.update("1", (c) => ({ title: c.title, body: `${c.body}|${i}`, author: c.author }))));
+        const parts = ((await store.articles.get("1"))?.body ?? "").split("|").slice(1);
+        t.strictSame(parts.sort(), Array.from({ length: n }, (_, i) => String(i)).sort(), `all ${n} changes kept`);
+        const before = await store.articles.get("1");
+        const refusal = new Error("no");
+        await t.rejects(
+          store.articles.update("1", () => {
+            throw refusal;
+          }),
+          refusal,
+        );
+        t.strictSame(await store.articles.get("1"), before, "unchanged");
+      });
+
       await t.test("update of a missing article is 'missing'", async (t) => {
         const store = await open(t);
-        t.strictSame(await store.articles.update("1", { title: "T", body: "B", author: "A" }), { kind: "missing" });
+        t.strictSame(await store.articles.update("1", () => ({ title: "T", body: "B", author: "A" })), { kind: "missing" });
         t.strictSame(await store.articles.list(), []);
       });
     });
