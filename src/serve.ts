@@ -45,8 +45,7 @@ export async function serve(config: Config): Promise<void> {
     // one creates an admin token.
     try {
       await seed(store);
-      const created = await ensureAdmin(store, config.adminToken);
-      if (created !== undefined) console.log(created);
+      for (const line of await ensureAdmin(store, config.adminToken)) console.log(line);
     } catch (error) {
       await store.close();
       throw error;

@@ -31,9 +31,11 @@ import type {
   PostStore,
   Role,
   SeedData,
+  SettingResult,
   Store,
   StoreOptions,
   TokenHash,
+  TokenOrigin,
   TokenRecord,
   TokenStore,
   UpdateResult,
@@ -72,8 +74,10 @@ interface FactRow {
 interface TokenRow {
   id: number;
   role: Role;
+  origin: TokenOrigin;
   hash: TokenHash;
   created_at: string;
+  last_used_at: string | null;
 }
 
 const toPost = (r: PostRow): Post =>
@@ -84,8 +88,12 @@ const toPost = (r: PostRow): Post =>
     r.updated_at,
   );
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
+/** Token ids are the store's "1", "2", ...: anything else names no token. */
+const idOf = (id: string): number | undefined => parseSequentialId(id);
 const toFact = (r: FactRow): Fact => makeFact(String(r.id), r.text, r.source, r.created_at);
-const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.hash, r.created_at);
+const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.origin, r.hash, r.created_at, r.last_used_at);
+
+const TOKEN = "id, role, origin, hash, created_at, last_used_at";
 
 /**
  * Open (creating if needed) the database file `file`, or ":memory:".
@@ -120,10 +128,16 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ?"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
     anyFactOrArticle: db.prepare<[], { one: number }>("SELECT 1 AS one FROM facts UNION ALL SELECT 1 FROM articles LIMIT 1"),
-    tokenInsert: db.prepare<[Role, string, string], TokenRow>(
-      "INSERT INTO tokens (role, hash, created_at) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING RETURNING id, role, hash, created_at",
+    tokenInsert: db.prepare<[Role, TokenOrigin, string, string], TokenRow>(
+      `INSERT INTO tokens (role, origin, hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN}`,
     ),
-    tokenByHash: db.prepare<[string], TokenRow>("SELECT id, role, hash, created_at FROM tokens WHERE hash = ?"),
+    tokenByHash: db.prepare<[string], TokenRow>(`SELECT ${TOKEN} FROM tokens WHERE hash = ?`),
+    tokenList: db.prepare<[], TokenRow>(`SELECT ${TOKEN} FROM tokens ORDER BY id`),
+    tokenDeleteById: db.prepare<[number], TokenRow>(`DELETE FROM tokens WHERE id = ? RETURNING ${TOKEN}`),
+    tokenDeleteByHash: db.prepare<[string], TokenRow>(`DELETE FROM tokens WHERE hash = ? RETURNING ${TOKEN}`),
+    tokenRevokeSetting: db.prepare<[string | null], TokenRow>(`DELETE FROM tokens WHERE origin = 'setting' AND hash IS NOT ? RETURNING ${TOKEN}`),
+    tokenClaim: db.prepare<[number], TokenRow>(`UPDATE tokens SET origin = 'setting' WHERE id = ? RETURNING ${TOKEN}`),
+    tokenMarkUsed: db.prepare("UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)"),
     tokenHasAdmin: db.prepare<[], { one: number }>("SELECT 1 AS one FROM tokens WHERE role = 'admin' LIMIT 1"),
   };
 
@@ -202,16 +216,36 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     return row === undefined ? undefined : toToken(row);
   };
 
+  const setSettingToken = db.transaction((hash: TokenHash | undefined): SettingResult => {
+    const existing = hash === undefined ? undefined : q.tokenByHash.get(hash);
+    if (existing !== undefined && existing.role !== "admin") return { kind: "conflict", existing: toToken(existing) };
+    // First revoke, then claim: at most one token may have the origin "setting" (a unique index).
+    const revoked = q.tokenRevokeSetting.all(hash ?? null).map(toToken);
+    if (hash === undefined) return { kind: "none", revoked };
+    if (existing === undefined) return { kind: "granted", token: toToken(q.tokenInsert.get("admin", "setting", hash, stamp())!), revoked };
+    return { kind: "kept", token: toToken(q.tokenClaim.get(existing.id)!), revoked };
+  });
+
   const tokens: TokenStore = {
-    async add(hash, role) {
-      const row = q.tokenInsert.get(role, hash, stamp());
+    async add(hash, role, origin = "command") {
+      const row = q.tokenInsert.get(role, origin, hash, stamp());
       if (row === undefined) return { kind: "exists", existing: findToken(hash)! };
       return { kind: "created", item: toToken(row) };
     },
     findByHash: async (hash) => findToken(hash),
+    list: async () => q.tokenList.all().map(toToken),
+    async revoke(ref) {
+      const row = "hash" in ref ? q.tokenDeleteByHash.get(ref.hash) : idOf(ref.id) === undefined ? undefined : q.tokenDeleteById.get(idOf(ref.id)!);
+      return row === undefined ? undefined : toToken(row);
+    },
+    async markUsed(id, olderThan) {
+      const n = idOf(id);
+      if (n !== undefined) q.tokenMarkUsed.run(stamp(), n, olderThan);
+    },
     // IMMEDIATE takes the write lock before the check, so two processes cannot both see "no admin".
     addFirstAdmin: async (hash) =>
-      db.transaction(() => q.tokenHasAdmin.get() === undefined && q.tokenInsert.get("admin", hash, stamp()) !== undefined).immediate(),
+      db.transaction(() => q.tokenHasAdmin.get() === undefined && q.tokenInsert.get("admin", "first-start", hash, stamp()) !== undefined).immediate(),
+    setSettingToken: async (hash) => setSettingToken.immediate(hash),
   };
 
   const seedIfEmpty = (data: SeedData): boolean =>
@@ -276,6 +310,8 @@ function migrate(db: Database.Database, file: string): void {
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
+      // Another process may have migrated between our read and this write lock: read again under the lock.
+      if ((db.pragma("user_version", { simple: true }) as number) !== version) return;
       db.exec(MIGRATIONS[version]!);
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();

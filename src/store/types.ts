@@ -217,26 +217,76 @@ export function asTokenHash(hex: string): TokenHash {
 }
 
 /**
+ * How a token came to be: from the ADMIN_TOKEN setting ("setting"), made by
+ * `npm run token -- add` ("command"), or made and printed at a first start
+ * without ADMIN_TOKEN ("first-start"). Tokens stored before origins were
+ * recorded are "unknown".
+ */
+export const TOKEN_ORIGINS = ["setting", "command", "first-start", "unknown"] as const;
+export type TokenOrigin = (typeof TOKEN_ORIGINS)[number];
+
+/**
  * A token as stored. Ids are assigned by the store, "1", "2", ... in creation
- * order, so logs can name a token without its hash.
+ * order and never reused, so logs and `npm run token -- list` can name a
+ * token without its hash. `lastUsedAt` is absent until the token is first
+ * used, and recorded to within a minute (see `markUsed`).
  */
 export interface TokenRecord {
   readonly id: string;
   readonly role: Role;
+  readonly origin: TokenOrigin;
   readonly hash: TokenHash;
   readonly createdAt: Timestamp;
+  readonly lastUsedAt?: Timestamp;
 }
 
+/** Which token to revoke: by its id, or by its hash (for an operator who holds the token itself). */
+export type TokenRef = { readonly id: string } | { readonly hash: TokenHash };
+
+/** The outcome of making ADMIN_TOKEN's value the one token the setting grants. */
+export type SettingResult =
+  /** Stored as a new admin token ("granted"), or already stored as an admin token ("kept"); `revoked` lists what earlier values had granted. */
+  | { readonly kind: "granted" | "kept"; readonly token: TokenRecord; readonly revoked: readonly TokenRecord[] }
+  /** No value: nothing is granted, and what earlier values had granted is revoked. */
+  | { readonly kind: "none"; readonly revoked: readonly TokenRecord[] }
+  /** The value is a standard user's token: nothing was changed (the role of a token never changes). */
+  | { readonly kind: "conflict"; readonly existing: TokenRecord };
+
 export interface TokenStore {
-  /** Stores a token's hash with its role; "exists" if that hash is stored. */
-  add(hash: TokenHash, role: Role): Promise<CreateResult<TokenRecord>>;
+  /** Stores a token's hash with its role; "exists" if that hash is stored. `origin` defaults to "command". */
+  add(hash: TokenHash, role: Role, origin?: TokenOrigin): Promise<CreateResult<TokenRecord>>;
+  /** The token with this hash, if it exists (a revoked token does not). */
   findByHash(hash: TokenHash): Promise<TokenRecord | undefined>;
+  /** Every token, in id order; a fresh array. */
+  list(): Promise<TokenRecord[]>;
+  /**
+   * Removes the token for good: from the moment this resolves, `findByHash`
+   * finds it nowhere (in no process: nothing caches tokens). Resolves with the
+   * record that was removed, or undefined if there was none.
+   */
+  revoke(ref: TokenRef): Promise<TokenRecord | undefined>;
+  /**
+   * Records that token `id` was used now. To keep writes off the hot path,
+   * callers call it at most about once a minute per token (when `lastUsedAt`
+   * is older than that), and the store writes only if `lastUsedAt` is older
+   * than `olderThan`. Nothing happens for a token that is gone.
+   */
+  markUsed(id: string, olderThan: Timestamp): Promise<void>;
   /**
    * Stores `hash` as an admin token if, and only if, no admin token exists
-   * yet; true if it did. Atomic: of several processes starting at once on an
-   * empty database, exactly one creates (and prints) the first admin token.
+   * yet; true if it did (its origin is "first-start"). Atomic: of several
+   * processes starting at once on an empty database, exactly one creates (and
+   * prints) the first admin token.
    */
   addFirstAdmin(hash: TokenHash): Promise<boolean>;
+  /**
+   * Makes `hash` (ADMIN_TOKEN's value, or undefined when it is unset) the one
+   * token with origin "setting": every other token of that origin is revoked,
+   * and `hash` is stored as an admin token, or, if it is an admin token
+   * already, takes that origin (so that the next value revokes it). All in
+   * one atomic step, so instances starting together settle on one value.
+   */
+  setSettingToken(hash: TokenHash | undefined): Promise<SettingResult>;
 }
 
 // ---------------------------------------------------------------------------

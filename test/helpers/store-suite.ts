@@ -688,8 +688,8 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         const result = await store.tokens.add(hash, "user");
         t.equal(result.kind, "created");
         if (result.kind !== "created") return;
-        t.strictSame(result.item, { id: result.item.id, role: "user", hash, createdAt: clock.iso() });
-        t.strictSame(Object.keys(result.item), ["id", "role", "hash", "createdAt"]);
+        t.strictSame(result.item, { id: result.item.id, role: "user", origin: "command", hash, createdAt: clock.iso() });
+        t.strictSame(Object.keys(result.item), ["id", "role", "origin", "hash", "createdAt"], "no lastUsedAt key before the first use");
         t.match(result.item.id, /^[1-9][0-9]*$/);
         t.strictSame(await store.tokens.findByHash(hash), result.item);
         t.equal(await store.tokens.findByHash(sha256(newToken())), undefined);
@@ -754,6 +754,104 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         const found = await store.tokens.findByHash(hash);
         if (found !== undefined) (found as { role: string }).role = "admin";
         t.equal((await store.tokens.findByHash(hash))?.role, "user");
+      });
+
+      await t.test("list gives every token in id order; revoke by id or by hash removes it for good", async (t) => {
+        const store = await open(t);
+        const hashes = [sha256(newToken()), sha256(newToken()), sha256(newToken())];
+        const added = [];
+        for (const [i, hash] of hashes.entries()) {
+          const r = await store.tokens.add(hash, i === 1 ? "admin" : "user");
+          if (r.kind === "created") added.push(r.item);
+        }
+        t.strictSame(await store.tokens.list(), added);
+        t.strictSame(await store.tokens.revoke({ id: added[0]!.id }), added[0], "by id: resolves with the record");
+        t.strictSame(await store.tokens.revoke({ hash: hashes[2]! }), added[2], "by hash");
+        t.equal(await store.tokens.findByHash(hashes[0]!), undefined, "a revoked token is found nowhere");
+        t.equal(await store.tokens.findByHash(hashes[2]!), undefined);
+        t.strictSame(await store.tokens.list(), [added[1]]);
+        t.equal(await store.tokens.revoke({ id: added[0]!.id }), undefined, "revoking again finds nothing");
+        t.equal(await store.tokens.revoke({ hash: hashes[2]! }), undefined);
+        for (const id of ["0", "01", "x", "", "-1", added[1]!.id + " "]) t.equal(await store.tokens.revoke({ id }), undefined, `no token has id ${JSON.stringify(id)}`);
+        t.strictSame(await store.tokens.list(), [added[1]], "the others are untouched");
+        const again = await store.tokens.add(hashes[0]!, "user");
+        t.equal(again.kind, "created", "a revoked token's hash may be stored again");
+        t.ok(again.kind === "created" && Number(again.item.id) > Number(added[2]!.id), "under a new id: ids are never reused");
+      });
+
+      await t.test("markUsed records the last use, at most once per period", async (t) => {
+        const clock = fakeClock();
+        const store = await open(t, { now: clock.now });
+        const hash = sha256(newToken());
+        const r = await store.tokens.add(hash, "user");
+        const id = r.kind === "created" ? r.item.id : "";
+        clock.advance(5000);
+        const first = clock.iso();
+        await store.tokens.markUsed(id, new Date(Date.parse(first) - 60_000).toISOString());
+        t.equal((await store.tokens.findByHash(hash))?.lastUsedAt, first);
+        t.strictSame(Object.keys((await store.tokens.findByHash(hash)) ?? {}), ["id", "role", "origin", "hash", "createdAt", "lastUsedAt"]);
+        clock.advance(30_000);
+        await store.tokens.markUsed(id, new Date(Date.parse(clock.iso()) - 60_000).toISOString());
+        t.equal((await store.tokens.findByHash(hash))?.lastUsedAt, first, "used again within the period: not written");
+        clock.advance(60_000);
+        await store.tokens.markUsed(id, new Date(Date.parse(clock.iso()) - 60_000).toISOString());
+        t.equal((await store.tokens.findByHash(hash))?.lastUsedAt, clock.iso(), "after the period: written");
+        await t.resolves(store.tokens.markUsed("999999", clock.iso()), "a token that is gone: nothing happens");
+        await t.resolves(store.tokens.markUsed("x", clock.iso()));
+      });
+
+      await t.test("origins: add says 'command' unless told, the first admin 'first-start'", async (t) => {
+        const store = await open(t);
+        const first = sha256(newToken());
+        await store.tokens.addFirstAdmin(first);
+        t.equal((await store.tokens.findByHash(first))?.origin, "first-start");
+        const told = sha256(newToken());
+        await store.tokens.add(told, "user", "unknown");
+        t.equal((await store.tokens.findByHash(told))?.origin, "unknown");
+      });
+
+      await t.test("setSettingToken: the setting's value is the one token it grants", async (t) => {
+        const store = await open(t);
+        const [a, b, c] = [sha256(newToken()), sha256(newToken()), sha256(newToken())];
+        const granted = await store.tokens.setSettingToken(a);
+        t.match(granted, { kind: "granted", token: { role: "admin", origin: "setting", hash: a }, revoked: [] });
+        t.match(await store.tokens.setSettingToken(a), { kind: "kept", token: { hash: a, origin: "setting" }, revoked: [] }, "the same value again: nothing to do");
+
+        const rotated = await store.tokens.setSettingToken(b);
+        t.match(rotated, { kind: "granted", token: { hash: b, origin: "setting" } });
+        t.strictSame(rotated.kind === "granted" ? rotated.revoked.map((r) => r.hash) : undefined, [a], "the old value is revoked");
+        t.equal(await store.tokens.findByHash(a), undefined, "and found nowhere");
+
+        const user = sha256(newToken());
+        const userRecord = await store.tokens.add(user, "user");
+        const conflict = await store.tokens.setSettingToken(user);
+        t.strictSame(conflict, { kind: "conflict", existing: userRecord.kind === "created" ? userRecord.item : undefined }, "a user's token is never made an admin's");
+        t.equal((await store.tokens.findByHash(b))?.origin, "setting", "and on a conflict nothing is revoked");
+
+        await store.tokens.add(c, "admin");
+        const claimed = await store.tokens.setSettingToken(c);
+        t.match(claimed, { kind: "kept", token: { hash: c, role: "admin", origin: "setting" } }, "an admin token named by the setting becomes the setting's");
+        t.strictSame(claimed.kind === "kept" ? claimed.revoked.map((r) => r.hash) : undefined, [b]);
+
+        const none = await store.tokens.setSettingToken(undefined);
+        t.equal(none.kind, "none");
+        t.strictSame(none.kind === "none" ? none.revoked.map((r) => r.hash) : undefined, [c], "no value: what it granted is revoked");
+        t.strictSame(
+          (await store.tokens.list()).map((r) => [r.hash, r.origin]),
+          [[user, "command"]],
+          "only the token the setting never granted is left",
+        );
+      });
+
+      await t.test("setSettingToken from many callers at once: one token of the setting is left", async (t) => {
+        const store = await open(t);
+        const hashes = Array.from({ length: 6 }, () => sha256(newToken()));
+        const results = await Promise.all(hashes.map((h) => store.tokens.setSettingToken(h)));
+        t.ok(results.every((r) => r.kind === "granted"), "each was granted in its turn");
+        const left = (await store.tokens.list()).filter((r) => r.origin === "setting");
+        t.equal(left.length, 1, "one left");
+        const revoked = results.flatMap((r) => (r.kind === "granted" ? r.revoked.map((x) => x.hash) : []));
+        t.strictSame([...revoked, left[0]!.hash].sort(), [...hashes].sort(), "every other one was revoked, each once");
       });
 
       await t.test("the store holds the hash, never the token", async (t) => {
