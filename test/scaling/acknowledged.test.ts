@@ -1,6 +1,8 @@
 // Nothing acknowledged is lost when several processes share one database:
 // WORKERS=2 on one SQLite file, and two instances on one PostgreSQL database.
-// Of writes racing on one record, none is lost.
+// What one process acknowledged, any other serves, byte for byte under the
+// same ETag (so a string that UTF-8 cannot hold is refused, never altered);
+// and of writes racing on one record, none is lost.
 //
 // Each round opens two connections first and only then writes both requests,
 // back to back, so the two handlers run at the same moment in different
@@ -172,9 +174,31 @@ async function races(t: Test, deployment: Deployment): Promise<void> {
   });
 }
 
+async function storedAsSent(t: Test, { ports: [a, b] }: Deployment): Promise<void> {
+  await t.test("a lone surrogate is refused with 422 naming the field; a pair is served back as acknowledged", async (t) => {
+    const lone = await one(a, request("POST", "/api/v1/post/text", JSON_CT, '{"title": "x\\udfffy", "body": "b"}'));
+    t.equal(lone.status, 422);
+    t.match(JSON.parse(lone.body).detail, /^"title" holds a lone surrogate/);
+    t.equal((await one(b, request("GET", "/api/v1/post/text"))).status, 404, "nothing was stored");
+    const article = await one(a, request("UPDATE", "/api/v1/artigo/3", { ...MP, ...AUTH }, '{"author": "\\ud800"}'));
+    t.equal(article.status, 422);
+    t.match(JSON.parse(article.body).detail, /^"author" holds a lone surrogate/);
+
+    t.equal((await one(a, request("POST", "/api/v1/post/text", JSON_CT, '{"title": "\\ud83d\\ude80", "body": "b", "tags": ["\\ud834\\udd1e"]}'))).status, 201);
+    const patched = await one(a, request("PATCH", "/api/v1/post/text", MP, '{"body": "escaped \\ud83d\\ude80, raw 🚀"}'));
+    t.equal(patched.status, 200);
+    const served = await one(b, request("GET", "/api/v1/post/text"));
+    t.equal(served.body, patched.body, "another process serves what was acknowledged");
+    t.equal(served.headers.etag, patched.headers.etag, "under the ETag it was acknowledged with");
+    const conditional = await one(b, request("PATCH", "/api/v1/post/text", { ...MP, "If-Match": patched.headers.etag! }, '{"title": "next"}'));
+    t.equal(conditional.status, 200, "so the acknowledged ETag works as If-Match");
+  });
+}
+
 t.test("WORKERS=2 on one SQLite file", async (t) => {
   const server = stopAtEnd(t, startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "sqlite"), ADMIN_TOKEN: ADMIN, QUIET: "1" }));
   const port = await portOf(server);
+  await storedAsSent(t, { ports: [port, port] });
   await races(t, { ports: [port, port] });
 });
 
@@ -184,5 +208,6 @@ t.test("two instances on one PostgreSQL database", async (t) => {
   const a = stopAtEnd(t, startServer({ DATABASE_URL: url, ADMIN_TOKEN: ADMIN, QUIET: "1" }));
   const b = stopAtEnd(t, startServer({ DATABASE_URL: url, ADMIN_TOKEN: ADMIN, QUIET: "1" }));
   const deployment: Deployment = { ports: [await portOf(a), await portOf(b)] };
+  await storedAsSent(t, deployment);
   await races(t, deployment);
 });
