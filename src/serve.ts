@@ -37,7 +37,7 @@ export function readTls(config: Config): TlsFiles | undefined {
 export async function serve(config: Config): Promise<void> {
   const worker = cluster.isWorker;
   const tls = readTls(config);
-  const store = await openStore(config);
+  const store = await openStore({ ...config, checkIntegrity: !worker });
   if (!worker) {
     // Under WORKERS the primary has done this once, before any worker started.
     // Several instances on one PostgreSQL database may all get here at once:

@@ -12,12 +12,8 @@
 // `durability: "full"` (synchronous=FULL) makes every commit survive power loss
 // too, at the cost of an fsync per commit.
 
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { StoreOpenError } from "./errors.js";
+import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
-import { MIGRATIONS } from "./schema.js";
 import type {
   Article,
   ArticleFields,
@@ -41,13 +37,9 @@ import type {
   UpdateResult,
 } from "./types.js";
 
-export type Durability = "normal" | "full";
+export type { Durability } from "./sqlite-open.js";
 
-export interface SqliteOptions extends StoreOptions {
-  readonly durability?: Durability;
-  /** How long to wait for another process's lock before giving up (ms). */
-  readonly busyTimeoutMs?: number;
-}
+export interface SqliteOptions extends StoreOptions, OpenOptions {}
 
 interface PostRow {
   id: string;
@@ -267,53 +259,4 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       if (db.open) db.close();
     },
   };
-}
-
-function openDatabase(file: string, options: SqliteOptions): Database.Database {
-  let db: Database.Database;
-  try {
-    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
-  } catch (error) {
-    throw new StoreOpenError(`cannot open the database ${file}: ${(error as Error).message}. Check that DATA_DIR exists and is writable by this user.`);
-  }
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
-    db.pragma("foreign_keys = ON");
-    migrate(db, file);
-    return db;
-  } catch (error) {
-    db.close();
-    if (error instanceof StoreOpenError) throw error;
-    const code = (error as { code?: string }).code ?? "";
-    if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
-      throw new StoreOpenError(`${file} is not a startline database or is corrupt (${code}). Move it aside (or restore a backup) and start again.`);
-    }
-    if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
-      throw new StoreOpenError(`${file} is locked by another process (${code}). Stop the other process, or give this server its own DATA_DIR.`);
-    }
-    if (code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN" || code === "SQLITE_IOERR" || code.startsWith("SQLITE_READONLY")) {
-      throw new StoreOpenError(`cannot write to ${file} (${code}). Check that DATA_DIR is writable by this user.`);
-    }
-    throw new StoreOpenError(`cannot prepare the database ${file}: ${(error as Error).message}`);
-  }
-}
-
-/** Schema versions are counted in PRAGMA user_version; each migration moves it up by one. */
-function migrate(db: Database.Database, file: string): void {
-  const current = db.pragma("user_version", { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new StoreOpenError(
-      `${file} has schema version ${current}, newer than this startline understands (${MIGRATIONS.length}). Run a newer startline, or use another DATA_DIR.`,
-    );
-  }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    db.transaction(() => {
-      // Another process may have migrated between our read and this write lock: read again under the lock.
-      if ((db.pragma("user_version", { simple: true }) as number) !== version) return;
-      db.exec(MIGRATIONS[version]!);
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
-  }
 }
