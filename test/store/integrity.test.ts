@@ -2,14 +2,14 @@
 // file (a bad disk, a bad copy) are found by the check at open, and the start
 // stops with one line saying what to do, instead of serving 500s.
 
-import t from "tap";
+import t, { type Test } from "tap";
 import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DATABASE_FILE } from "../../src/store/open.js";
 import { createSqliteStore } from "../../src/store/sqlite.js";
-import { startServer } from "../helpers/process.js";
+import { startServer, type ServerProcess } from "../helpers/process.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "startline-integrity-"));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ const PAGE = 4096; // SQLite's default page size, which the store keeps
  * pages, then has `bytes` zero bytes written at `skip` bytes into its middle
  * page: by default eight whole pages.
  */
-async function corruptDataDir(name: string, bytes = 8 * PAGE, skip = 0): Promise<{ dataDir: string; file: string }> {
+async function corruptDataDir(t: Test, name: string, bytes = 8 * PAGE, skip = 0): Promise<{ dataDir: string; file: string }> {
   const dataDir = path.join(dir, name);
   mkdirSync(dataDir);
   const file = path.join(dataDir, DATABASE_FILE);
@@ -43,7 +43,7 @@ for (const [what, bytes, skip, finding] of [
   ["zeroed cell pointers in one page (the check lists what it found)", 4, 8, /found \d+ problems, the first: "\*\*\* in database main \*\*\* Tree \d+ page \d+ cell \d+: Offset 0 out of range/],
 ] as const) {
   t.test(`the store refuses to open a file with ${what}, in one line saying what to do`, async (t) => {
-    const { file } = await corruptDataDir(`store-${skip}`, bytes, skip);
+    const { file } = await corruptDataDir(t, `store-${skip}`, bytes, skip);
     let error: unknown;
     try {
       createSqliteStore(file);
@@ -70,18 +70,27 @@ t.test("a sound file passes the check, and stays usable after it", async (t) => 
   await again.close();
 });
 
+/** The exit code; or, should the server start serving after all, a failure (and the server stopped), rather than a wait for an exit that never comes. */
+async function exitCode(t: Test, server: ServerProcess): Promise<number | null> {
+  const outcome = await Promise.race([server.exited().then((code) => ({ code })), server.line(/^listening on /).then((line) => ({ line }))]);
+  if ("code" in outcome) return outcome.code;
+  t.fail(`it started serving on a corrupt file: ${outcome.line}`);
+  server.child.kill("SIGKILL");
+  return server.exited();
+}
+
 t.test("npm start on a corrupt file: one line, exit code 1, nothing served", async (t) => {
-  const { dataDir } = await corruptDataDir("single");
+  const { dataDir } = await corruptDataDir(t, "single");
   const server = startServer({ DATA_DIR: dataDir });
-  t.equal(await server.exited(), 1);
+  t.equal(await exitCode(t, server), 1);
   t.equal(server.lines.length, 1, server.lines.join("\n"));
   t.match(server.lines[0], ONE_LINE);
 });
 
 t.test("WORKERS=2 on a corrupt file: the primary's check stops the start, before any worker", async (t) => {
-  const { dataDir } = await corruptDataDir("workers");
+  const { dataDir } = await corruptDataDir(t, "workers");
   const server = startServer({ DATA_DIR: dataDir, WORKERS: "2" });
-  t.equal(await server.exited(), 1);
+  t.equal(await exitCode(t, server), 1);
   t.equal(server.lines.length, 1, server.lines.join("\n"));
   t.match(server.lines[0], ONE_LINE);
 });
