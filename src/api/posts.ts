@@ -13,7 +13,7 @@ import { json } from "./json.js";
 import { mergePatcher } from "./merge-patch.js";
 import { chooseFormat, represent } from "./negotiate.js";
 import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
-import { requireMatch, single } from "./single.js";
+import { hasPreconditions, requireMatch, single } from "./single.js";
 import { validate } from "./validate.js";
 
 const ID = new RegExp(ID_PATTERN);
@@ -156,8 +156,10 @@ export function postRoutes(ctx: ApiContext): Route[] {
       },
       handler: async (request, { id }) => {
         await guardWrite(request);
-        // If-Match is checked against the post as stored, in the same atomic step as the delete.
-        if (!(await store.posts.delete(id!, (current) => requireMatch(request, current)))) missing(request, id!);
+        // If-Match is checked against the post as stored, in the same atomic step as the delete;
+        // without a precondition there is nothing to read first (one statement on PostgreSQL).
+        const guard = hasPreconditions(request) ? (current: Post) => requireMatch(request, current) : undefined;
+        if (!(await store.posts.delete(id!, guard))) missing(request, id!);
         return json(200, { deleted: true, id });
       },
     },
