@@ -140,8 +140,20 @@ async function commands(t: Test, where: Where, count: number, env: Record<string
   t.match(usage.stderr, /usage: npm run token -- add --role admin\|user\n\s+npm run token -- list\n\s+npm run token -- revoke <token-or-id>/);
 }
 
+async function userTokenAsSetting(t: Test, where: Where, env: Record<string, string>): Promise<void> {
+  const made = await token(where, "add", "--role", "user");
+  const user = /^(sl_\S+)$/m.exec(made.stdout)?.[1] ?? "";
+  const server = serve(t, where, { ...env, ADMIN_TOKEN: user });
+  const outcome = await Promise.race([server.exited().then((code) => ({ code })), server.line(/^listening on /).then((line) => ({ line }))]);
+  t.strictSame(outcome, { code: 1 }, "the start stops, exit code 1");
+  t.equal(server.lines.length, 1, server.lines.join(" | "));
+  t.match(server.lines[0], /^startline: ADMIN_TOKEN is the value of token 1, a standard user's token; a token's role never changes, so choose another value \(or revoke that token: npm run token -- revoke 1\)$/);
+  t.notOk(server.lines[0]?.includes(user), "without printing the token");
+}
+
 t.test("WORKERS=2 on one SQLite file", async (t) => {
   const env = { WORKERS: "2" };
+  await t.test("an ADMIN_TOKEN that is a user's token stops the start, in one line", (t) => userTokenAsSetting(t, { DATA_DIR: path.join(dir, "conflict") }, env));
   await t.test("a new ADMIN_TOKEN revokes the old one at start", (t) => rotation(t, { DATA_DIR: path.join(dir, "rotation") }, 1, env));
   await t.test("npm run token -- list and revoke; a revoked token is refused at once by every worker", (t) => commands(t, { DATA_DIR: path.join(dir, "commands") }, 1, env));
 });
