@@ -38,8 +38,7 @@ export async function runPrimary(config: Config): Promise<void> {
   const store = await openStore(config);
   try {
     await seed(store);
-    const created = await ensureAdmin(store, config.adminToken);
-    if (created !== undefined) console.log(created);
+    for (const line of await ensureAdmin(store, config.adminToken)) console.log(line);
   } finally {
     await store.close();
   }

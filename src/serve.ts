@@ -37,7 +37,7 @@ export function readTls(config: Config): TlsFiles | undefined {
 export async function serve(config: Config): Promise<void> {
   const worker = cluster.isWorker;
   const tls = readTls(config);
-  const store = await openStore(config);
+  const store = await openStore({ ...config, checkIntegrity: !worker });
   if (!worker) {
     // Under WORKERS the primary has done this once, before any worker started.
     // Several instances on one PostgreSQL database may all get here at once:
@@ -45,8 +45,7 @@ export async function serve(config: Config): Promise<void> {
     // one creates an admin token.
     try {
       await seed(store);
-      const created = await ensureAdmin(store, config.adminToken);
-      if (created !== undefined) console.log(created);
+      for (const line of await ensureAdmin(store, config.adminToken)) console.log(line);
     } catch (error) {
       await store.close();
       throw error;

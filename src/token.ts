@@ -1,33 +1,108 @@
-// `npm run token -- add --role admin|user`: create a bearer token, store its
-// hash in the server's database (DATABASE_URL, or DATA_DIR's SQLite file),
-// print the token once.
+// `npm run token -- <command>`: manage the bearer tokens in the server's
+// database (DATABASE_URL, or DATA_DIR's SQLite file), while it runs or not.
+//
+//   add --role admin|user    create a token, store its hash, print it once
+//   list                     id, role, origin, created, last used; never a secret
+//   revoke <token-or-id>     remove a token; every server refuses it from then on
+//
+// Servers look tokens up in the database on every request (nothing is
+// cached), so a revoked token gets 401 at once, in every worker and instance.
 
 import { generateToken, hashToken } from "./api/auth.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { StoreOpenError, StoreUnavailableError } from "./store/errors.js";
 import { openStore } from "./store/open.js";
-import { isRole } from "./store/types.js";
+import { parseSequentialId } from "./store/records.js";
+import { isRole, type Store, type TokenRecord } from "./store/types.js";
 
-const USAGE = "usage: npm run token -- add --role admin|user";
+const USAGE = [
+  "usage: npm run token -- add --role admin|user",
+  "       npm run token -- list",
+  "       npm run token -- revoke <token-or-id>",
+].join("\n");
+
+type Command = (store: Store) => Promise<number>;
+
+/** The command line as a command to run, or undefined if it is not one. */
+function parse(argv: readonly string[]): Command | undefined {
+  const [command, ...rest] = argv;
+  if (command === "add" && rest.length === 2 && rest[0] === "--role" && isRole(rest[1]!)) return add(rest[1]);
+  if (command === "list" && rest.length === 0) return list;
+  if (command === "revoke" && rest.length === 1 && rest[0] !== "") return revoke(rest[0]!);
+  return undefined;
+}
+
+const add =
+  (role: "admin" | "user"): Command =>
+  async (store) => {
+    const token = generateToken();
+    await store.tokens.add(hashToken(token), role, "command");
+    console.log(`created a ${role} token; it is shown only now, so keep it:`);
+    console.log(token);
+    return 0;
+  };
+
+const ORIGINS: Record<TokenRecord["origin"], string> = {
+  setting: "ADMIN_TOKEN",
+  command: "token add",
+  "first-start": "first start",
+  unknown: "unknown",
+};
+
+/** Rows as aligned columns; the secret is never among them (the store has only its hash, and the hash is not shown either). */
+async function list(store: Store): Promise<number> {
+  const tokens = await store.tokens.list();
+  if (tokens.length === 0) {
+    console.log("no tokens");
+    return 0;
+  }
+  const rows = [
+    ["id", "role", "origin", "created", "last used"],
+    ...tokens.map((t) => [t.id, t.role, ORIGINS[t.origin], t.createdAt, t.lastUsedAt ?? "never"]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) console.log(row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd());
+  return 0;
+}
+
+/**
+ * An id as `list` prints it ("3"), or else the token itself. Ids are at most
+ * 15 digits and ADMIN_TOKEN at least 16 characters, so the two never meet.
+ */
+const revoke =
+  (given: string): Command =>
+  async (store) => {
+    const byId = parseSequentialId(given) !== undefined;
+    const revoked = await store.tokens.revoke(byId ? { id: given } : { hash: hashToken(given) });
+    if (revoked === undefined) {
+      console.error(
+        byId
+          ? `startline: there is no token with id ${given} (npm run token -- list shows the ids)`
+          : "startline: that token is not stored (revoked already, or never created here); npm run token -- list shows the ids",
+      );
+      return 1;
+    }
+    console.log(`revoked token ${revoked.id} (${revoked.role}, created ${revoked.createdAt}); it is refused from now on`);
+    if (revoked.origin === "setting") {
+      console.log("it came from ADMIN_TOKEN: a server started with that value grants it again, so change or remove ADMIN_TOKEN too");
+    }
+    return 0;
+  };
 
 async function main(argv: readonly string[]): Promise<number> {
-  const [command, flag, role] = argv;
-  if (command !== "add" || flag !== "--role" || role === undefined || !isRole(role) || argv.length !== 3) {
+  const command = parse(argv);
+  if (command === undefined) {
     console.error(USAGE);
     return 2;
   }
   const config = loadConfig(process.env, []);
   if (config.dataDir === ":memory:" && config.databaseUrl === undefined) {
-    console.error("startline: DATA_DIR=:memory: keeps nothing, so a token made here would vanish; set DATA_DIR to the server's data directory (or DATABASE_URL to its database)");
+    console.error("startline: DATA_DIR=:memory: keeps nothing, so there are no tokens to manage here; set DATA_DIR to the server's data directory (or DATABASE_URL to its database)");
     return 2;
   }
   const store = await openStore(config);
   try {
-    const token = generateToken();
-    await store.tokens.add(hashToken(token), role);
-    console.log(`created a ${role} token; it is shown only now, so keep it:`);
-    console.log(token);
-    return 0;
+    return await command(store);
   } finally {
     await store.close();
   }
@@ -37,6 +112,6 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   if (error instanceof ConfigError || error instanceof StoreOpenError || error instanceof StoreUnavailableError) console.error(`startline: ${error.message}`);
-  else console.error("startline: could not create a token:", error);
+  else console.error("startline: the token command failed:", error);
   process.exitCode = 1;
 }

@@ -8,7 +8,7 @@ import type { Article, ArticleFields } from "../store/types.js";
 import { requireRole } from "./auth.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED } from "./docs.js";
-import { patchFields } from "./merge-patch.js";
+import { mergePatcher } from "./merge-patch.js";
 import { chooseFormat } from "./negotiate.js";
 import { articleFieldsSchema, articlePatchSchema, articleSchema } from "./schemas.js";
 import { requireMatch, single } from "./single.js";
@@ -63,10 +63,12 @@ export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
         // Authorization comes first: a caller without rights learns nothing, not even whether the id exists.
         await requireRole(request, store.tokens, "admin");
         chooseFormat(request, ["json"]); // a 406 must come before anything changes
-        const current = (await store.articles.get(id!)) ?? missing(request, id!);
-        requireMatch(request, current);
-        const fields = patchFields<ArticleFields>(request, fieldsOf(current), articleFieldsSchema, "an article");
-        const result = await store.articles.update(id!, fields);
+        const merge = mergePatcher<ArticleFields>(request, articleFieldsSchema, "an article");
+        // Precondition and merge are decided on the article as stored, in the store's write transaction (one atomic step).
+        const result = await store.articles.update(id!, (current) => {
+          requireMatch(request, current);
+          return merge(fieldsOf(current));
+        });
         if (result.kind === "missing") missing(request, id!);
         return single(request, result.item);
       },

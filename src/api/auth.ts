@@ -7,7 +7,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { headerValue, type Request } from "../http/request.js";
 import { fail } from "../http/problem.js";
-import { asTokenHash, type Role, type TokenHash, type TokenStore } from "../store/types.js";
+import { asTokenHash, type Role, type TokenHash, type TokenRecord, type TokenStore } from "../store/types.js";
 
 /** "sl_" marks startline tokens so secret scanners and people can recognise one. */
 const PREFIX = "sl_";
@@ -38,7 +38,22 @@ export async function identify(request: Request, tokens: TokenStore): Promise<Ca
   if (record === undefined || !timingSafeEqual(Buffer.from(record.hash, "hex"), Buffer.from(hash, "hex"))) {
     return { kind: "rejected", reason: "The bearer token is not valid" };
   }
+  await noteUse(tokens, record);
   return { kind: "authenticated", role: record.role, tokenId: record.id };
+}
+
+/** How stale a token's lastUsedAt may get before a request records a newer one: one write per token per minute at most. */
+const USE_GRANULARITY_MS = 60_000;
+
+/**
+ * Records when a token was last used (shown by `npm run token -- list`), to
+ * the minute. Best effort: a database too busy to take the write must not
+ * fail the request that the token has already authorized.
+ */
+async function noteUse(tokens: TokenStore, record: TokenRecord): Promise<void> {
+  const threshold = new Date(Date.now() - USE_GRANULARITY_MS).toISOString();
+  if (record.lastUsedAt !== undefined && record.lastUsedAt >= threshold) return;
+  await tokens.markUsed(record.id, threshold).catch(() => undefined);
 }
 
 /** RFC 6750 §3: the challenge, with an error code when credentials were sent. */

@@ -4,6 +4,7 @@
 import type { Request } from "../http/request.js";
 import { fail, HttpError } from "../http/problem.js";
 import { refuseMediaType } from "../http/media.js";
+import { illFormedPlace } from "./unicode.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
@@ -21,16 +22,30 @@ function decode(request: Request): string {
   }
 }
 
-/** The body as JSON of one of the accepted media types. */
+/**
+ * The body as JSON of one of the accepted media types, with every string in
+ * it well-formed Unicode (422 naming the first one that is not: see unicode.ts).
+ */
 export function readJson(request: Request, accepted: readonly string[] = ["application/json"]): unknown {
   requireType(request, accepted);
   const text = decode(request);
   if (text.trim() === "") fail(400, { kind: "invalid-json", detail: "The body is empty; send a JSON object.", instance: request.target });
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     fail(400, { kind: "invalid-json", detail: `The body is not valid JSON: ${(error as Error).message}.`, instance: request.target });
   }
+  const place = illFormedPlace(text, value);
+  if (place !== undefined) {
+    const where = place.path === "" ? "The body" : `"${place.path.slice(0, 100)}"`;
+    const detail =
+      place.what === "name"
+        ? `The member name at ${where} holds a lone surrogate (a \\uD800-\\uDFFF escape that is not half of a pair), which is not Unicode text. Send well-formed text.`
+        : `${where} holds a lone surrogate (a \\uD800-\\uDFFF escape that is not half of a pair), which is not Unicode text; it could not be stored as sent. Send well-formed text.`;
+    fail(422, { kind: "invalid-fields", title: "Invalid fields", detail, instance: request.target, extensions: { errors: [detail] } });
+  }
+  return value;
 }
 
 /** The body as UTF-8 text/plain. */

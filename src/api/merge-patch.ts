@@ -1,7 +1,7 @@
 // JSON Merge Patch (RFC 7396 §2): null removes a member, an object merges
 // recursively, anything else replaces.
 
-import { fail } from "../http/problem.js";
+import { fail, HttpError } from "../http/problem.js";
 import type { Request } from "../http/request.js";
 import { readJson } from "./body.js";
 import { validate } from "./validate.js";
@@ -38,23 +38,42 @@ function define(o: Record<string, unknown>, key: string, value: unknown): void {
 }
 
 /**
- * The whole PATCH/UPDATE step after the resource is found: read the body as a
- * merge patch (415/400), require an object (422), merge it into `current`,
- * and check the result against the resource's schema (422).
+ * The body of a PATCH/UPDATE as a function from the stored fields to the new
+ * ones: the store calls it inside its write transaction, on the record as
+ * stored (src/store/types.ts, Change), so that concurrent patches each apply
+ * to the result of the ones before.
+ *
+ * The body is read here, once, before any lock is taken (415/400, and 422 if
+ * it is not an object); a problem with it is held back and thrown when the
+ * function is first called, so that it still comes after 404 and after a
+ * failed precondition (412), which RFC 9110 §13.2.1 puts before any
+ * processing of the content. Called, the function merges (RFC 7396) and
+ * checks the result against the resource's schema (422).
  */
-export function patchFields<T>(request: Request, current: T, schema: object, what: string): T {
-  const patch = readJson(request, MERGE_PATCH_TYPES);
-  if (!isObject(patch)) {
-    fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `A merge patch for ${what} must be a JSON object.`, instance: request.target });
-  }
-  let merged: unknown;
+export function mergePatcher<T>(request: Request, schema: object, what: string): (current: T) => T {
+  let patch: Record<string, unknown>;
   try {
-    merged = mergePatch(current, patch);
+    const parsed = readJson(request, MERGE_PATCH_TYPES);
+    if (!isObject(parsed)) {
+      fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `A merge patch for ${what} must be a JSON object.`, instance: request.target });
+    }
+    patch = parsed;
   } catch (error) {
-    if (!(error instanceof PatchTooDeepError)) throw error;
-    fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The patch is nested too deeply: ${error.message}.`, instance: request.target });
+    if (!(error instanceof HttpError)) throw error;
+    return () => {
+      throw error;
+    };
   }
-  return validate<T>(schema, merged, request.target);
+  return (current) => {
+    let merged: unknown;
+    try {
+      merged = mergePatch(current, patch);
+    } catch (error) {
+      if (!(error instanceof PatchTooDeepError)) throw error;
+      fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The patch is nested too deeply: ${error.message}.`, instance: request.target });
+    }
+    return validate<T>(schema, merged, request.target);
+  };
 }
 
 /** RFC 7396 §4 registers application/merge-patch+json; plain JSON is accepted too. */

@@ -10,10 +10,10 @@ import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, JSON_OR_YAML, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED, postId, VARY } from "./docs.js";
 import { json } from "./json.js";
-import { patchFields } from "./merge-patch.js";
+import { mergePatcher } from "./merge-patch.js";
 import { chooseFormat, represent } from "./negotiate.js";
 import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
-import { requireMatch, single } from "./single.js";
+import { hasPreconditions, requireMatch, single } from "./single.js";
 import { validate } from "./validate.js";
 
 const ID = new RegExp(ID_PATTERN);
@@ -132,10 +132,12 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
       handler: async (request, { id }) => {
         await guardWrite(request);
         chooseFormat(request, ["json"]); // a 406 must come before anything changes
-        const current = (await store.posts.get(id!)) ?? missing(request, id!);
-        requireMatch(request, current);
-        const fields = patchFields<PostFields>(request, fieldsOf(current), postFieldsSchema, "a post");
-        const result = await store.posts.update(id!, fields);
+        const merge = mergePatcher<PostFields>(request, postFieldsSchema, "a post");
+        // Precondition and merge are decided on the post as stored, in the store's write transaction (one atomic step).
+        const result = await store.posts.update(id!, (current) => {
+          requireMatch(request, current);
+          return merge(fieldsOf(current));
+        });
         if (result.kind === "missing") missing(request, id!);
         return single(request, result.item);
       },
@@ -154,8 +156,10 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
       },
       handler: async (request, { id }) => {
         await guardWrite(request);
-        requireMatch(request, (await store.posts.get(id!)) ?? missing(request, id!));
-        if (!(await store.posts.delete(id!))) missing(request, id!);
+        // If-Match is checked against the post as stored, in the same atomic step as the delete;
+        // without a precondition there is nothing to read first (one statement on PostgreSQL).
+        const guard = hasPreconditions(request) ? (current: Post) => requireMatch(request, current) : undefined;
+        if (!(await store.posts.delete(id!, guard))) missing(request, id!);
         return json(200, { deleted: true, id });
       },
     },

@@ -24,6 +24,11 @@ export function single(request: Request, value: unknown, headers?: Readonly<Reco
   return { status: 200, headers: { "Content-Type": MEDIA_TYPES.json, "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY, ...headers }, body };
 }
 
+/** Whether the request carries a precondition that requireMatch evaluates. */
+export function hasPreconditions(request: Request): boolean {
+  return headerValue(request, "if-match") !== undefined || headerValue(request, "if-none-match") !== undefined;
+}
+
 /**
  * The preconditions of a write (RFC 9110 §13.1.1, §13.1.2, evaluated as
  * §13.2.2 orders them), checked before anything changes: 412 when If-Match

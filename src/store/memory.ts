@@ -6,7 +6,8 @@
 //
 // The methods are `async` only to honour the Store interface: each one does
 // its work synchronously before its first (and only) return, so no other call
-// can interleave with it, and every method is atomic by construction.
+// can interleave with it, and every method is atomic by construction (a
+// caller's Change or Guard runs synchronously inside that work, too).
 
 import {
   clockFrom,
@@ -22,7 +23,7 @@ import {
   parseSequentialId,
   pickIndex,
 } from "./records.js";
-import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Store, StoreOptions, TokenRecord, TokenStore } from "./types.js";
+import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Store, StoreOptions, TokenOrigin, TokenRecord, TokenStore } from "./types.js";
 
 interface State {
   /** Map order is insertion order: creation order, as `list()` promises. */
@@ -32,7 +33,7 @@ interface State {
   readonly facts: Fact[];
   /** Keyed by hash. */
   readonly tokens: Map<string, TokenRecord>;
-  /** Token ids are never reused, even if revoking tokens is added later. */
+  /** Token ids are never reused, not even the id of a revoked token. */
   nextTokenId: number;
 }
 
@@ -69,16 +70,20 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.posts.set(post.id, post);
       return { kind: "created", item: copyPost(post) };
     },
-    async update(id, fields) {
+    async update(id, change) {
       open();
       const current = state.posts.get(id);
       if (current === undefined) return { kind: "missing" };
+      const fields = change(copyPost(current)); // throws to change nothing
       const post = makePost(id, fields, current.publishedAt, laterOf(stamp(), current.updatedAt));
       state.posts.set(id, post); // replacing a key keeps its place in the Map
       return { kind: "updated", item: copyPost(post) };
     },
-    async delete(id) {
+    async delete(id, guard) {
       open();
+      const current = state.posts.get(id);
+      if (current === undefined) return false;
+      guard?.(copyPost(current)); // throws to keep the post
       return state.posts.delete(id);
     },
   };
@@ -93,10 +98,11 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const article = state.articles.get(id);
       return article === undefined ? undefined : copyArticle(article);
     },
-    async update(id, fields) {
+    async update(id, change) {
       open();
       const current = state.articles.get(id);
       if (current === undefined) return { kind: "missing" };
+      const fields = change(copyArticle(current)); // throws to change nothing
       const article = makeArticle(id, fields, laterOf(stamp(), current.updatedAt));
       state.articles.set(id, article);
       return { kind: "updated", item: copyArticle(article) };
@@ -128,31 +134,64 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     },
   };
 
-  function addToken(hash: TokenRecord["hash"], role: TokenRecord["role"]): TokenRecord {
-    const token = makeToken(String(state.nextTokenId), role, hash, stamp());
+  function addToken(hash: TokenRecord["hash"], role: TokenRecord["role"], origin: TokenOrigin): TokenRecord {
+    const token = makeToken(String(state.nextTokenId), role, origin, hash, stamp());
     state.nextTokenId += 1;
     state.tokens.set(hash, token);
     return token;
   }
 
+  const tokensOf = (origin: TokenOrigin) => [...state.tokens.values()].filter((token) => token.origin === origin);
+
   const tokens: TokenStore = {
-    async add(hash, role) {
+    async add(hash, role, origin = "command") {
       open();
       const existing = state.tokens.get(hash);
       if (existing !== undefined) return { kind: "exists", existing: copyToken(existing) };
-      return { kind: "created", item: copyToken(addToken(hash, role)) };
+      return { kind: "created", item: copyToken(addToken(hash, role, origin)) };
     },
     async findByHash(hash) {
       open();
       const token = state.tokens.get(hash);
       return token === undefined ? undefined : copyToken(token);
     },
+    async list() {
+      open();
+      // Map order is insertion order, and ids grow with insertion.
+      return [...state.tokens.values()].map(copyToken);
+    },
+    async revoke(ref) {
+      open();
+      const token = "hash" in ref ? state.tokens.get(ref.hash) : [...state.tokens.values()].find((t) => t.id === ref.id);
+      if (token === undefined) return undefined;
+      state.tokens.delete(token.hash);
+      return copyToken(token);
+    },
+    async markUsed(id, olderThan) {
+      open();
+      const token = [...state.tokens.values()].find((t) => t.id === id);
+      if (token === undefined || (token.lastUsedAt !== undefined && token.lastUsedAt >= olderThan)) return;
+      state.tokens.set(token.hash, makeToken(token.id, token.role, token.origin, token.hash, token.createdAt, stamp()));
+    },
     async addFirstAdmin(hash) {
       open();
       for (const token of state.tokens.values()) if (token.role === "admin") return false;
       if (state.tokens.has(hash)) return false; // a user token under this hash: never promote it
-      addToken(hash, "admin");
+      addToken(hash, "admin", "first-start");
       return true;
+    },
+    async setSettingToken(hash) {
+      open();
+      const existing = hash === undefined ? undefined : state.tokens.get(hash);
+      if (existing !== undefined && existing.role !== "admin") return { kind: "conflict", existing: copyToken(existing) };
+      const revoked = tokensOf("setting").filter((token) => token.hash !== hash);
+      for (const token of revoked) state.tokens.delete(token.hash);
+      const result = { revoked: revoked.map(copyToken) };
+      if (hash === undefined) return { kind: "none", ...result };
+      if (existing === undefined) return { kind: "granted", token: copyToken(addToken(hash, "admin", "setting")), ...result };
+      const claimed = makeToken(existing.id, existing.role, "setting", existing.hash, existing.createdAt, existing.lastUsedAt);
+      state.tokens.set(hash, claimed);
+      return { kind: "kept", token: copyToken(claimed), ...result };
     },
   };
 

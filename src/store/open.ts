@@ -17,6 +17,11 @@ export interface StoreSettings {
   readonly durability: Durability;
   readonly databaseUrl?: string | undefined;
   readonly databasePoolSize?: number;
+  /**
+   * Check the SQLite file's integrity on opening (default true); the workers
+   * of WORKERS skip it, since their primary has just checked the same file.
+   */
+  readonly checkIntegrity?: boolean;
 }
 
 export async function openStore(settings: StoreSettings): Promise<Store> {
@@ -24,5 +29,5 @@ export async function openStore(settings: StoreSettings): Promise<Store> {
     return createPostgresStore(settings.databaseUrl, { poolSize: settings.databasePoolSize ?? DEFAULT_POOL_SIZE });
   }
   if (settings.dataDir === ":memory:") return createMemoryStore();
-  return createSqliteStore(path.join(settings.dataDir, DATABASE_FILE), { durability: settings.durability });
+  return createSqliteStore(path.join(settings.dataDir, DATABASE_FILE), { durability: settings.durability, checkIntegrity: settings.checkIntegrity ?? true });
 }

@@ -2,13 +2,17 @@
 // connections), for several startline instances on several machines. Chosen
 // by DATABASE_URL=postgres://...
 //
-// Every method is one statement, atomic by itself, except the two that must
-// check and then write (seedIfEmpty, tokens.addFirstAdmin): those run in a
+// Most methods are one statement, atomic by itself. The read-decide-write
+// steps (an update, whose Change merges into the stored record and checks
+// If-Match; a delete with a Guard) run in a transaction that reads the row
+// with SELECT ... FOR UPDATE: the row stays locked until COMMIT, so an
+// instance changing it at the same moment waits, and then reads the row as
+// this one left it. The start-time steps that must check and then write
+// (seedIfEmpty, and the tokens' addFirstAdmin and setSettingToken) run in a
 // transaction that first takes an advisory lock, so that instances starting
-// together queue instead of both deciding "empty". Races between instances at
-// run time are settled by the keys: publishing one post id from two instances
-// at once is INSERT ... ON CONFLICT DO NOTHING on the primary key, so exactly
-// one of them inserts.
+// together queue instead of both deciding "empty". Publishing one post id
+// from two instances at once is settled by the key: INSERT ... ON CONFLICT
+// DO NOTHING on the primary key, so exactly one of them inserts.
 //
 // Statements are named, so each pooled connection prepares each one once.
 // Records leave through the same make* functions as the other stores', so
@@ -26,7 +30,24 @@ import { migrate } from "./pg-migrate.js";
 import { PG_LOCK, PG_LOCK_SPACE } from "./pg-schema.js";
 import { SESSION_SETUP, TYPES } from "./pg-types.js";
 import { clockFrom, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
-import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Role, Store, StoreOptions, Timestamp, TokenHash, TokenRecord, TokenStore } from "./types.js";
+import type {
+  Article,
+  ArticleStore,
+  Fact,
+  FactStore,
+  Post,
+  PostStore,
+  Role,
+  SettingResult,
+  Store,
+  StoreOptions,
+  Timestamp,
+  TokenHash,
+  TokenOrigin,
+  TokenRecord,
+  TokenStore,
+  UpdateResult,
+} from "./types.js";
 
 export const DEFAULT_POOL_SIZE = 10;
 
@@ -69,20 +90,22 @@ interface FactRow {
 interface TokenRow {
   id: string;
   role: Role;
+  origin: TokenOrigin;
   hash: TokenHash;
   created_at: Timestamp;
+  last_used_at: Timestamp | null;
 }
 
 const toPost = (r: PostRow): Post =>
   makePost(r.id, { title: r.title, body: r.body, ...(r.author === null ? {} : { author: r.author }), ...(r.tags === null ? {} : { tags: r.tags }) }, r.published_at, r.updated_at);
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
 const toFact = (r: FactRow): Fact => makeFact(r.id, r.text, r.source, r.created_at);
-const toToken = (r: TokenRow): TokenRecord => makeToken(r.id, r.role, r.hash, r.created_at);
+const toToken = (r: TokenRow): TokenRecord => makeToken(r.id, r.role, r.origin, r.hash, r.created_at, r.last_used_at);
 
 const POST = "id, title, body, author, tags, published_at, updated_at";
 const ARTICLE = "id, title, body, author, updated_at";
 const FACT = "id, text, source, created_at";
-const TOKEN = "id, role, hash, created_at";
+const TOKEN = "id, role, origin, hash, created_at, last_used_at";
 
 /** A named statement: prepared once per connection, then only executed. */
 function statement(name: string, text: string) {
@@ -92,6 +115,8 @@ function statement(name: string, text: string) {
 const Q = {
   postList: statement("post-list", `SELECT ${POST} FROM posts ORDER BY seq`),
   postGet: statement("post-get", `SELECT ${POST} FROM posts WHERE id = $1`),
+  // In a transaction: the row is locked until COMMIT, and a writer that got there first is waited for, then read as it left it.
+  postLock: statement("post-lock", `SELECT ${POST} FROM posts WHERE id = $1 FOR UPDATE`),
   postInsert: statement(
     "post-insert",
     `INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING`,
@@ -104,6 +129,7 @@ const Q = {
   postDelete: statement("post-delete", "DELETE FROM posts WHERE id = $1"),
   articleList: statement("article-list", `SELECT ${ARTICLE} FROM articles ORDER BY seq`),
   articleGet: statement("article-get", `SELECT ${ARTICLE} FROM articles WHERE id = $1`),
+  articleLock: statement("article-lock", `SELECT ${ARTICLE} FROM articles WHERE id = $1 FOR UPDATE`),
   articleUpdate: statement(
     "article-update",
     `UPDATE articles SET title = $2, body = $3, author = $4, updated_at = GREATEST($5::timestamptz, updated_at) WHERE id = $1 RETURNING ${ARTICLE}`,
@@ -116,12 +142,22 @@ const Q = {
     `SELECT ${FACT} FROM facts ORDER BY id OFFSET (SELECT GREATEST(LEAST(floor($1::float8 * count(*)), count(*) - 1), 0) FROM facts)::bigint LIMIT 1`,
   ),
   factInsert: statement("fact-insert", `INSERT INTO facts (text, source, created_at) VALUES ($1, $2, $3) RETURNING ${FACT}`),
-  tokenInsert: statement("token-insert", `INSERT INTO tokens (role, hash, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN}`),
+  tokenInsert: statement(
+    "token-insert",
+    `INSERT INTO tokens (role, origin, hash, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN}`,
+  ),
   tokenByHash: statement("token-by-hash", `SELECT ${TOKEN} FROM tokens WHERE hash = $1`),
+  tokenList: statement("token-list", `SELECT ${TOKEN} FROM tokens ORDER BY id`),
+  tokenDeleteById: statement("token-delete-by-id", `DELETE FROM tokens WHERE id = $1 RETURNING ${TOKEN}`),
+  tokenDeleteByHash: statement("token-delete-by-hash", `DELETE FROM tokens WHERE hash = $1 RETURNING ${TOKEN}`),
+  // $1 may be NULL (ADMIN_TOKEN unset): IS DISTINCT FROM then revokes every token of the setting.
+  tokenRevokeSetting: statement("token-revoke-setting", `DELETE FROM tokens WHERE origin = 'setting' AND hash IS DISTINCT FROM $1 RETURNING ${TOKEN}`),
+  tokenClaim: statement("token-claim", `UPDATE tokens SET origin = 'setting' WHERE id = $1 RETURNING ${TOKEN}`),
+  tokenMarkUsed: statement("token-mark-used", "UPDATE tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)"),
   // Only under the setup lock (see addFirstAdmin): NOT EXISTS alone does not stop two transactions at once.
   tokenFirstAdmin: statement(
     "token-first-admin",
-    `INSERT INTO tokens (role, hash, created_at) SELECT 'admin', $1, $2 WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE role = 'admin') ON CONFLICT (hash) DO NOTHING`,
+    `INSERT INTO tokens (role, origin, hash, created_at) SELECT 'admin', 'first-start', $1, $2 WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE role = 'admin') ON CONFLICT (hash) DO NOTHING`,
   ),
   setupLock: statement("setup-lock", "SELECT pg_advisory_xact_lock($1, $2)"),
   seeded: statement("seeded", "SELECT EXISTS (SELECT 1 FROM facts) OR EXISTS (SELECT 1 FROM articles) AS seeded"),
@@ -189,8 +225,12 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     }
   }
 
-  /** Runs `fn` in a transaction holding the setup lock: the check-then-write methods. */
-  async function underSetupLock<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in a transaction on one pooled connection: COMMIT if it
+   * resolves, ROLLBACK if it rejects (and the call rejects with the same
+   * error, so a caller's Change that throws passes through unchanged).
+   */
+  async function transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     if (closed) throw new Error("the store is closed");
     let client: PoolClient;
     try {
@@ -201,7 +241,6 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
-      await client.query(Q.setupLock(PG_LOCK_SPACE, PG_LOCK.setup));
       const result = await fn(client);
       await client.query("COMMIT");
       reached();
@@ -215,6 +254,13 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       client.release(broken);
     }
   }
+
+  /** A transaction holding the setup lock: the check-then-write steps of a start. */
+  const underSetupLock = <T>(fn: (client: PoolClient) => Promise<T>): Promise<T> =>
+    transaction(async (client) => {
+      await client.query(Q.setupLock(PG_LOCK_SPACE, PG_LOCK.setup));
+      return fn(client);
+    });
 
   let client: PoolClient | undefined;
   try {
@@ -246,13 +292,24 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       }
       throw new Error(`publishing post ${JSON.stringify(post.id)} kept conflicting with a post that was deleted at once`);
     },
-    async update(id, fields) {
-      const row = (
-        await query<PostRow>(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : [...fields.tags], stamp()))
-      ).rows[0];
-      return row === undefined ? { kind: "missing" } : { kind: "updated", item: toPost(row) };
+    update: (id, change) =>
+      transaction(async (c): Promise<UpdateResult<Post>> => {
+        const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
+        if (row === undefined) return { kind: "missing" };
+        const fields = change(toPost(row));
+        const tags = fields.tags === undefined ? null : [...fields.tags];
+        const updated = (await c.query<PostRow>(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, tags, stamp()))).rows[0]!;
+        return { kind: "updated", item: toPost(updated) };
+      }),
+    async delete(id, guard) {
+      if (guard === undefined) return (await query(Q.postDelete(id))).rowCount === 1;
+      return transaction(async (c) => {
+        const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
+        if (row === undefined) return false;
+        guard(toPost(row));
+        return (await c.query(Q.postDelete(id))).rowCount === 1;
+      });
     },
-    delete: async (id) => (await query(Q.postDelete(id))).rowCount === 1,
   };
 
   const articles: ArticleStore = {
@@ -261,10 +318,14 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       const row = (await query<ArticleRow>(Q.articleGet(id))).rows[0];
       return row === undefined ? undefined : toArticle(row);
     },
-    async update(id, fields) {
-      const row = (await query<ArticleRow>(Q.articleUpdate(id, fields.title, fields.body, fields.author, stamp()))).rows[0];
-      return row === undefined ? { kind: "missing" } : { kind: "updated", item: toArticle(row) };
-    },
+    update: (id, change) =>
+      transaction(async (c): Promise<UpdateResult<Article>> => {
+        const row = (await c.query<ArticleRow>(Q.articleLock(id))).rows[0];
+        if (row === undefined) return { kind: "missing" };
+        const fields = change(toArticle(row));
+        const updated = (await c.query<ArticleRow>(Q.articleUpdate(id, fields.title, fields.body, fields.author, stamp()))).rows[0]!;
+        return { kind: "updated", item: toArticle(updated) };
+      }),
   };
 
   const facts: FactStore = {
@@ -289,13 +350,40 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   };
 
   const tokens: TokenStore = {
-    async add(hash, role) {
-      const row = (await query<TokenRow>(Q.tokenInsert(role, hash, stamp()))).rows[0];
-      if (row === undefined) return { kind: "exists", existing: (await findToken(hash))! }; // tokens are never deleted
-      return { kind: "created", item: toToken(row) };
+    async add(hash, role, origin = "command") {
+      // Usually one pass. A second only if the token that blocked the insert was revoked before we could read it.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const row = (await query<TokenRow>(Q.tokenInsert(role, origin, hash, stamp()))).rows[0];
+        if (row !== undefined) return { kind: "created", item: toToken(row) };
+        const existing = await findToken(hash);
+        if (existing !== undefined) return { kind: "exists", existing };
+      }
+      throw new Error("adding a token kept conflicting with a token that was revoked at once");
     },
     findByHash: findToken,
+    list: async () => (await query<TokenRow>(Q.tokenList())).rows.map(toToken),
+    async revoke(ref) {
+      let row: TokenRow | undefined;
+      if ("hash" in ref) row = (await query<TokenRow>(Q.tokenDeleteByHash(ref.hash))).rows[0];
+      else if (parseSequentialId(ref.id) !== undefined) row = (await query<TokenRow>(Q.tokenDeleteById(ref.id))).rows[0];
+      return row === undefined ? undefined : toToken(row);
+    },
+    async markUsed(id, olderThan) {
+      if (parseSequentialId(id) !== undefined) await query(Q.tokenMarkUsed(id, stamp(), olderThan));
+    },
     addFirstAdmin: (hash) => underSetupLock(async (c) => (await c.query(Q.tokenFirstAdmin(hash, stamp()))).rowCount === 1),
+    setSettingToken: (hash) =>
+      underSetupLock(async (c): Promise<SettingResult> => {
+        const existing = hash === undefined ? undefined : (await c.query<TokenRow>(Q.tokenByHash(hash))).rows[0];
+        if (existing !== undefined && existing.role !== "admin") return { kind: "conflict", existing: toToken(existing) };
+        // First revoke, then claim: at most one token may have the origin "setting" (a unique index).
+        const revoked = (await c.query<TokenRow>(Q.tokenRevokeSetting(hash ?? null))).rows.map(toToken);
+        if (hash === undefined) return { kind: "none", revoked };
+        if (existing === undefined) {
+          return { kind: "granted", token: toToken((await c.query<TokenRow>(Q.tokenInsert("admin", "setting", hash, stamp()))).rows[0]!), revoked };
+        }
+        return { kind: "kept", token: toToken((await c.query<TokenRow>(Q.tokenClaim(existing.id))).rows[0]!), revoked };
+      }),
   };
 
   return {

@@ -14,6 +14,7 @@ import type {
   StoreOptions,
   Timestamp,
   TokenHash,
+  TokenOrigin,
   TokenRecord,
 } from "./types.js";
 
@@ -49,12 +50,12 @@ export function copyFact(fact: Fact): Fact {
   return makeFact(fact.id, fact.text, fact.source, fact.createdAt);
 }
 
-export function makeToken(id: string, role: Role, hash: TokenHash, createdAt: Timestamp): TokenRecord {
-  return { id, role, hash, createdAt };
+export function makeToken(id: string, role: Role, origin: TokenOrigin, hash: TokenHash, createdAt: Timestamp, lastUsedAt?: Timestamp | null): TokenRecord {
+  return { id, role, origin, hash, createdAt, ...(lastUsedAt === undefined || lastUsedAt === null ? {} : { lastUsedAt }) };
 }
 
 export function copyToken(token: TokenRecord): TokenRecord {
-  return makeToken(token.id, token.role, token.hash, token.createdAt);
+  return makeToken(token.id, token.role, token.origin, token.hash, token.createdAt, token.lastUsedAt);
 }
 
 /** The store's clock as a Timestamp-making function. */

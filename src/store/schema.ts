@@ -34,4 +34,11 @@ export const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // 2: where each token came from, so that a new ADMIN_TOKEN revokes what the
+  // old one granted (at most one token is the setting's), and when it was last used.
+  `
+  ALTER TABLE tokens ADD COLUMN origin TEXT NOT NULL DEFAULT 'unknown' CHECK (origin IN ('setting', 'command', 'first-start', 'unknown'));
+  ALTER TABLE tokens ADD COLUMN last_used_at TEXT;
+  CREATE UNIQUE INDEX tokens_one_setting ON tokens (origin) WHERE origin = 'setting';
+  `,
 ];

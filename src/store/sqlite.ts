@@ -12,21 +12,34 @@
 // `durability: "full"` (synchronous=FULL) makes every commit survive power loss
 // too, at the cost of an fsync per commit.
 
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { StoreOpenError } from "./errors.js";
+import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
-import { MIGRATIONS } from "./schema.js";
-import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Role, SeedData, Store, StoreOptions, TokenHash, TokenRecord, TokenStore } from "./types.js";
+import type {
+  Article,
+  ArticleFields,
+  ArticleStore,
+  Change,
+  Fact,
+  FactStore,
+  Guard,
+  Post,
+  PostFields,
+  PostStore,
+  Role,
+  SeedData,
+  SettingResult,
+  Store,
+  StoreOptions,
+  TokenHash,
+  TokenOrigin,
+  TokenRecord,
+  TokenStore,
+  UpdateResult,
+} from "./types.js";
 
-export type Durability = "normal" | "full";
+export type { Durability } from "./sqlite-open.js";
 
-export interface SqliteOptions extends StoreOptions {
-  readonly durability?: Durability;
-  /** How long to wait for another process's lock before giving up (ms). */
-  readonly busyTimeoutMs?: number;
-}
+export interface SqliteOptions extends StoreOptions, OpenOptions {}
 
 interface PostRow {
   id: string;
@@ -53,8 +66,10 @@ interface FactRow {
 interface TokenRow {
   id: number;
   role: Role;
+  origin: TokenOrigin;
   hash: TokenHash;
   created_at: string;
+  last_used_at: string | null;
 }
 
 const toPost = (r: PostRow): Post =>
@@ -65,16 +80,23 @@ const toPost = (r: PostRow): Post =>
     r.updated_at,
   );
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
+/** Token ids are the store's "1", "2", ...: anything else names no token. */
+const idOf = (id: string): number | undefined => parseSequentialId(id);
 const toFact = (r: FactRow): Fact => makeFact(String(r.id), r.text, r.source, r.created_at);
-const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.hash, r.created_at);
+const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.origin, r.hash, r.created_at, r.last_used_at);
+
+const TOKEN = "id, role, origin, hash, created_at, last_used_at";
 
 /**
  * Open (creating if needed) the database file `file`, or ":memory:".
  *
  * better-sqlite3 is synchronous, so each method does all its work before it
- * returns its (already settled) promise; a method that reads and then writes
- * runs both in one transaction, so other processes sharing the file cannot
- * slip in between.
+ * returns its (already settled) promise, and no other call of this process
+ * can interleave with it. A method that reads and then writes runs both in
+ * one BEGIN IMMEDIATE transaction: it takes the database's write lock before
+ * the read, so another process sharing the file cannot write in between (it
+ * waits for the lock, up to busyTimeoutMs), and the read sees the latest
+ * commit of every process. A caller's Change runs inside that transaction.
  */
 export function createSqliteStore(file: string, options: SqliteOptions = {}): Store {
   const db = openDatabase(file, options);
@@ -98,10 +120,16 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ?"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
     anyFactOrArticle: db.prepare<[], { one: number }>("SELECT 1 AS one FROM facts UNION ALL SELECT 1 FROM articles LIMIT 1"),
-    tokenInsert: db.prepare<[Role, string, string], TokenRow>(
-      "INSERT INTO tokens (role, hash, created_at) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING RETURNING id, role, hash, created_at",
+    tokenInsert: db.prepare<[Role, TokenOrigin, string, string], TokenRow>(
+      `INSERT INTO tokens (role, origin, hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN}`,
     ),
-    tokenByHash: db.prepare<[string], TokenRow>("SELECT id, role, hash, created_at FROM tokens WHERE hash = ?"),
+    tokenByHash: db.prepare<[string], TokenRow>(`SELECT ${TOKEN} FROM tokens WHERE hash = ?`),
+    tokenList: db.prepare<[], TokenRow>(`SELECT ${TOKEN} FROM tokens ORDER BY id`),
+    tokenDeleteById: db.prepare<[number], TokenRow>(`DELETE FROM tokens WHERE id = ? RETURNING ${TOKEN}`),
+    tokenDeleteByHash: db.prepare<[string], TokenRow>(`DELETE FROM tokens WHERE hash = ? RETURNING ${TOKEN}`),
+    tokenRevokeSetting: db.prepare<[string | null], TokenRow>(`DELETE FROM tokens WHERE origin = 'setting' AND hash IS NOT ? RETURNING ${TOKEN}`),
+    tokenClaim: db.prepare<[number], TokenRow>(`UPDATE tokens SET origin = 'setting' WHERE id = ? RETURNING ${TOKEN}`),
+    tokenMarkUsed: db.prepare("UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)"),
     tokenHasAdmin: db.prepare<[], { one: number }>("SELECT 1 AS one FROM tokens WHERE role = 'admin' LIMIT 1"),
   };
 
@@ -109,6 +137,33 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     const row = q.postGet.get(id);
     return row === undefined ? undefined : toPost(row);
   };
+
+  // The read-decide-write steps, as transaction functions; called with .immediate() (see above).
+  // If a Change or Guard throws, better-sqlite3 rolls the transaction back and rethrows.
+  const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): UpdateResult<Post> => {
+    const row = q.postGet.get(id);
+    if (row === undefined) return { kind: "missing" };
+    const fields = change(toPost(row));
+    const updatedAt = laterOf(stamp(), row.updated_at);
+    q.postUpdate.run(fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : JSON.stringify(fields.tags), updatedAt, id);
+    return { kind: "updated", item: makePost(id, fields, row.published_at, updatedAt) };
+  });
+  const deletePost = db.transaction((id: string, guard: Guard<Post> | undefined): boolean => {
+    if (guard !== undefined) {
+      const row = q.postGet.get(id);
+      if (row === undefined) return false;
+      guard(toPost(row));
+    }
+    return q.postDelete.run(id).changes > 0;
+  });
+  const updateArticle = db.transaction((id: string, change: Change<Article, ArticleFields>): UpdateResult<Article> => {
+    const row = q.articleGet.get(id);
+    if (row === undefined) return { kind: "missing" };
+    const fields = change(toArticle(row));
+    const updatedAt = laterOf(stamp(), row.updated_at);
+    q.articleUpdate.run(fields.title, fields.body, fields.author, updatedAt, id);
+    return { kind: "updated", item: makeArticle(id, fields, updatedAt) };
+  });
 
   const posts: PostStore = {
     list: async () => q.postList.all().map(toPost),
@@ -119,15 +174,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
       return { kind: "created", item: makePost(post.id, post, now, now) };
     },
-    update: async (id, fields) =>
-      db.transaction(() => {
-        const current = q.postGet.get(id);
-        if (current === undefined) return { kind: "missing" } as const;
-        const updatedAt = laterOf(stamp(), current.updated_at);
-        q.postUpdate.run(fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : JSON.stringify(fields.tags), updatedAt, id);
-        return { kind: "updated", item: makePost(id, fields, current.published_at, updatedAt) } as const;
-      }).immediate(),
-    delete: async (id) => q.postDelete.run(id).changes > 0,
+    update: async (id, change) => updatePost.immediate(id, change),
+    delete: async (id, guard) => deletePost.immediate(id, guard),
   };
 
   const articles: ArticleStore = {
@@ -136,14 +184,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const row = q.articleGet.get(id);
       return row === undefined ? undefined : toArticle(row);
     },
-    update: async (id, fields) =>
-      db.transaction(() => {
-        const current = q.articleGet.get(id);
-        if (current === undefined) return { kind: "missing" } as const;
-        const updatedAt = laterOf(stamp(), current.updated_at);
-        q.articleUpdate.run(fields.title, fields.body, fields.author, updatedAt, id);
-        return { kind: "updated", item: makeArticle(id, fields, updatedAt) } as const;
-      }).immediate(),
+    update: async (id, change) => updateArticle.immediate(id, change),
   };
 
   const facts: FactStore = {
@@ -167,16 +208,36 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     return row === undefined ? undefined : toToken(row);
   };
 
+  const setSettingToken = db.transaction((hash: TokenHash | undefined): SettingResult => {
+    const existing = hash === undefined ? undefined : q.tokenByHash.get(hash);
+    if (existing !== undefined && existing.role !== "admin") return { kind: "conflict", existing: toToken(existing) };
+    // First revoke, then claim: at most one token may have the origin "setting" (a unique index).
+    const revoked = q.tokenRevokeSetting.all(hash ?? null).map(toToken);
+    if (hash === undefined) return { kind: "none", revoked };
+    if (existing === undefined) return { kind: "granted", token: toToken(q.tokenInsert.get("admin", "setting", hash, stamp())!), revoked };
+    return { kind: "kept", token: toToken(q.tokenClaim.get(existing.id)!), revoked };
+  });
+
   const tokens: TokenStore = {
-    async add(hash, role) {
-      const row = q.tokenInsert.get(role, hash, stamp());
+    async add(hash, role, origin = "command") {
+      const row = q.tokenInsert.get(role, origin, hash, stamp());
       if (row === undefined) return { kind: "exists", existing: findToken(hash)! };
       return { kind: "created", item: toToken(row) };
     },
     findByHash: async (hash) => findToken(hash),
+    list: async () => q.tokenList.all().map(toToken),
+    async revoke(ref) {
+      const row = "hash" in ref ? q.tokenDeleteByHash.get(ref.hash) : idOf(ref.id) === undefined ? undefined : q.tokenDeleteById.get(idOf(ref.id)!);
+      return row === undefined ? undefined : toToken(row);
+    },
+    async markUsed(id, olderThan) {
+      const n = idOf(id);
+      if (n !== undefined) q.tokenMarkUsed.run(stamp(), n, olderThan);
+    },
     // IMMEDIATE takes the write lock before the check, so two processes cannot both see "no admin".
     addFirstAdmin: async (hash) =>
-      db.transaction(() => q.tokenHasAdmin.get() === undefined && q.tokenInsert.get("admin", hash, stamp()) !== undefined).immediate(),
+      db.transaction(() => q.tokenHasAdmin.get() === undefined && q.tokenInsert.get("admin", "first-start", hash, stamp()) !== undefined).immediate(),
+    setSettingToken: async (hash) => setSettingToken.immediate(hash),
   };
 
   const seedIfEmpty = (data: SeedData): boolean =>
@@ -198,51 +259,4 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       if (db.open) db.close();
     },
   };
-}
-
-function openDatabase(file: string, options: SqliteOptions): Database.Database {
-  let db: Database.Database;
-  try {
-    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    db = new Database(file, { timeout: options.busyTimeoutMs ?? 5000 });
-  } catch (error) {
-    throw new StoreOpenError(`cannot open the database ${file}: ${(error as Error).message}. Check that DATA_DIR exists and is writable by this user.`);
-  }
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
-    db.pragma("foreign_keys = ON");
-    migrate(db, file);
-    return db;
-  } catch (error) {
-    db.close();
-    if (error instanceof StoreOpenError) throw error;
-    const code = (error as { code?: string }).code ?? "";
-    if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
-      throw new StoreOpenError(`${file} is not a startline database or is corrupt (${code}). Move it aside (or restore a backup) and start again.`);
-    }
-    if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
-      throw new StoreOpenError(`${file} is locked by another process (${code}). Stop the other process, or give this server its own DATA_DIR.`);
-    }
-    if (code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN" || code === "SQLITE_IOERR" || code.startsWith("SQLITE_READONLY")) {
-      throw new StoreOpenError(`cannot write to ${file} (${code}). Check that DATA_DIR is writable by this user.`);
-    }
-    throw new StoreOpenError(`cannot prepare the database ${file}: ${(error as Error).message}`);
-  }
-}
-
-/** Schema versions are counted in PRAGMA user_version; each migration moves it up by one. */
-function migrate(db: Database.Database, file: string): void {
-  const current = db.pragma("user_version", { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new StoreOpenError(
-      `${file} has schema version ${current}, newer than this startline understands (${MIGRATIONS.length}). Run a newer startline, or use another DATA_DIR.`,
-    );
-  }
-  for (let version = current; version < MIGRATIONS.length; version++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[version]!);
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
-  }
 }

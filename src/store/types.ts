@@ -13,8 +13,12 @@
 // server that cannot be reached right now.
 //
 // There is no general transaction: better-sqlite3 cannot keep one open across
-// an `await`, and an API handler never needs one. Instead every method is
-// atomic by itself, including the one multi-record write, `seedIfEmpty`.
+// an `await`. Instead every method is atomic by itself, including the one
+// multi-record write, `seedIfEmpty`, and the read-decide-write steps a
+// handler needs: `update` and `delete` take a function that sees the record
+// as stored inside the store's write transaction and decides there (a
+// precondition such as If-Match, a merge patch), so that no other process can
+// change the record between the decision and the write.
 //
 // Every object a store returns is a fresh copy: mutating it (or an array in
 // it) never changes what is stored, and mutating an object after passing it in
@@ -41,13 +45,32 @@ export type UpdateResult<T> =
   | { readonly kind: "updated"; readonly item: T }
   | { readonly kind: "missing" };
 
+/**
+ * How a caller changes a stored record: called with the record exactly as
+ * stored at that moment, read inside the store's write transaction (with the
+ * record locked against every other process), it returns the record's new
+ * client-written fields. To change nothing it throws; the store then writes
+ * nothing and the call rejects with what it threw (a failed precondition, an
+ * invalid result: the caller's outcome, which the store passes through).
+ *
+ * It runs synchronously and must not keep what it is given: it may be called
+ * while a database lock is held, so it does only the caller's arithmetic.
+ */
+export type Change<T, F> = (current: T) => F;
+
+/**
+ * A check on a stored record before it is deleted, run like a Change (inside
+ * the transaction, on the record as stored); it throws to keep the record.
+ */
+export type Guard<T> = (current: T) => void;
+
 // ---------------------------------------------------------------------------
 // Posts
 
 /**
- * The fields of a post that a client writes. `update` takes the complete set
- * (the API layer applies the JSON merge patch to the current post first), so an
- * absent `author` or `tags` after the merge removes it. An empty `tags` array
+ * The fields of a post that a client writes. An update's Change returns the
+ * complete set (the API layer applies the JSON merge patch to the stored post
+ * in it), so an absent `author` or `tags` after the merge removes it. An empty `tags` array
  * is kept as an empty array, distinct from no `tags`.
  */
 export interface PostFields {
@@ -84,13 +107,20 @@ export interface PostStore {
    */
   create(post: NewPost): Promise<CreateResult<Post>>;
   /**
-   * Replaces the client-written fields of post `id` with `fields` (the result
-   * of merging the patch into the current post), keeps `id`, `publishedAt`
-   * and the post's place in `list()`, and sets `updatedAt`.
+   * Replaces the client-written fields of post `id` with what `change`
+   * returns for the stored post, keeps `id`, `publishedAt` and the post's
+   * place in `list()`, and sets `updatedAt`; "missing" (and `change` not
+   * called) if there is no such post. Read, change and write are one atomic
+   * step: of several updates at once, in any processes, each one's `change`
+   * sees the result of the ones before it, so none is lost.
    */
-  update(id: string, fields: PostFields): Promise<UpdateResult<Post>>;
-  /** True if a post was deleted, false if there was none with that id. */
-  delete(id: string): Promise<boolean>;
+  update(id: string, change: Change<Post, PostFields>): Promise<UpdateResult<Post>>;
+  /**
+   * True if a post was deleted, false if there was none with that id. With a
+   * `guard`, it is called on the stored post in the same atomic step, and the
+   * post is deleted only if it returns (if it throws, the call rejects).
+   */
+  delete(id: string, guard?: Guard<Post>): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------------------
@@ -118,10 +148,11 @@ export interface ArticleStore {
   list(): Promise<Article[]>;
   get(id: string): Promise<Article | undefined>;
   /**
-   * Replaces the fields of article `id` with `fields` (the merged result) and
-   * sets `updatedAt` (never backwards).
+   * Replaces the fields of article `id` with what `change` returns for the
+   * stored article, and sets `updatedAt` (never backwards); atomic like
+   * `PostStore.update`.
    */
-  update(id: string, fields: ArticleFields): Promise<UpdateResult<Article>>;
+  update(id: string, change: Change<Article, ArticleFields>): Promise<UpdateResult<Article>>;
 }
 
 // ---------------------------------------------------------------------------
@@ -186,26 +217,76 @@ export function asTokenHash(hex: string): TokenHash {
 }
 
 /**
+ * How a token came to be: from the ADMIN_TOKEN setting ("setting"), made by
+ * `npm run token -- add` ("command"), or made and printed at a first start
+ * without ADMIN_TOKEN ("first-start"). Tokens stored before origins were
+ * recorded are "unknown".
+ */
+export const TOKEN_ORIGINS = ["setting", "command", "first-start", "unknown"] as const;
+export type TokenOrigin = (typeof TOKEN_ORIGINS)[number];
+
+/**
  * A token as stored. Ids are assigned by the store, "1", "2", ... in creation
- * order, so logs can name a token without its hash.
+ * order and never reused, so logs and `npm run token -- list` can name a
+ * token without its hash. `lastUsedAt` is absent until the token is first
+ * used, and recorded to within a minute (see `markUsed`).
  */
 export interface TokenRecord {
   readonly id: string;
   readonly role: Role;
+  readonly origin: TokenOrigin;
   readonly hash: TokenHash;
   readonly createdAt: Timestamp;
+  readonly lastUsedAt?: Timestamp;
 }
 
+/** Which token to revoke: by its id, or by its hash (for an operator who holds the token itself). */
+export type TokenRef = { readonly id: string } | { readonly hash: TokenHash };
+
+/** The outcome of making ADMIN_TOKEN's value the one token the setting grants. */
+export type SettingResult =
+  /** Stored as a new admin token ("granted"), or already stored as an admin token ("kept"); `revoked` lists what earlier values had granted. */
+  | { readonly kind: "granted" | "kept"; readonly token: TokenRecord; readonly revoked: readonly TokenRecord[] }
+  /** No value: nothing is granted, and what earlier values had granted is revoked. */
+  | { readonly kind: "none"; readonly revoked: readonly TokenRecord[] }
+  /** The value is a standard user's token: nothing was changed (the role of a token never changes). */
+  | { readonly kind: "conflict"; readonly existing: TokenRecord };
+
 export interface TokenStore {
-  /** Stores a token's hash with its role; "exists" if that hash is stored. */
-  add(hash: TokenHash, role: Role): Promise<CreateResult<TokenRecord>>;
+  /** Stores a token's hash with its role; "exists" if that hash is stored. `origin` defaults to "command". */
+  add(hash: TokenHash, role: Role, origin?: TokenOrigin): Promise<CreateResult<TokenRecord>>;
+  /** The token with this hash, if it exists (a revoked token does not). */
   findByHash(hash: TokenHash): Promise<TokenRecord | undefined>;
+  /** Every token, in id order; a fresh array. */
+  list(): Promise<TokenRecord[]>;
+  /**
+   * Removes the token for good: from the moment this resolves, `findByHash`
+   * finds it nowhere (in no process: nothing caches tokens). Resolves with the
+   * record that was removed, or undefined if there was none.
+   */
+  revoke(ref: TokenRef): Promise<TokenRecord | undefined>;
+  /**
+   * Records that token `id` was used now. To keep writes off the hot path,
+   * callers call it at most about once a minute per token (when `lastUsedAt`
+   * is older than that), and the store writes only if `lastUsedAt` is older
+   * than `olderThan`. Nothing happens for a token that is gone.
+   */
+  markUsed(id: string, olderThan: Timestamp): Promise<void>;
   /**
    * Stores `hash` as an admin token if, and only if, no admin token exists
-   * yet; true if it did. Atomic: of several processes starting at once on an
-   * empty database, exactly one creates (and prints) the first admin token.
+   * yet; true if it did (its origin is "first-start"). Atomic: of several
+   * processes starting at once on an empty database, exactly one creates (and
+   * prints) the first admin token.
    */
   addFirstAdmin(hash: TokenHash): Promise<boolean>;
+  /**
+   * Makes `hash` (ADMIN_TOKEN's value, or undefined when it is unset) the one
+   * token with origin "setting": every other token of that origin is revoked,
+   * and `hash` is stored as an admin token, or, if it is an admin token
+   * already, takes that origin (so that the next value revokes it). All in
+   * one atomic step, so instances starting together settle on one value.
+   */
+  setSettingToken(hash: TokenHash | undefined): Promise<SettingResult>;
 }
 
 // ---------------------------------------------------------------------------

@@ -157,7 +157,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
           (await store.posts.list()).map((p) => p.id),
           ["c", "a", "b"],
         );
-        await store.posts.update("c", { title: "changed", body: "c" });
+        await store.posts.update("c", () => ({ title: "changed", body: "c" }));
         t.strictSame(
           (await store.posts.list()).map((p) => p.id),
           ["c", "a", "b"],
@@ -188,7 +188,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         await store.posts.create({ id: "p", title: "t", body: "b", author: "ann", tags: ["x"] });
         const publishedAt = clock.iso();
         clock.advance(60_000);
-        const result = await store.posts.update("p", { title: "t2", body: "b2", tags: ["y", "z"] });
+        const result = await store.posts.update("p", () => ({ title: "t2", body: "b2", tags: ["y", "z"] }));
         const expected = { id: "p", title: "t2", body: "b2", tags: ["y", "z"], publishedAt, updatedAt: clock.iso() };
         t.strictSame(result, { kind: "updated", item: expected });
         t.strictSame(await store.posts.get("p"), expected, "author removed by leaving it out");
@@ -196,7 +196,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
 
       await t.test("update of a missing post is 'missing' and creates nothing", async (t) => {
         const store = await open(t);
-        t.strictSame(await store.posts.update("nope", { title: "t", body: "b" }), { kind: "missing" });
+        t.strictSame(await store.posts.update("nope", () => ({ title: "t", body: "b" })), { kind: "missing" });
         t.strictSame(await store.posts.list(), []);
       });
 
@@ -206,7 +206,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         await store.posts.create({ id: "p", title: "t", body: "b" });
         const publishedAt = clock.iso();
         clock.set(T0 - 3_600_000);
-        const result = await store.posts.update("p", { title: "t2", body: "b" });
+        const result = await store.posts.update("p", () => ({ title: "t2", body: "b" }));
         t.equal(result.kind === "updated" ? result.item.updatedAt : undefined, publishedAt);
         t.equal((await store.posts.get("p"))?.title, "t2", "the update still happened");
       });
@@ -242,7 +242,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         const listed = await store.posts.list();
         if (listed[0] !== undefined) (listed[0] as { body: string }).body = "changed list";
         listed.pop();
-        const updated = await store.posts.update("p", { title: "t", body: "b", tags: ["a"] });
+        const updated = await store.posts.update("p", () => ({ title: "t", body: "b", tags: ["a"] }));
         if (updated.kind === "updated") (updated.item.tags as string[]).push("pushed into the update");
         const again = await store.posts.create({ id: "p", title: "x", body: "x" });
         if (again.kind === "exists") (again.existing as { title: string }).title = "changed existing";
@@ -287,6 +287,110 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         for (const r of results) if (r.kind === "exists") t.strictSame(r.existing, winner, "'exists' carries the stored post");
       });
 
+      await t.test("update hands its change the post as stored, and stores what the change returns", async (t) => {
+        const clock = fakeClock();
+        const store = await open(t, { now: clock.now });
+        await store.posts.create({ id: "p", title: "t", body: "b", author: "ann", tags: ["x"] });
+        const stored = await store.posts.get("p");
+        clock.advance();
+        const seen: unknown[] = [];
+        const result = await store.posts.update("p", (current) => {
+          seen.push(current);
+          return { title: `${current.title}!`, body: current.body, tags: [...(current.tags ?? []), "y"] };
+        });
+        t.strictSame(seen, [stored], "called once, with the stored post");
+        const expected = { id: "p", title: "t!", body: "b", tags: ["x", "y"], publishedAt: stored?.publishedAt, updatedAt: clock.iso() };
+        t.strictSame(result, { kind: "updated", item: expected });
+        t.strictSame(await store.posts.get("p"), expected);
+      });
+
+      await t.test("a change that throws writes nothing, and the update rejects with what it threw", async (t) => {
+        const clock = fakeClock();
+        const store = await open(t, { now: clock.now });
+        await store.posts.create({ id: "p", title: "t", body: "b" });
+        const before = await store.posts.get("p");
+        clock.advance();
+        const refusal = new Error("precondition failed");
+        await t.rejects(
+          store.posts.update("p", () => {
+            throw refusal;
+          }),
+          refusal,
+        );
+        t.strictSame(await store.posts.get("p"), before, "the post, updatedAt included, is as it was");
+        t.equal((await store.posts.update("p", (c) => ({ title: "after", body: c.body }))).kind, "updated", "and the store works on");
+      });
+
+      await t.test("update and a guarded delete do not call their function for a missing post", async (t) => {
+        const store = await open(t);
+        let calls = 0;
+        t.strictSame(await store.posts.update("nope", () => (calls++, { title: "t", body: "b" })), { kind: "missing" });
+        t.equal(await store.posts.delete("nope", () => void calls++), false);
+        t.equal(calls, 0);
+      });
+
+      await t.test("many updates at once: each change sees the ones before it, so none is lost", async (t) => {
+        const store = await open(t);
+        await store.posts.create({ id: "p", title: "t", body: "b", tags: [] });
+        const n = 24;
+        const results = await Promise.all(
+          Array.from({ length: n }, (_, i) => store.posts.update("p", (c) => ({ title: c.title, body: c.body, tags: [...(c.tags ?? []), `tag ${i}`] }))),
+        );
+        t.ok(results.every((r) => r.kind === "updated"), "every update succeeded");
+        const tags = (await store.posts.get("p"))?.tags ?? [];
+        t.equal(tags.length, n, `all ${n} changes kept`);
+        t.strictSame([...tags].sort(), Array.from({ length: n }, (_, i) => `tag ${i}`).sort());
+        const lengths = results.map((r) => (r.kind === "updated" ? (r.item.tags?.length ?? 0) : 0)).sort((a, b) => a - b);
+        t.strictSame(lengths, Array.from({ length: n }, (_, i) => i + 1), "each update returned the post as it wrote it, one after another");
+      });
+
+      await t.test("conditional updates and deletes at once on one version: exactly one wins", async (t) => {
+        const store = await open(t);
+        const refused = new Error("the post changed");
+        for (let round = 0; round < 5; round++) {
+          const id = `c${round}`;
+          await store.posts.create({ id, title: "v0", body: "b" });
+          // The condition a client's If-Match stands for: the post is still as it was read.
+          const unchanged = (c: { title: string }) => {
+            if (c.title !== "v0") throw refused;
+          };
+          const attempts: Promise<unknown>[] = Array.from({ length: 6 }, (_, i) =>
+            i % 3 === 2
+              ? store.posts.delete(id, unchanged)
+              : store.posts.update(id, (c) => {
+                  unchanged(c);
+                  return { title: `v${i + 1}`, body: c.body };
+                }),
+          );
+          const outcomes = await Promise.allSettled(attempts);
+          const won = outcomes.filter((o) => o.status === "fulfilled" && (o.value === true || (o.value as { kind?: string }).kind === "updated"));
+          t.equal(won.length, 1, `round ${round}: one winner`);
+          const lost = outcomes.filter((o) => o !== won[0]);
+          t.ok(
+            lost.every((o) => (o.status === "rejected" && o.reason === refused) || (o.status === "fulfilled" && (o.value === false || (o.value as { kind?: string }).kind === "missing"))),
+            `round ${round}: every other one was refused, or found the post gone`,
+          );
+        }
+      });
+
+      await t.test("a guarded delete gives its guard the stored post, and keeps the post if the guard throws", async (t) => {
+        const store = await open(t);
+        await store.posts.create({ id: "p", title: "t", body: "b" });
+        const stored = await store.posts.get("p");
+        const refusal = new Error("keep it");
+        await t.rejects(
+          store.posts.delete("p", () => {
+            throw refusal;
+          }),
+          refusal,
+        );
+        t.strictSame(await store.posts.get("p"), stored, "still there");
+        const seen: unknown[] = [];
+        t.equal(await store.posts.delete("p", (c) => void seen.push(c)), true);
+        t.strictSame(seen, [stored]);
+        t.equal(await store.posts.get("p"), undefined);
+      });
+
       await t.test("timestamps from the real clock are RFC 3339 UTC", async (t) => {
         const store = await open(t);
         const before = Date.now();
@@ -324,7 +428,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         await store.seedIfEmpty(articlesOnly(article("1"), article("2")));
         clock.advance(5000);
         const expected = { id: "1", title: "T2", body: "B2", author: "A2", updatedAt: clock.iso() };
-        t.strictSame(await store.articles.update("1", { title: "T2", body: "B2", author: "A2" }), {
+        t.strictSame(await store.articles.update("1", () => ({ title: "T2", body: "B2", author: "A2" })), {
           kind: "updated",
           item: expected,
         });
@@ -336,7 +440,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
           "keeps its place",
         );
         clock.set(T0 - 1000);
-        const back = await store.articles.update("1", { title: "T3", body: "B2", author: "A2" });
+        const back = await store.articles.update("1", () => ({ title: "T3", body: "B2", author: "A2" }));
         t.equal(back.kind === "updated" ? back.item.updatedAt : undefined, expected.updatedAt, "never backwards");
         t.equal((await store.articles.get("1"))?.title, "T3", "the update still happened");
       });
@@ -351,7 +455,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         listed.pop();
         const got = await store.articles.get("1");
         if (got !== undefined) (got as { author: string }).author = "changed get";
-        const updated = await store.articles.update("1", { title: "T", body: "B", author: "A" });
+        const updated = await store.articles.update("1", () => ({ title: "T", body: "B", author: "A" }));
         if (updated.kind === "updated") (updated.item as { title: string }).title = "changed update";
         t.strictSame(
           (await store.articles.list()).map((a) => [a.id, a.title, a.body, a.author]),
@@ -359,9 +463,31 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         );
       });
 
+      await t.test("update hands its change the stored article; many at once lose nothing; a throw writes nothing", async (t) => {
+        const store = await open(t);
+        await store.seedIfEmpty(articlesOnly(article("1")));
+        const stored = await store.articles.get("1");
+        const seen: unknown[] = [];
+        await store.articles.update("1", (c) => (seen.push(c), { title: c.title, body: c.body, author: c.author }));
+        t.strictSame(seen.map((a) => ({ ...(a as object), updatedAt: undefined })), [{ ...stored, updatedAt: undefined }], "the stored article");
+        const n = 16;
+        await Promise.all(Array.from({ length: n }, (_, i) => store.articles.update("1", (c) => ({ title: c.title, body: `${c.body}|${i}`, author: c.author }))));
+        const parts = ((await store.articles.get("1"))?.body ?? "").split("|").slice(1);
+        t.strictSame(parts.sort(), Array.from({ length: n }, (_, i) => String(i)).sort(), `all ${n} changes kept`);
+        const before = await store.articles.get("1");
+        const refusal = new Error("no");
+        await t.rejects(
+          store.articles.update("1", () => {
+            throw refusal;
+          }),
+          refusal,
+        );
+        t.strictSame(await store.articles.get("1"), before, "unchanged");
+      });
+
       await t.test("update of a missing article is 'missing'", async (t) => {
         const store = await open(t);
-        t.strictSame(await store.articles.update("1", { title: "T", body: "B", author: "A" }), { kind: "missing" });
+        t.strictSame(await store.articles.update("1", () => ({ title: "T", body: "B", author: "A" })), { kind: "missing" });
         t.strictSame(await store.articles.list(), []);
       });
     });
@@ -562,8 +688,8 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         const result = await store.tokens.add(hash, "user");
         t.equal(result.kind, "created");
         if (result.kind !== "created") return;
-        t.strictSame(result.item, { id: result.item.id, role: "user", hash, createdAt: clock.iso() });
-        t.strictSame(Object.keys(result.item), ["id", "role", "hash", "createdAt"]);
+        t.strictSame(result.item, { id: result.item.id, role: "user", origin: "command", hash, createdAt: clock.iso() });
+        t.strictSame(Object.keys(result.item), ["id", "role", "origin", "hash", "createdAt"], "no lastUsedAt key before the first use");
         t.match(result.item.id, /^[1-9][0-9]*$/);
         t.strictSame(await store.tokens.findByHash(hash), result.item);
         t.equal(await store.tokens.findByHash(sha256(newToken())), undefined);
@@ -628,6 +754,104 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         const found = await store.tokens.findByHash(hash);
         if (found !== undefined) (found as { role: string }).role = "admin";
         t.equal((await store.tokens.findByHash(hash))?.role, "user");
+      });
+
+      await t.test("list gives every token in id order; revoke by id or by hash removes it for good", async (t) => {
+        const store = await open(t);
+        const hashes = [sha256(newToken()), sha256(newToken()), sha256(newToken())];
+        const added = [];
+        for (const [i, hash] of hashes.entries()) {
+          const r = await store.tokens.add(hash, i === 1 ? "admin" : "user");
+          if (r.kind === "created") added.push(r.item);
+        }
+        t.strictSame(await store.tokens.list(), added);
+        t.strictSame(await store.tokens.revoke({ id: added[0]!.id }), added[0], "by id: resolves with the record");
+        t.strictSame(await store.tokens.revoke({ hash: hashes[2]! }), added[2], "by hash");
+        t.equal(await store.tokens.findByHash(hashes[0]!), undefined, "a revoked token is found nowhere");
+        t.equal(await store.tokens.findByHash(hashes[2]!), undefined);
+        t.strictSame(await store.tokens.list(), [added[1]]);
+        t.equal(await store.tokens.revoke({ id: added[0]!.id }), undefined, "revoking again finds nothing");
+        t.equal(await store.tokens.revoke({ hash: hashes[2]! }), undefined);
+        for (const id of ["0", "01", "x", "", "-1", added[1]!.id + " "]) t.equal(await store.tokens.revoke({ id }), undefined, `no token has id ${JSON.stringify(id)}`);
+        t.strictSame(await store.tokens.list(), [added[1]], "the others are untouched");
+        const again = await store.tokens.add(hashes[0]!, "user");
+        t.equal(again.kind, "created", "a revoked token's hash may be stored again");
+        t.ok(again.kind === "created" && Number(again.item.id) > Number(added[2]!.id), "under a new id: ids are never reused");
+      });
+
+      await t.test("markUsed records the last use, at most once per period", async (t) => {
+        const clock = fakeClock();
+        const store = await open(t, { now: clock.now });
+        const hash = sha256(newToken());
+        const r = await store.tokens.add(hash, "user");
+        const id = r.kind === "created" ? r.item.id : "";
+        clock.advance(5000);
+        const first = clock.iso();
+        await store.tokens.markUsed(id, new Date(Date.parse(first) - 60_000).toISOString());
+        t.equal((await store.tokens.findByHash(hash))?.lastUsedAt, first);
+        t.strictSame(Object.keys((await store.tokens.findByHash(hash)) ?? {}), ["id", "role", "origin", "hash", "createdAt", "lastUsedAt"]);
+        clock.advance(30_000);
+        await store.tokens.markUsed(id, new Date(Date.parse(clock.iso()) - 60_000).toISOString());
+        t.equal((await store.tokens.findByHash(hash))?.lastUsedAt, first, "used again within the period: not written");
+        clock.advance(60_000);
+        await store.tokens.markUsed(id, new Date(Date.parse(clock.iso()) - 60_000).toISOString());
+        t.equal((await store.tokens.findByHash(hash))?.lastUsedAt, clock.iso(), "after the period: written");
+        await t.resolves(store.tokens.markUsed("999999", clock.iso()), "a token that is gone: nothing happens");
+        await t.resolves(store.tokens.markUsed("x", clock.iso()));
+      });
+
+      await t.test("origins: add says 'command' unless told, the first admin 'first-start'", async (t) => {
+        const store = await open(t);
+        const first = sha256(newToken());
+        await store.tokens.addFirstAdmin(first);
+        t.equal((await store.tokens.findByHash(first))?.origin, "first-start");
+        const told = sha256(newToken());
+        await store.tokens.add(told, "user", "unknown");
+        t.equal((await store.tokens.findByHash(told))?.origin, "unknown");
+      });
+
+      await t.test("setSettingToken: the setting's value is the one token it grants", async (t) => {
+        const store = await open(t);
+        const [a, b, c] = [sha256(newToken()), sha256(newToken()), sha256(newToken())];
+        const granted = await store.tokens.setSettingToken(a);
+        t.match(granted, { kind: "granted", token: { role: "admin", origin: "setting", hash: a }, revoked: [] });
+        t.match(await store.tokens.setSettingToken(a), { kind: "kept", token: { hash: a, origin: "setting" }, revoked: [] }, "the same value again: nothing to do");
+
+        const rotated = await store.tokens.setSettingToken(b);
+        t.match(rotated, { kind: "granted", token: { hash: b, origin: "setting" } });
+        t.strictSame(rotated.kind === "granted" ? rotated.revoked.map((r) => r.hash) : undefined, [a], "the old value is revoked");
+        t.equal(await store.tokens.findByHash(a), undefined, "and found nowhere");
+
+        const user = sha256(newToken());
+        const userRecord = await store.tokens.add(user, "user");
+        const conflict = await store.tokens.setSettingToken(user);
+        t.strictSame(conflict, { kind: "conflict", existing: userRecord.kind === "created" ? userRecord.item : undefined }, "a user's token is never made an admin's");
+        t.equal((await store.tokens.findByHash(b))?.origin, "setting", "and on a conflict nothing is revoked");
+
+        await store.tokens.add(c, "admin");
+        const claimed = await store.tokens.setSettingToken(c);
+        t.match(claimed, { kind: "kept", token: { hash: c, role: "admin", origin: "setting" } }, "an admin token named by the setting becomes the setting's");
+        t.strictSame(claimed.kind === "kept" ? claimed.revoked.map((r) => r.hash) : undefined, [b]);
+
+        const none = await store.tokens.setSettingToken(undefined);
+        t.equal(none.kind, "none");
+        t.strictSame(none.kind === "none" ? none.revoked.map((r) => r.hash) : undefined, [c], "no value: what it granted is revoked");
+        t.strictSame(
+          (await store.tokens.list()).map((r) => [r.hash, r.origin]),
+          [[user, "command"]],
+          "only the token the setting never granted is left",
+        );
+      });
+
+      await t.test("setSettingToken from many callers at once: one token of the setting is left", async (t) => {
+        const store = await open(t);
+        const hashes = Array.from({ length: 6 }, () => sha256(newToken()));
+        const results = await Promise.all(hashes.map((h) => store.tokens.setSettingToken(h)));
+        t.ok(results.every((r) => r.kind === "granted"), "each was granted in its turn");
+        const left = (await store.tokens.list()).filter((r) => r.origin === "setting");
+        t.equal(left.length, 1, "one left");
+        const revoked = results.flatMap((r) => (r.kind === "granted" ? r.revoked.map((x) => x.hash) : []));
+        t.strictSame([...revoked, left[0]!.hash].sort(), [...hashes].sort(), "every other one was revoked, each once");
       });
 
       await t.test("the store holds the hash, never the token", async (t) => {

@@ -1,0 +1,213 @@
+// Nothing acknowledged is lost when several processes share one database:
+// WORKERS=2 on one SQLite file, and two instances on one PostgreSQL database.
+// What one process acknowledged, any other serves, byte for byte under the
+// same ETag (so a string that UTF-8 cannot hold is refused, never altered);
+// and of writes racing on one record, none is lost.
+//
+// Each round opens two connections first and only then writes both requests,
+// back to back, so the two handlers run at the same moment in different
+// processes (the cluster hands consecutive connections to different workers;
+// the PostgreSQL instances are two ports). No sleeps: a round is over when
+// both responses are in. A race that is lost even a few times in a hundred
+// rounds fails the test; before the store did check-and-write in one step,
+// a third to nine tenths of the rounds lost one.
+
+import t, { type Test } from "tap";
+import net from "node:net";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { testDatabase } from "../helpers/postgres.js";
+import { startServer, type ServerProcess } from "../helpers/process.js";
+import { splitResponses, type RawResponse } from "../helpers/wire.js";
+
+const ROUNDS = 100;
+const ADMIN = "races-admin-token-0123456789";
+const MP = { "Content-Type": "application/merge-patch+json" };
+const JSON_CT = { "Content-Type": "application/json" };
+const AUTH = { Authorization: `Bearer ${ADMIN}` };
+
+const dir = mkdtempSync(path.join(tmpdir(), "startline-acknowledged-"));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The raw bytes of one request, closing its connection after the answer. */
+function request(method: string, target: string, headers: Readonly<Record<string, string>> = {}, body?: string): Buffer {
+  const bytes = body === undefined ? Buffer.alloc(0) : Buffer.from(body, "utf8");
+  let head = `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`;
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+  if (body !== undefined) head += `Content-Length: ${bytes.length}\r\n`;
+  return Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), bytes]);
+}
+
+/** Opens one connection per request, and once all are open writes every request; the responses in order. */
+async function together(requests: readonly (readonly [port: number, bytes: Buffer])[]): Promise<RawResponse[]> {
+  const sockets = await Promise.all(
+    requests.map(async ([port]) => {
+      const socket = net.connect(port, "127.0.0.1");
+      await once(socket, "connect");
+      return socket;
+    }),
+  );
+  const answers = sockets.map(async (socket) => {
+    const chunks: Buffer[] = [];
+    socket.on("data", (d: Buffer) => chunks.push(d));
+    await once(socket, "close");
+    const [response] = splitResponses(Buffer.concat(chunks));
+    if (response === undefined) throw new Error("the connection closed without a response");
+    return response;
+  });
+  sockets.forEach((socket, i) => socket.end(requests[i]![1]));
+  return Promise.all(answers);
+}
+
+async function one(port: number, bytes: Buffer): Promise<RawResponse> {
+  return (await together([[port, bytes]]))[0]!;
+}
+
+/** Two ports to send the two sides of a race to (the same port twice under WORKERS). */
+interface Deployment {
+  readonly ports: readonly [number, number];
+}
+
+function stopAtEnd(t: Test, server: ServerProcess): ServerProcess {
+  t.teardown(async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill("SIGTERM");
+      await server.exited();
+    }
+  });
+  return server;
+}
+
+const portOf = async (server: ServerProcess) => Number(new URL(await server.url()).port);
+
+/** `n` requests at once, made by `make(i)`, sent alternately to the two ports. */
+function contend({ ports }: Deployment, n: number, make: (i: number) => Buffer): Promise<RawResponse[]> {
+  return together(Array.from({ length: n }, (_, i) => [ports[i % 2]!, make(i)] as const));
+}
+
+const CONTENDERS = 4;
+const statusesOf = (responses: readonly RawResponse[]) => responses.map((r) => r.status).join(" ");
+
+async function races(t: Test, deployment: Deployment): Promise<void> {
+  const [a, b] = deployment.ports;
+
+  await t.test(`${CONTENDERS} PATCHes with one If-Match: exactly one 200, the others 412, and the stored post is the winner's`, async (t) => {
+    t.equal((await one(a, request("POST", "/api/v1/post/if-match", JSON_CT, '{"title": "start", "body": "b"}'))).status, 201);
+    const wrong: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const etag = (await one(a, request("GET", "/api/v1/post/if-match"))).headers.etag!;
+      const responses = await contend(deployment, CONTENDERS, (i) =>
+        request("PATCH", "/api/v1/post/if-match", { ...MP, "If-Match": etag }, JSON.stringify({ title: `round ${round}, contender ${i}` })),
+      );
+      const winners = responses.filter((r) => r.status === 200);
+      if (winners.length !== 1 || responses.some((r) => r.status !== 200 && r.status !== 412)) {
+        wrong.push(`round ${round}: ${statusesOf(responses)}`);
+        continue;
+      }
+      const stored = await one(b, request("GET", "/api/v1/post/if-match"));
+      if (stored.body !== winners[0]!.body || stored.headers.etag !== winners[0]!.headers.etag) wrong.push(`round ${round}: the stored post is not the winner's`);
+    }
+    t.strictSame(wrong, [], `rounds with other than one winner, of ${ROUNDS}`);
+  });
+
+  await t.test(`${CONTENDERS} merge patches to different fields at once: every change is kept`, async (t) => {
+    t.equal((await one(a, request("POST", "/api/v1/post/merge", JSON_CT, '{"title": "t", "body": "b", "author": "a", "tags": []}'))).status, 201);
+    const lost: string[] = [];
+    const fields = ["title", "body", "author", "tags"] as const;
+    const valueOf = (field: string, round: number) => (field === "tags" ? [`tag ${round}`] : `${field} ${round}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const responses = await contend(deployment, fields.length, (i) =>
+        request("PATCH", "/api/v1/post/merge", MP, JSON.stringify({ [fields[i]!]: valueOf(fields[i]!, round) })),
+      );
+      if (responses.some((r) => r.status !== 200)) lost.push(`round ${round}: ${statusesOf(responses)}`);
+      const stored = JSON.parse((await one(a, request("GET", "/api/v1/post/merge"))).body) as Record<string, unknown>;
+      for (const field of fields) if (JSON.stringify(stored[field]) !== JSON.stringify(valueOf(field, round))) lost.push(`round ${round}: ${field}`);
+    }
+    t.strictSame(lost, [], `acknowledged changes that were lost, of ${fields.length * ROUNDS}`);
+  });
+
+  await t.test(`${CONTENDERS} UPDATEs of an article with one If-Match: exactly one 200, the others 412`, async (t) => {
+    const wrong: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const etag = (await one(a, request("GET", "/api/v1/artigo/2"))).headers.etag!;
+      const responses = await contend(deployment, CONTENDERS, (i) =>
+        request("UPDATE", "/api/v1/artigo/2", { ...MP, ...AUTH, "If-Match": etag }, JSON.stringify({ title: `round ${round}, contender ${i}` })),
+      );
+      const winners = responses.filter((r) => r.status === 200);
+      if (winners.length !== 1 || responses.some((r) => r.status !== 200 && r.status !== 412)) {
+        wrong.push(`round ${round}: ${statusesOf(responses)}`);
+        continue;
+      }
+      const stored = await one(b, request("GET", "/api/v1/artigo/2"));
+      if (stored.body !== winners[0]!.body) wrong.push(`round ${round}: the stored article is not the winner's`);
+    }
+    t.strictSame(wrong, [], `rounds with other than one winner, of ${ROUNDS}`);
+  });
+
+  await t.test("DELETEs and PATCHes with one If-Match: exactly one of them wins", async (t) => {
+    const wrong: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const target = `/api/v1/post/del-${round}`;
+      if ((await one(a, request("POST", target, JSON_CT, '{"title": "t", "body": "b"}'))).status !== 201) wrong.push(`round ${round}: not published`);
+      const etag = (await one(a, request("GET", target))).headers.etag!;
+      // DELETE, PATCH, DELETE, PATCH: each kind goes to both ports.
+      const responses = await contend(deployment, CONTENDERS, (i) =>
+        i % 2 === 0 ? request("DELETE", target, { "If-Match": etag }) : request("PATCH", target, { ...MP, "If-Match": etag }, JSON.stringify({ title: `patch ${i}` })),
+      );
+      const deletes = responses.filter((_, i) => i % 2 === 0);
+      const patches = responses.filter((_, i) => i % 2 === 1);
+      const after = await one(b, request("GET", target));
+      const won = responses.filter((r) => r.status === 200).length;
+      if (won !== 1) wrong.push(`round ${round}: ${won} winners (${statusesOf(responses)})`);
+      else if (deletes.some((r) => r.status === 200)) {
+        // Gone: the other requests find nothing (404), or were refused before (412).
+        if (after.status !== 404) wrong.push(`round ${round}: deleted, yet still served`);
+      } else {
+        const patched = patches.find((r) => r.status === 200)!;
+        if (after.body !== patched.body) wrong.push(`round ${round}: the stored post is not the winning PATCH's`);
+        if (deletes.some((r) => r.status !== 412)) wrong.push(`round ${round}: a DELETE with a stale tag got ${statusesOf(deletes)}`);
+      }
+    }
+    t.strictSame(wrong, [], `rounds with other than one winner, of ${ROUNDS}`);
+  });
+}
+
+async function storedAsSent(t: Test, { ports: [a, b] }: Deployment): Promise<void> {
+  await t.test("a lone surrogate is refused with 422 naming the field; a pair is served back as acknowledged", async (t) => {
+    const lone = await one(a, request("POST", "/api/v1/post/text", JSON_CT, '{"title": "x\\udfffy", "body": "b"}'));
+    t.equal(lone.status, 422);
+    t.match(JSON.parse(lone.body).detail, /^"title" holds a lone surrogate/);
+    t.equal((await one(b, request("GET", "/api/v1/post/text"))).status, 404, "nothing was stored");
+    const article = await one(a, request("UPDATE", "/api/v1/artigo/3", { ...MP, ...AUTH }, '{"author": "\\ud800"}'));
+    t.equal(article.status, 422);
+    t.match(JSON.parse(article.body).detail, /^"author" holds a lone surrogate/);
+
+    t.equal((await one(a, request("POST", "/api/v1/post/text", JSON_CT, '{"title": "\\ud83d\\ude80", "body": "b", "tags": ["\\ud834\\udd1e"]}'))).status, 201);
+    const patched = await one(a, request("PATCH", "/api/v1/post/text", MP, '{"body": "escaped \\ud83d\\ude80, raw 🚀"}'));
+    t.equal(patched.status, 200);
+    const served = await one(b, request("GET", "/api/v1/post/text"));
+    t.equal(served.body, patched.body, "another process serves what was acknowledged");
+    t.equal(served.headers.etag, patched.headers.etag, "under the ETag it was acknowledged with");
+    const conditional = await one(b, request("PATCH", "/api/v1/post/text", { ...MP, "If-Match": patched.headers.etag! }, '{"title": "next"}'));
+    t.equal(conditional.status, 200, "so the acknowledged ETag works as If-Match");
+  });
+}
+
+t.test("WORKERS=2 on one SQLite file", async (t) => {
+  const server = stopAtEnd(t, startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "sqlite"), ADMIN_TOKEN: ADMIN, QUIET: "1" }));
+  const port = await portOf(server);
+  await storedAsSent(t, { ports: [port, port] });
+  await races(t, { ports: [port, port] });
+});
+
+t.test("two instances on one PostgreSQL database", async (t) => {
+  const db = await testDatabase(t);
+  const url = await db.fresh();
+  const a = stopAtEnd(t, startServer({ DATABASE_URL: url, ADMIN_TOKEN: ADMIN, QUIET: "1" }));
+  const b = stopAtEnd(t, startServer({ DATABASE_URL: url, ADMIN_TOKEN: ADMIN, QUIET: "1" }));
+  const deployment: Deployment = { ports: [await portOf(a), await portOf(b)] };
+  await storedAsSent(t, deployment);
+  await races(t, deployment);
+});
