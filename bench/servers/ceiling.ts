@@ -34,7 +34,9 @@ const DEFAULT_RESPONSE = Buffer.concat([
   Buffer.from(
     "HTTP/1.1 200 OK\r\n" +
       "Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n" +
+      "X-Content-Type-Options: nosniff\r\n" +
       "Content-Type: application/json\r\n" +
+      "Cache-Control: no-cache\r\n" +
       "Deprecation: @1767225600\r\n" +
       'Link: </api/v2/status>; rel="successor-version"\r\n' +
       `Content-Length: ${DEFAULT_BODY.length}\r\n\r\n`,

@@ -1,7 +1,9 @@
 // The comparison server: startline's benchmarked endpoints on node:http (or
 // node:https), answering with byte-identical bodies and the same header fields
-// in the same order (Date, [Strict-Transport-Security,] Content-Type, [ETag,]
-// [Vary,] [Location,] [Deprecation, Link,] Content-Length), so the benchmark
+// in the same order (Date, X-Content-Type-Options, [Strict-Transport-Security,]
+// Content-Type, [Cache-Control,] [ETag,] [Vary,] [Location,] [Deprecation,
+// Link,] Content-Length; Vary gains Accept-Encoding on a compressible body of
+// 1 KiB or more, as startline's content codings add it), so the benchmark
 // compares servers and not responses. The benchmark checks this before every
 // measured run (status line, field names and values, body).
 //
@@ -65,7 +67,11 @@ function serve(): void {
 
   const hstsMaxAge = Number(process.env.HSTS_MAX_AGE ?? 31_536_000);
   /** Fields startline adds to every response after Date (over HTTPS: Strict-Transport-Security). */
-  const serverFields: readonly string[] = tlsFiles !== undefined && hstsMaxAge > 0 ? ["Strict-Transport-Security", `max-age=${hstsMaxAge}`] : [];
+  const serverFields: readonly string[] = [
+    "X-Content-Type-Options",
+    "nosniff",
+    ...(tlsFiles !== undefined && hstsMaxAge > 0 ? ["Strict-Transport-Security", `max-age=${hstsMaxAge}`] : []),
+  ];
 
   /** Gets the request body whole (empty for GET and HEAD, which are answered without waiting for one). */
   type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, params: readonly string[]) => void;
@@ -74,8 +80,16 @@ function serve(): void {
   function send(res: http.ServerResponse, status: number, fields: readonly string[], body: string | Buffer): void {
     const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
     res.removeHeader("Connection");
-    res.writeHead(status, ["Date", httpDate(), ...serverFields, ...fields, "Content-Length", String(bytes.length)]);
+    res.writeHead(status, ["Date", httpDate(), ...serverFields, ...varyOnCoding(fields, bytes.length), "Content-Length", String(bytes.length)]);
     res.end(bytes);
+  }
+
+  /** startline's content codings: a JSON or YAML body of 1 KiB or more varies on Accept-Encoding (none is sent here, so no coding). */
+  function varyOnCoding(fields: readonly string[], length: number): readonly string[] {
+    if (length < 1024 || !/^application\/(?:json|yaml)$/.test(fields[1] ?? "")) return fields;
+    const at = fields.indexOf("Vary");
+    if (at === -1) return [...fields, "Vary", "Accept-Encoding"];
+    return fields.map((f, i) => (i === at + 1 ? `${f}, Accept-Encoding` : f));
   }
 
   /** A fixed response: header fields (after Date, before Content-Length) and body. */
@@ -232,7 +246,7 @@ function serve(): void {
     if (format === undefined) return problem(res, 406, "available as application/json, application/yaml");
     const value = { posts: [...posts.values()] };
     const body = format === "json" ? JSON.stringify(value) : dumpYaml(value, { noRefs: true, lineWidth: -1 });
-    send(res, 200, ["Content-Type", format === "json" ? JSON_TYPE : YAML_TYPE, "Vary", VARY], body);
+    send(res, 200, ["Content-Type", format === "json" ? JSON_TYPE : YAML_TYPE, "Cache-Control", "no-cache", "Vary", VARY], body);
   };
 
   const patchPost: Handler = (req, res, raw, [id]) => {
@@ -265,7 +279,7 @@ function serve(): void {
     };
     posts.set(post.id, post);
     const body = JSON.stringify(post);
-    send(res, 200, ["Content-Type", JSON_TYPE, "ETag", etag(body), "Vary", VARY], body);
+    send(res, 200, ["Content-Type", JSON_TYPE, "Cache-Control", "no-cache", "ETag", etag(body), "Vary", VARY], body);
   };
 
   const CONTROL = /\p{Cc}/u;
@@ -281,7 +295,7 @@ function serve(): void {
     if (length === 0 || length > 500 || CONTROL.test(text)) return problem(res, 422, "one sentence of 1 to 500 characters");
     const fact: Fact = { id: String(nextFactId++), text, source: "api", createdAt: stamp() };
     facts.push(fact);
-    send(res, 201, ["Content-Type", JSON_TYPE, "Location", `/api/v2/facts/${encodeURIComponent(fact.id)}`], JSON.stringify(fact));
+    send(res, 201, ["Content-Type", JSON_TYPE, "Cache-Control", "no-cache", "Location", `/api/v2/facts/${encodeURIComponent(fact.id)}`], JSON.stringify(fact));
   };
 
   /** "METHOD path" -> handler. */
@@ -292,13 +306,14 @@ function serve(): void {
         200,
         [
           ["Content-Type", JSON_TYPE],
+          ["Cache-Control", "no-cache"],
           ["Deprecation", "@1767225600"],
           ["Link", '</api/v2/status>; rel="successor-version"'],
         ],
         JSON.stringify({ resposta: "O servidor está no ar." }),
       ),
     ],
-    ["GET /api/v2/status", fixed(200, [["Content-Type", JSON_TYPE]], JSON.stringify({ response: "The server is up." }))],
+    ["GET /api/v2/status", fixed(200, [["Content-Type", JSON_TYPE], ["Cache-Control", "no-cache"]], JSON.stringify({ response: "The server is up." }))],
     ["GET /api/v1/posts", listPosts],
     ["GET /api/v1/post", listPosts],
     ["POST /api/v2/facts", postFact],
