@@ -4,7 +4,6 @@
 import { fail } from "../http/problem.js";
 import type { Request } from "../http/request.js";
 import type { VersionedRoute } from "./versions.js";
-import { requireRole } from "./auth.js";
 import { readText } from "./body.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, JSON_ONLY, JSON_OR_YAML, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, VARY as VARY_DOC } from "./docs.js";
@@ -93,7 +92,6 @@ export function factRoutes(ctx: ApiContext): VersionedRoute[] {
         422: { description: "The sentence is empty, longer than 500 characters, or holds control characters" },
       },
       handler: async (request) => {
-        if (ctx.writeRequiresToken) await requireRole(request, store.tokens, "any");
         const text = readText(request).trim();
         const length = [...text].length;
         if (length === 0) invalid(request, "The fact is empty; send one sentence as the body.");

@@ -7,6 +7,7 @@ import { factRoutes } from "./facts.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
+import { guarded } from "./guard.js";
 import { answerUnavailable } from "./unavailable.js";
 import type { VersionedRoute } from "./versions.js";
 
@@ -18,6 +19,9 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 /** The API's table; versions are applied where the app is built (versions.ts). */
 export function apiRoutes(options: ApiOptions): VersionedRoute[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
-  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(answerUnavailable);
-  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes()];
+  // Each route's declared authorization is enforced here, for every route alike (inside the 503
+  // wrapper: checking a token reads the store too).
+  const guard = <R extends VersionedRoute>(route: R) => guarded(route, options);
+  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(guard).map(answerUnavailable);
+  return [...statusRoutes(options).map(guard), ...stored, ...operatorRoutes(options.usage).map(guard), ...echoRoutes().map(guard)];
 }
