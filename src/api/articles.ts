@@ -3,7 +3,7 @@
 
 import { fail } from "../http/problem.js";
 import type { Request } from "../http/request.js";
-import type { VersionedRoute } from "./versions.js";
+import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED } from "./docs.js";
@@ -22,12 +22,12 @@ const ARTICLE_ID = { description: "The article's id (1, 2 and 3 are seeded)", ex
 
 export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
   return [
-    {
+    apiRoute({
       method: "GET",
       version: "v1",
       path: "/artigo/:id",
       summary: "One article (public)",
-      handler: async (request, { id }) => single(request, (await store.articles.get(id!)) ?? missing(request, id!)),
+      handler: async (request, { id }) => single(request, (await store.articles.get(id)) ?? missing(request, id)),
       params: { id: ARTICLE_ID },
       responses: {
         200: { description: "The article", mediaTypes: JSON_ONLY, schema: articleSchema, headers: ETAG },
@@ -35,8 +35,8 @@ export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
         404: notFound("article"),
         406: NOT_ACCEPTABLE,
       },
-    },
-    {
+    }),
+    apiRoute({
       method: "UPDATE",
       version: "v1",
       path: "/artigo/:id",
@@ -62,13 +62,13 @@ export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
         chooseFormat(request, ["json"]); // a 406 must come before anything changes
         const merge = mergePatcher<ArticleFields>(request, articleFieldsSchema, "an article");
         // Precondition and merge are decided on the article as stored, in the store's write transaction (one atomic step).
-        const result = await store.articles.update(id!, (current) => {
+        const result = await store.articles.update(id, (current) => {
           requireMatch(request, current);
           return merge(fieldsOf(current));
         });
-        if (result.kind === "missing") missing(request, id!);
+        if (result.kind === "missing") missing(request, id);
         return single(request, result.item);
       },
-    },
+    }),
   ];
 }

@@ -3,7 +3,7 @@
 
 import { fail } from "../http/problem.js";
 import type { Request } from "../http/request.js";
-import type { VersionedRoute } from "./versions.js";
+import { apiRoute, type VersionedRoute } from "./versions.js";
 import { readText } from "./body.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, JSON_ONLY, JSON_OR_YAML, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, VARY as VARY_DOC } from "./docs.js";
@@ -57,13 +57,13 @@ export function factRoutes(ctx: ApiContext): VersionedRoute[] {
         406: NOT_ACCEPTABLE,
       },
     },
-    {
+    apiRoute({
       method: "GET",
       version: "v2",
       path: "/facts/:id",
       summary: "One fact",
       handler: async (request, { id }) =>
-        single(request, (await store.facts.get(id!)) ?? fail(404, { kind: "not-found", detail: `There is no fact with id "${id}".`, instance: request.target })),
+        single(request, (await store.facts.get(id)) ?? fail(404, { kind: "not-found", detail: `There is no fact with id "${id}".`, instance: request.target })),
       params: { id: { description: "The fact's id, as in the Location of its creation", example: "1" } },
       responses: {
         200: { description: "The fact", mediaTypes: JSON_ONLY, schema: factSchema, headers: ETAG },
@@ -71,7 +71,7 @@ export function factRoutes(ctx: ApiContext): VersionedRoute[] {
         404: notFound("fact"),
         406: NOT_ACCEPTABLE,
       },
-    },
+    }),
     {
       method: "POST",
       version: "v2",

@@ -3,7 +3,7 @@
 
 import { fail } from "../http/problem.js";
 import type { Request } from "../http/request.js";
-import type { VersionedRoute } from "./versions.js";
+import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Post, PostFields } from "../store/types.js";
 import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
@@ -48,12 +48,12 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
   return [
     { method: "GET", version: "v1", path: "/post", summary: "All posts, oldest first (JSON or YAML)", handler: list, responses: listResponses },
     { method: "GET", version: "v1", path: "/posts", summary: "All posts, oldest first (JSON or YAML)", handler: list, responses: listResponses },
-    {
+    apiRoute({
       method: "GET",
       version: "v1",
       path: "/post/:id",
       summary: "One post",
-      handler: async (request, { id }) => single(request, (await store.posts.get(id!)) ?? missing(request, id!)),
+      handler: async (request, { id }) => single(request, (await store.posts.get(id)) ?? missing(request, id)),
       params: { id: postId() },
       responses: {
         200: { description: "The post", mediaTypes: JSON_ONLY, schema: postSchema, headers: ETAG },
@@ -61,8 +61,8 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
         404: notFound("post"),
         406: NOT_ACCEPTABLE,
       },
-    },
-    {
+    }),
+    apiRoute({
       method: "POST",
       version: "v1",
       path: "/post/:id",
@@ -87,11 +87,11 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
         422: invalidFields("a post (or an invalid id)"),
       },
       handler: async (request, { id }) => {
-        if (!ID.test(id!)) {
-          fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The post id "${id!.slice(0, 80)}" is invalid: use ${ID_RULE}.`, instance: request.target });
+        if (!ID.test(id)) {
+          fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The post id "${id.slice(0, 80)}" is invalid: use ${ID_RULE}.`, instance: request.target });
         }
         const fields = validate<PostFields>(postFieldsSchema, readJson(request), request.target);
-        const result = await store.posts.create({ id: id!, ...fields });
+        const result = await store.posts.create({ id: id, ...fields });
         if (result.kind === "exists") {
           fail(409, {
             kind: "already-exists",
@@ -99,11 +99,11 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
             instance: request.target,
           });
         }
-        const location = `/api/v1/post/${encodeURIComponent(id!)}`;
+        const location = `/api/v1/post/${encodeURIComponent(id)}`;
         return json(201, { published: true, post: result.item }, { Location: location });
       },
-    },
-    {
+    }),
+    apiRoute({
       method: "PATCH",
       version: "v1",
       path: "/post/:id",
@@ -128,15 +128,15 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
         chooseFormat(request, ["json"]); // a 406 must come before anything changes
         const merge = mergePatcher<PostFields>(request, postFieldsSchema, "a post");
         // Precondition and merge are decided on the post as stored, in the store's write transaction (one atomic step).
-        const result = await store.posts.update(id!, (current) => {
+        const result = await store.posts.update(id, (current) => {
           requireMatch(request, current);
           return merge(fieldsOf(current));
         });
-        if (result.kind === "missing") missing(request, id!);
+        if (result.kind === "missing") missing(request, id);
         return single(request, result.item);
       },
-    },
-    {
+    }),
+    apiRoute({
       method: "DELETE",
       version: "v1",
       path: "/post/:id",
@@ -152,9 +152,9 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
         // If-Match is checked against the post as stored, in the same atomic step as the delete;
         // without a precondition there is nothing to read first (one statement on PostgreSQL).
         const guard = hasPreconditions(request) ? (current: Post) => requireMatch(request, current) : undefined;
-        if (!(await store.posts.delete(id!, guard))) missing(request, id!);
+        if (!(await store.posts.delete(id, guard))) missing(request, id);
         return json(200, { deleted: true, id });
       },
-    },
+    }),
   ];
 }

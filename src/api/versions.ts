@@ -11,7 +11,7 @@ import { formatHttpDate } from "../http/date.js";
 import { problem } from "../http/problem.js";
 import type { Request } from "../http/request.js";
 import type { FieldValue, Response } from "../http/response.js";
-import type { Deprecation, Route } from "../router/route.js";
+import { route, type Deprecation, type ParamsOf, type Route } from "../router/route.js";
 
 /** A route of the API: its path is below its version; without a version it is served as written. */
 export interface VersionedRoute extends Route {
@@ -104,4 +104,11 @@ export function applyVersions(table: readonly VersionedRoute[]): Versioned {
       });
     },
   };
+}
+
+/** A row of the API's table, its handler's params typed from its path (see route() in the router). */
+export function apiRoute<const P extends string>(
+  spec: Omit<VersionedRoute, "path" | "handler"> & { readonly path: P; readonly handler: (request: Request, params: ParamsOf<P>) => Response | Promise<Response> },
+): VersionedRoute {
+  return route(spec);
 }

@@ -7,6 +7,25 @@ export type Params = Readonly<Record<string, string>>;
 
 export type RouteHandler = (request: Request, params: Params) => Response | Promise<Response>;
 
+/** The names of a path's parameters: "/post/:id" gives "id", "/files/*rest" gives "rest". */
+type ParamNames<P extends string> = P extends `${infer Head}/${infer Tail}` ? SegmentName<Head> | ParamNames<Tail> : SegmentName<P>;
+type SegmentName<S extends string> = S extends `:${infer Name}` ? Name : S extends `*${infer Name}` ? Name : never;
+
+/** The params a handler gets for path `P`, typed from the literal: `/post/:id` gives `{ id: string }`. */
+export type ParamsOf<P extends string> = { readonly [K in ParamNames<P>]: string };
+
+/**
+ * A route whose handler sees its params typed from its path, so `params.id`
+ * is a string, not `string | undefined`, and a misspelt name does not compile.
+ * `R` lets tables of richer rows (the API's versioned routes) use it too.
+ */
+export function route<const P extends string, R extends Omit<Route, "path" | "handler"> = Omit<Route, "path" | "handler">>(
+  spec: R & { readonly path: P; readonly handler: (request: Request, params: ParamsOf<P>) => Response | Promise<Response> },
+): R & Route {
+  // The router fills exactly the names in the path, so the wider Params type is safe to give it.
+  return spec as unknown as R & Route;
+}
+
 export interface Deprecation {
   /** When the route was deprecated; sent as `Deprecation: @<seconds>` (RFC 9745). */
   readonly since: Date;
