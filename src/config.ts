@@ -1,9 +1,11 @@
 // Settings from the environment and the command line, checked once at start.
 // A bad value stops the start with a message naming the setting.
 
-import type { ParserLimits } from "./http/parser.js";
-import { DEFAULT_LIMITS } from "./http/parser.js";
+import { DEFAULT_LIMITS } from "./http/limits.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection.js";
+import { DEFAULT_SHUTDOWN_GRACE_MS, type ServerSettings } from "./http/server.js";
+import { DEFAULT_POOL_SIZE } from "./store/postgres.js";
+import { MIN_TOKEN_LENGTH } from "./tokens.js";
 import { availableParallelism } from "node:os";
 
 export interface Config {
@@ -18,14 +20,8 @@ export interface Config {
   readonly durability: "normal" | "full";
   /** No access log. */
   readonly quiet: boolean;
-  readonly limits: ParserLimits;
-  readonly headersTimeoutMs: number;
-  readonly bodyTimeoutMs: number;
-  /** From a request's first byte to its last, however steadily the bytes come. */
-  readonly requestTimeoutMs: number;
-  readonly keepAliveTimeoutMs: number;
-  /** A response that makes no sending progress for this long (a client that stopped reading) closes. */
-  readonly sendTimeoutMs: number;
+  /** Limits, timeouts and the connection cap, handed to the server whole. */
+  readonly server: ServerSettings;
   readonly shutdownGraceMs: number;
   /** When v1 stops being served, announced in its Sunset field. */
   readonly v1Sunset: Date | undefined;
@@ -37,8 +33,6 @@ export interface Config {
   readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
   /** Strict-Transport-Security max-age on HTTPS responses; 0 sends none. */
   readonly hstsMaxAge: number;
-  /** Most open connections; past it, new ones get a 503. */
-  readonly maxConnections: number;
   /** Serving processes sharing the port (node:cluster); 1 serves from this process alone. */
   readonly workers: number;
   /** Serve the wire view, POST /api/wire (on unless WIRE_VIEW=0 or --no-wire-view). */
@@ -196,8 +190,8 @@ function onUnlessOff(env: Env, name: SettingName, argv: readonly string[], offOp
 function adminToken(env: Env): string | undefined {
   const raw = env.ADMIN_TOKEN;
   if (raw === undefined || raw === "") return undefined;
-  if (!/^[A-Za-z0-9\-._~+/]{16,}=*$/.test(raw)) {
-    throw new ConfigError("ADMIN_TOKEN must be at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (a bearer token, RFC 6750 §2.1)");
+  if (raw.length < MIN_TOKEN_LENGTH || !/^[A-Za-z0-9\-._~+/]+=*$/.test(raw)) {
+    throw new ConfigError(`ADMIN_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / (a bearer token, RFC 6750 §2.1)`);
   }
   return raw;
 }
@@ -216,29 +210,31 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     port: integer(env, "PORT", 8080, 0, 65535),
     dataDir: env.DATA_DIR || "./data",
     databaseUrl: databaseUrl(env),
-    databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 10_000),
+    databasePoolSize: integer(env, "DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE, 1, 10_000),
     durability: oneOf(env, "DURABILITY", ["normal", "full"] as const, "normal"),
     quiet: flag(env, "QUIET", argv, "--quiet"),
-    limits: {
-      maxRequestLineBytes: integer(env, "MAX_REQUEST_LINE_BYTES", d.maxRequestLineBytes, 64, MiB),
-      maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", d.maxHeaderBytes, 256, 16 * MiB),
-      maxHeaderCount: integer(env, "MAX_HEADER_COUNT", d.maxHeaderCount, 1, 100_000),
-      maxBodyBytes: integer(env, "MAX_BODY_BYTES", d.maxBodyBytes, 0, 1024 * MiB),
-      maxChunkExtensionBytes: integer(env, "MAX_CHUNK_EXTENSION_BYTES", d.maxChunkExtensionBytes, 0, MiB),
-      allowBareLf: flag(env, "ALLOW_BARE_LF", argv, "--allow-bare-lf"),
+    server: {
+      limits: {
+        maxRequestLineBytes: integer(env, "MAX_REQUEST_LINE_BYTES", d.maxRequestLineBytes, 64, MiB),
+        maxHeaderBytes: integer(env, "MAX_HEADER_BYTES", d.maxHeaderBytes, 256, 16 * MiB),
+        maxHeaderCount: integer(env, "MAX_HEADER_COUNT", d.maxHeaderCount, 1, 100_000),
+        maxBodyBytes: integer(env, "MAX_BODY_BYTES", d.maxBodyBytes, 0, 1024 * MiB),
+        maxChunkExtensionBytes: integer(env, "MAX_CHUNK_EXTENSION_BYTES", d.maxChunkExtensionBytes, 0, MiB),
+        allowBareLf: flag(env, "ALLOW_BARE_LF", argv, "--allow-bare-lf"),
+      },
+      headersTimeoutMs: integer(env, "HEADERS_TIMEOUT_MS", c.headersTimeoutMs, 1, 3_600_000),
+      bodyTimeoutMs: integer(env, "BODY_TIMEOUT_MS", c.bodyTimeoutMs, 1, 3_600_000),
+      requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", c.requestTimeoutMs, 1, 3_600_000),
+      keepAliveTimeoutMs: integer(env, "KEEP_ALIVE_TIMEOUT_MS", c.keepAliveTimeoutMs, 1, 3_600_000),
+      sendTimeoutMs: integer(env, "SEND_TIMEOUT_MS", c.sendTimeoutMs, 1, 3_600_000),
+      maxConnections: integer(env, "MAX_CONNECTIONS", 16_384, 1, 10_000_000),
     },
-    headersTimeoutMs: integer(env, "HEADERS_TIMEOUT_MS", c.headersTimeoutMs, 1, 3_600_000),
-    bodyTimeoutMs: integer(env, "BODY_TIMEOUT_MS", c.bodyTimeoutMs, 1, 3_600_000),
-    requestTimeoutMs: integer(env, "REQUEST_TIMEOUT_MS", c.requestTimeoutMs, 1, 3_600_000),
-    keepAliveTimeoutMs: integer(env, "KEEP_ALIVE_TIMEOUT_MS", c.keepAliveTimeoutMs, 1, 3_600_000),
-    sendTimeoutMs: integer(env, "SEND_TIMEOUT_MS", c.sendTimeoutMs, 1, 3_600_000),
-    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 3_600_000),
+    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS, 0, 3_600_000),
     v1Sunset: date(env, "V1_SUNSET"),
     writeRequiresToken: flag(env, "WRITE_REQUIRES_TOKEN", argv, "--write-requires-token"),
     adminToken: adminToken(env),
     tls: tlsPaths(env, argv),
     hstsMaxAge: integer(env, "HSTS_MAX_AGE", 31_536_000, 0, 2 ** 31 - 1),
-    maxConnections: integer(env, "MAX_CONNECTIONS", 16_384, 1, 10_000_000),
     workers: workers(env),
     wireView: onUnlessOff(env, "WIRE_VIEW", argv, "--no-wire-view"),
   };

@@ -56,20 +56,14 @@ export async function serve(config: Config): Promise<void> {
     writeRequiresToken: config.writeRequiresToken,
     v1Sunset: config.v1Sunset,
     ...(worker ? { usage: workerUsage } : {}),
-    limits: config.limits,
+    limits: config.server.limits,
     wireView: config.wireView,
   });
   const server = createServer(app, {
     ...(tls === undefined ? {} : { tls }),
     // RFC 6797: tell browsers to use HTTPS from now on; only meaningful over HTTPS.
     responseFields: tls !== undefined && config.hstsMaxAge > 0 ? fieldLines({ "Strict-Transport-Security": `max-age=${config.hstsMaxAge}` }) : "",
-    maxConnections: config.maxConnections,
-    limits: config.limits,
-    headersTimeoutMs: config.headersTimeoutMs,
-    bodyTimeoutMs: config.bodyTimeoutMs,
-    requestTimeoutMs: config.requestTimeoutMs,
-    keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    sendTimeoutMs: config.sendTimeoutMs,
+    ...config.server,
     ...(config.quiet ? {} : { onExchange: accessLog(process.stdout, worker ? `w${cluster.worker!.id} ` : "") }),
   });
   const address = await server.listen(config.port, config.host);

@@ -8,21 +8,21 @@ t.test("defaults", async (t) => {
   t.equal(c.host, "127.0.0.1");
   t.equal(c.port, 8080);
   t.equal(c.dataDir, "./data");
-  t.equal(c.headersTimeoutMs, 10_000);
-  t.equal(c.keepAliveTimeoutMs, 5_000);
-  t.equal(c.sendTimeoutMs, 20_000);
-  t.equal(c.requestTimeoutMs, 30_000);
-  t.equal(c.limits.maxBodyBytes, 1024 * 1024);
+  t.equal(c.server.headersTimeoutMs, 10_000);
+  t.equal(c.server.keepAliveTimeoutMs, 5_000);
+  t.equal(c.server.sendTimeoutMs, 20_000);
+  t.equal(c.server.requestTimeoutMs, 30_000);
+  t.equal(c.server.limits.maxBodyBytes, 1024 * 1024);
   t.equal(c.workers, 1);
   t.equal(c.tls, undefined);
 });
 
 t.test("timeouts and limits are configurable", async (t) => {
   const c = loadConfig({ SEND_TIMEOUT_MS: "1500", HEADERS_TIMEOUT_MS: "250", MAX_BODY_BYTES: "10", REQUEST_TIMEOUT_MS: "4000" }, ["--quiet"]);
-  t.equal(c.sendTimeoutMs, 1500);
-  t.equal(c.requestTimeoutMs, 4000);
-  t.equal(c.headersTimeoutMs, 250);
-  t.equal(c.limits.maxBodyBytes, 10);
+  t.equal(c.server.sendTimeoutMs, 1500);
+  t.equal(c.server.requestTimeoutMs, 4000);
+  t.equal(c.server.headersTimeoutMs, 250);
+  t.equal(c.server.limits.maxBodyBytes, 10);
   t.equal(c.quiet, true);
 });
 

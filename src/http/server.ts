@@ -28,6 +28,20 @@ export interface ServerOptions extends Partial<Omit<ConnectionOptions, "limits">
   readonly onHandlerError?: (error: unknown, request: Request | null) => void;
 }
 
+/** How long close() lets requests in flight finish before it cuts what is left. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * What an operator tunes, all of it: the parser's limits, the timeouts and
+ * the connection cap. The settings (src/config.ts) produce one of these and
+ * hand it to createServer whole.
+ */
+export interface ServerSettings
+  extends Pick<ConnectionOptions, "headersTimeoutMs" | "bodyTimeoutMs" | "requestTimeoutMs" | "keepAliveTimeoutMs" | "sendTimeoutMs"> {
+  readonly limits: ParserLimits;
+  readonly maxConnections: number;
+}
+
 export interface HttpServer {
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
@@ -133,7 +147,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
         });
       });
     },
-    close(graceMs = 10_000) {
+    close(graceMs = DEFAULT_SHUTDOWN_GRACE_MS) {
       return new Promise((resolve) => {
         const finish = () => {
           clearInterval(sweep);
