@@ -23,7 +23,19 @@ import type { Test } from "tap";
 import { freePort } from "./ports.js";
 
 const run = promisify(execFile);
-const BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+/** The server binaries: PG_BIN, or the newest version Debian's packages installed under /usr/lib/postgresql. */
+const BIN = process.env.PG_BIN ?? newestPostgres();
+
+function newestPostgres(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v) && existsSync(`${root}/${v}/bin/initdb`))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  // Without any, the first initdb fails and says where it looked.
+  return `${root}/${versions[0] ?? "15"}/bin`;
+}
 
 // The tests' own connections must not take libpq's defaults (PGPASSWORD,
 // PGSSLMODE, PGOPTIONS, ...) from the caller's shell: node-postgres reads them
