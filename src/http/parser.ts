@@ -28,9 +28,10 @@ import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
 import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
 import { judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-import { describe, endFieldLine, endRequestLine, scanFieldLine, scanRequestLine, startScan, type LineScan, type ScanError } from "./line-scan.js";
+import { judgeLineSoFar, type LineKind } from "./line-judge.js";
+import { describe, endFieldLine, endRequestLine, startScan, type LineScan, type ScanError } from "./line-scan.js";
 import { fieldName } from "./names.js";
-import { isScanError, readRequestLine, requestLineTooLong } from "./request-line.js";
+import { isScanError, readRequestLine } from "./request-line.js";
 import type { Request, RequestHead } from "./request.js";
 import type { SpanKind, SpanListener } from "./spans.js";
 
@@ -547,65 +548,35 @@ export class RequestParser {
     this.checkLineSoFar(this.carry!, 0, this.carryLen, true);
   }
 
-  /**
-   * Judges buf[s, n), a line or the start of one (no LF in it), by the rules
-   * that need no more bytes: its syntax so far (line-scan.ts), a CR followed
-   * by anything but LF (a bare CR, RFC 9112 §2.2), and the line's limit. Each
-   * is decided by the earliest byte that shows it (the offending byte; the
-   * byte after the CR; the first byte past the limit, unless that byte is a
-   * CR that may yet end the line), and the earliest one wins. Unfinished and
-   * whole lines are judged by this same function, so the verdict never
-   * depends on where the stream was cut. Returns false after reporting an error.
-   */
+  /** See line-judge.ts. Returns false after reporting an error. */
   private checkLineSoFar(buf: Buffer, s: number, n: number, partial: boolean): boolean {
-    if (n <= s) return true;
-    // With the line's own CR at n - 1 the search stops there; otherwise search only the line.
-    let crAt: number;
-    if (buf[n - 1] === CR) crAt = buf.indexOf(CR, s);
-    else {
-      const i = buf.subarray(s, n).indexOf(CR);
-      crAt = i === -1 ? -1 : s + i;
+    const kind = this.lineKind();
+    let scan: LineScan | null = null;
+    if (kind !== "chunk-size-line") {
+      scan = partial ? this.partialScan : this.wholeScan;
+      if (!partial) this.startScan(scan, s);
     }
-    const crShownBy = crAt !== -1 && crAt + 1 < n ? crAt + 1 : Infinity;
-    const over = s + this.lineRoom();
-    const overShownBy = over < n && buf[over] !== CR ? over : Infinity;
-    // The syntax of the line so far; the scan stops at a CR, so it never looks past crAt.
-    if (this.state === State.RequestLine || this.state === State.HeaderLine || this.state === State.TrailerLine) {
-      let scan = this.partialScan;
-      if (!partial) {
-        scan = this.wholeScan;
-        this.startScan(scan, s);
-      }
-      const scanned = this.scanLine(buf, Math.min(n, over), scan);
-      if (scanned !== null && scanned.at < overShownBy) return this.failWith(scanned);
-    }
-    if (crShownBy === Infinity && overShownBy === Infinity) return true;
-    if (crShownBy <= overShownBy) return this.fail("BARE_CR", "A CR is not followed by LF", crAt);
-    const limits = this.limits;
-    switch (this.state) {
-      case State.RequestLine:
-        return this.failWith(requestLineTooLong(buf, s, over + 1, limits.maxRequestLineBytes));
-      case State.HeaderLine:
-        return this.fail("HEADERS_TOO_LARGE", `The header section is larger than ${limits.maxHeaderBytes} bytes`, s);
-      case State.TrailerLine:
-        return this.fail("HEADERS_TOO_LARGE", `The trailer section is larger than ${limits.maxHeaderBytes} bytes`, s);
-      default:
-        return this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `A chunk-size line is longer than the ${limits.maxChunkExtensionBytes}-byte extension limit allows`, s);
-    }
+    const error = judgeLineSoFar(buf, s, n, scan, {
+      kind,
+      room: this.lineRoom(),
+      limits: this.limits,
+      field: { fields: this.fieldCount, maxFields: this.limits.maxHeaderCount, contentLengthSeen: this.fields.contentLength !== -1, trailer: kind === "trailer-line" },
+    });
+    return error === null || this.failWith(error);
+  }
+
+  private lineKind(): LineKind {
+    return this.state === State.RequestLine
+      ? "request-line"
+      : this.state === State.HeaderLine
+        ? "header-line"
+        : this.state === State.TrailerLine
+          ? "trailer-line"
+          : "chunk-size-line";
   }
 
   private startScan(scan: LineScan, at: number): void {
     startScan(scan, this.state === State.RequestLine ? "request-line" : "field-line", at);
-  }
-
-  private scanLine(buf: Buffer, end: number, scan: LineScan): ScanError | null {
-    if (this.state === State.RequestLine) return scanRequestLine(buf, end, scan);
-    return scanFieldLine(buf, end, scan, {
-      fields: this.fieldCount,
-      maxFields: this.limits.maxHeaderCount,
-      contentLengthSeen: this.fields.contentLength !== -1,
-      trailer: this.state === State.TrailerLine,
-    });
   }
 
   /** How many bytes the line being read may hold before it breaks a limit. */

@@ -1,0 +1,61 @@
+// The verdict on a line, or on the start of one, from the bytes alone: its
+// syntax so far (line-scan.ts), a CR followed by anything but LF (a bare CR,
+// RFC 9112 §2.2), and its limit. Each rule is decided by the earliest byte
+// that shows it (the offending byte; the byte after the CR; the first byte
+// past the limit, unless that byte is a CR that may yet end the line), and
+// the earliest one wins. Unfinished and whole lines are judged by this same
+// function, so a verdict never depends on where the stream was cut.
+
+import { CR } from "./chars.js";
+import type { ParserLimits } from "./limits.js";
+import { scanFieldLine, scanRequestLine, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
+import { requestLineTooLong } from "./request-line.js";
+
+export type LineKind = "request-line" | "header-line" | "trailer-line" | "chunk-size-line";
+
+export interface LineContext {
+  readonly kind: LineKind;
+  /** How many bytes the line may hold before it breaks a limit. */
+  readonly room: number;
+  readonly limits: ParserLimits;
+  /** For field lines: what their verdict depends on besides their bytes. */
+  readonly field: FieldContext;
+}
+
+/**
+ * Judges buf[s, n), a line or the start of one (no LF in it); `scan` carries
+ * how far an unfinished line was already judged (null for chunk-size lines,
+ * whose grammar is read when they end). Returns the first rule broken, or null.
+ */
+export function judgeLineSoFar(buf: Buffer, s: number, n: number, scan: LineScan | null, ctx: LineContext): ScanError | null {
+  if (n <= s) return null;
+  // With the line's own CR at n - 1 the search stops there; otherwise search only the line.
+  let crAt: number;
+  if (buf[n - 1] === CR) crAt = buf.indexOf(CR, s);
+  else {
+    const i = buf.subarray(s, n).indexOf(CR);
+    crAt = i === -1 ? -1 : s + i;
+  }
+  const crShownBy = crAt !== -1 && crAt + 1 < n ? crAt + 1 : Infinity;
+  const over = s + ctx.room;
+  const overShownBy = over < n && buf[over] !== CR ? over : Infinity;
+  // The syntax of the line so far; the scan stops at a CR, so it never looks past crAt.
+  if (scan !== null) {
+    const end = Math.min(n, over);
+    const scanned = ctx.kind === "request-line" ? scanRequestLine(buf, end, scan) : scanFieldLine(buf, end, scan, ctx.field);
+    if (scanned !== null && scanned.at < overShownBy) return scanned;
+  }
+  if (crShownBy === Infinity && overShownBy === Infinity) return null;
+  if (crShownBy <= overShownBy) return { code: "BARE_CR", what: "A CR is not followed by LF", at: crAt };
+  const limits = ctx.limits;
+  switch (ctx.kind) {
+    case "request-line":
+      return requestLineTooLong(buf, s, over + 1, limits.maxRequestLineBytes);
+    case "header-line":
+      return { code: "HEADERS_TOO_LARGE", what: `The header section is larger than ${limits.maxHeaderBytes} bytes`, at: s };
+    case "trailer-line":
+      return { code: "HEADERS_TOO_LARGE", what: `The trailer section is larger than ${limits.maxHeaderBytes} bytes`, at: s };
+    case "chunk-size-line":
+      return { code: "CHUNK_EXTENSIONS_TOO_LARGE", what: `A chunk-size line is longer than the ${limits.maxChunkExtensionBytes}-byte extension limit allows`, at: s };
+  }
+}
