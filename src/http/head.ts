@@ -10,7 +10,8 @@ import type { ParserLimits } from "./limits.js";
 import type { ScanError } from "./line-scan.js";
 import { describe } from "./line-scan.js";
 import { listElements, trimOws } from "./lists.js";
-import type { Framing } from "./request.js";
+import type { Framing, Request } from "./request.js";
+import type { RequestLine } from "./request-line.js";
 
 /** What the head's fields have said so far; reset for each message. */
 export interface HeadFields {
@@ -130,6 +131,29 @@ export function judgeHead(h: HeadFields, minor: 0 | 1, limits: ParserLimits): He
   // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when it asks for keep-alive.
   const keepAlive = !h.connectionClose && (minor === 1 || h.connectionKeepAlive);
   return { framing, keepAlive, expectContinue };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The head handed on, built as a whole Request with an empty body, so that a
+ * request without a body (most of them) is handed on as this very object.
+ */
+export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): Request {
+  return {
+    method: line.method,
+    target: line.target,
+    path: line.path,
+    query: line.query,
+    minor: line.minor,
+    fields: h.fields,
+    // RFC 9112 §3.2.2: an absolute-form target's authority stands in for Host.
+    host: line.absoluteHost ?? h.host,
+    framing: verdict.framing,
+    keepAlive: verdict.keepAlive,
+    expectContinue: verdict.expectContinue,
+    body: EMPTY,
+  };
 }
 
 /** RFC 9110 §5.6.2: token = 1*tchar. */

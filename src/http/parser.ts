@@ -26,12 +26,12 @@ import { CR, HTAB, LF, SP } from "./chars.js";
 import { BodyBuffer } from "./body-buffer.js";
 import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
 import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
-import { judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
+import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { judgeLineSoFar, type LineKind } from "./line-judge.js";
 import { describe, endFieldLine, endRequestLine, startScan, type LineScan, type ScanError } from "./line-scan.js";
 import { fieldName } from "./names.js";
-import { isScanError, readRequestLine } from "./request-line.js";
+import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
 import type { Request, RequestHead } from "./request.js";
 import type { SpanKind, SpanListener } from "./spans.js";
 
@@ -59,7 +59,6 @@ const enum State {
   Closed,
 }
 
-const EMPTY = Buffer.alloc(0);
 /** Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). */
 const MAX_LEADING_EMPTY_LINES = 8;
 
@@ -95,13 +94,8 @@ export class RequestParser {
   private lineStart = 0;
   private leadingEmptyLines = 0;
 
-  // The head being assembled.
-  private method = "";
-  private target = "";
-  private path = "";
-  private query = "";
-  private minor: 0 | 1 = 1;
-  private absoluteHost: string | null = null;
+  // The head being assembled: its request line, then its fields.
+  private start: RequestLine = NO_REQUEST_LINE;
   private readonly fields = newHeadFields();
   /** Field lines and their bytes in the section being read (header or trailer). */
   private fieldCount = 0;
@@ -135,7 +129,7 @@ export class RequestParser {
 
   /** Method and target of the request being read, "" before its request line is complete. */
   get current(): { readonly method: string; readonly target: string } {
-    return { method: this.method, target: this.target };
+    return this.start;
   }
 
   /** Stop reading: every later byte is ignored (used on timeouts and shutdown). */
@@ -338,12 +332,7 @@ export class RequestParser {
     if (ended !== null) return this.failWith(ended);
     const read = readRequestLine(buf, s, e, scan.split, scan.mark);
     if (isScanError(read)) return this.failWith(read);
-    this.method = read.method;
-    this.target = read.target;
-    this.path = read.path;
-    this.query = read.query;
-    this.minor = read.minor;
-    this.absoluteHost = read.absoluteHost;
+    this.start = read;
     if (this.spans !== null) {
       const at = (i: number) => lineAbs + (i - s);
       this.emit("method", at(s), at(scan.split));
@@ -417,25 +406,11 @@ export class RequestParser {
 
   /** The empty line: judge the framing (RFC 9112 §6.3) and hand the head on. */
   private endOfHead(at: number, lineAbs: number, lineBytes: number): boolean {
-    const verdict = judgeHead(this.fields, this.minor, this.limits);
+    const verdict = judgeHead(this.fields, this.start.minor, this.limits);
     if ("code" in verdict) return this.fail(verdict.code, verdict.what, at);
     const framing = verdict.framing;
     this.emit("blank-line", lineAbs, lineAbs + lineBytes);
-    // Built as a whole Request with an empty body, so a request without a body
-    // (most of them) is handed on as this very object, with no copy.
-    const head: Request = {
-      method: this.method,
-      target: this.target,
-      path: this.path,
-      query: this.query,
-      minor: this.minor,
-      fields: this.fields.fields,
-      host: this.absoluteHost ?? this.fields.host,
-      framing,
-      keepAlive: verdict.keepAlive,
-      expectContinue: verdict.expectContinue,
-      body: EMPTY,
-    };
+    const head = headOf(this.start, this.fields, verdict);
     this.head = head;
     this.bodyLimit = this.limits.maxBodyBytes;
     this.sink.onHead(head);
@@ -498,8 +473,7 @@ export class RequestParser {
   }
 
   private reset(): void {
-    this.method = "";
-    this.target = "";
+    this.start = NO_REQUEST_LINE;
     this.msgBytes = 0;
     this.leadingEmptyLines = 0;
     resetHeadFields(this.fields);

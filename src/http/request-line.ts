@@ -16,6 +16,9 @@ export interface RequestLine {
   readonly absoluteHost: string | null;
 }
 
+/** Before a request line has been read: what an error before it reports. */
+export const NO_REQUEST_LINE: RequestLine = Object.freeze({ method: "", target: "", path: "", query: "", minor: 1, absoluteHost: null });
+
 /**
  * buf[s, e) is the line without its CR LF; `methodEnd` is the space after the
  * method and `versionStart` the first byte of "HTTP/1.x", both found by the scan.
