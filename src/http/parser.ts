@@ -1,4 +1,4 @@
-// The incremental HTTP/1.1 request parser (RFC 9112): the line reader.
+// The incremental HTTP/1.1 request parser (RFC 9112).
 //
 // Bytes go in through `feed`, in chunks of any size split anywhere; complete
 // requests, or exactly one named error, come out through the sink. The parser
@@ -6,17 +6,13 @@
 //
 //   RequestLine -> HeaderLine* -> (FixedBody | ChunkSize -> ChunkData -> ... -> TrailerLine*) -> RequestLine
 //
-// Each part of the grammar lives in its own module, and this one only walks
-// the stream: line-scan.ts judges the bytes of request and field lines as
-// they arrive (so a request is refused at the byte that breaks a rule),
-// request-line.ts reads the request line's tokens, head.ts turns fields into
-// framing and keep-alive, chunked.ts reads chunk-size lines, and
-// body-buffer.ts holds body bytes.
-//
-// Lines are found with Buffer#indexOf (a native memchr) and checked against
-// the byte tables in chars.ts; strings are made once per token, never per
-// byte. Only an unfinished line is ever copied (into `carry`, bounded by the
-// limits), and every byte of it is looked at once however it was cut.
+// Each part of the work lives in its own module, and this one holds the
+// state: line-reader.ts finds lines in the stream (copying only an unfinished
+// one); line-scan.ts and line-judge.ts judge a line's bytes as they arrive,
+// so a request is refused at the byte that breaks a rule, whatever the cuts;
+// request-line.ts reads the request line's tokens; head.ts turns fields into
+// framing and keep-alive; chunked.ts reads chunk-size lines; body-buffer.ts
+// holds body bytes. Strings are made once per token, never per byte.
 //
 // Strict by default: anything RFC 9112 lets a server reject, it rejects, since
 // every leniency is a place where this server and a proxy in front of it could
@@ -29,6 +25,7 @@ import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./err
 import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { judgeLineSoFar, type LineKind } from "./line-judge.js";
+import { LineReader, type LineConsumer } from "./line-reader.js";
 import { describe, endFieldLine, endRequestLine, startScan, type LineScan, type ScanError } from "./line-scan.js";
 import { fieldName } from "./names.js";
 import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
@@ -62,29 +59,19 @@ const enum State {
 /** Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). */
 const MAX_LEADING_EMPTY_LINES = 8;
 
-export class RequestParser {
+export class RequestParser implements LineConsumer {
   private state = State.RequestLine;
   private readonly limits: ParserLimits;
   private readonly sink: ParserSink;
   /** Null unless someone asked to see the parts (spans.ts); then told of every one. */
   private readonly spans: SpanListener | null;
 
-  /** An unfinished line carried over to the next chunk. */
-  private carry: Buffer | null = null;
-  private carryLen = 0;
+  /** Finds the lines; this class says what they mean. */
+  private readonly reader: LineReader = new LineReader(this);
   /** How far the unfinished line has been judged, so each of its bytes is looked at once. */
   private readonly partialScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
   /** The same judgement for a line that arrived whole. */
   private readonly wholeScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
-
-  /**
-   * While paused, bytes not yet parsed wait here (a slice of the caller's
-   * chunk, not a copy); the connection pauses the parser when responses back
-   * up, so one large chunk of pipelined requests cannot queue up work without bound.
-   */
-  private paused = false;
-  private running = false;
-  private pending: Buffer | null = null;
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -119,7 +106,7 @@ export class RequestParser {
 
   /** True between requests: no byte of a next request has arrived yet. */
   get idle(): boolean {
-    return this.state === State.RequestLine && this.carryLen === 0 && this.msgBytes === 0 && this.pending === null;
+    return this.state === State.RequestLine && this.msgBytes === 0 && this.reader.idle;
   }
 
   /** True once the parser has stopped accepting bytes (error, or a closing request done). */
@@ -135,9 +122,7 @@ export class RequestParser {
   /** Stop reading: every later byte is ignored (used on timeouts and shutdown). */
   stop(): void {
     this.state = State.Closed;
-    this.pending = null;
-    this.carry = null;
-    this.carryLen = 0;
+    this.reader.stop();
     this.body.reset(0);
   }
 
@@ -161,120 +146,80 @@ export class RequestParser {
    * afterwards: body slices handed to the sink may point into it.
    */
   feed(chunk: Buffer): void {
-    if (this.state === State.Closed || chunk.length === 0) return;
-    if (this.paused) {
-      this.pending = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
-      return;
-    }
-    let pos = 0;
-    if (this.carryLen > 0) {
-      const lf = chunk.indexOf(LF);
-      if (lf === -1) {
-        this.appendCarry(chunk, 0, chunk.length);
-        this.checkPartialLine();
-        return;
-      }
-      this.appendCarry(chunk, 0, lf + 1);
-      const line = this.carry!;
-      const length = this.carryLen;
-      this.carry = null;
-      this.carryLen = 0;
-      if (!this.line(line, 0, length - 1)) return;
-      pos = lf + 1;
-    }
-    this.run(chunk, pos);
+    this.reader.feed(chunk);
   }
 
   /** Stop after the request being completed; later bytes wait for resume(). */
   pause(): void {
-    this.paused = true;
+    this.reader.pause();
   }
 
   resume(): void {
-    this.paused = false;
-    if (this.running || this.pending === null) return;
-    const pending = this.pending;
-    this.pending = null;
-    this.feed(pending);
+    this.reader.resume();
   }
 
-  private run(buf: Buffer, pos: number): void {
-    this.running = true;
-    try {
-      this.loop(buf, pos);
-    } finally {
-      this.running = false;
-    }
+  // ---- LineConsumer: what the line reader asks ----
+
+  get wantsLine(): boolean {
+    return this.state === State.RequestLine || this.state === State.HeaderLine || this.state === State.ChunkSize || this.state === State.TrailerLine;
   }
 
-  private loop(buf: Buffer, pos: number): void {
-    const len = buf.length;
-    while (pos < len) {
-      if (this.paused) {
-        if (this.state !== State.Closed) this.pending = buf.subarray(pos);
-        return;
+  get done(): boolean {
+    return this.state === State.Closed;
+  }
+
+  /** Limits apply to unfinished lines too, so a line that never ends cannot grow without bound. */
+  partial(carry: Buffer, length: number, fresh: boolean): void {
+    if (fresh) this.startScan(this.partialScan, 0);
+    this.lineBase = this.msgBytes;
+    this.lineStart = 0;
+    this.checkLineSoFar(carry, 0, length, true);
+  }
+
+  /** Body bytes, in the body's states: data, then (chunked) the CR LF after each chunk's data. */
+  bytes(buf: Buffer, pos: number): number {
+    switch (this.state) {
+      case State.FixedBody:
+      case State.ChunkData: {
+        const n = Math.min(this.remaining, buf.length - pos);
+        this.body.append(buf, pos, pos + n);
+        this.emit(this.state === State.FixedBody ? "body" : "chunk-data", this.consumed, this.consumed + n);
+        this.take(n);
+        this.remaining -= n;
+        if (this.remaining === 0) {
+          if (this.state === State.FixedBody) this.complete();
+          else {
+            this.state = State.ChunkDataCr;
+            this.chunkEndStart = this.consumed;
+          }
+        }
+        return n;
       }
-      switch (this.state) {
-        case State.RequestLine:
-        case State.HeaderLine:
-        case State.ChunkSize:
-        case State.TrailerLine: {
-          const lf = buf.indexOf(LF, pos);
-          if (lf === -1) {
-            this.appendCarry(buf, pos, len);
-            this.checkPartialLine();
-            return;
-          }
-          if (!this.line(buf, pos, lf)) return;
-          pos = lf + 1;
-          break;
-        }
-        case State.FixedBody:
-        case State.ChunkData: {
-          const n = Math.min(this.remaining, len - pos);
-          this.body.append(buf, pos, pos + n);
-          this.emit(this.state === State.FixedBody ? "body" : "chunk-data", this.consumed, this.consumed + n);
-          this.take(n);
-          this.remaining -= n;
-          pos += n;
-          if (this.remaining === 0) {
-            if (this.state === State.FixedBody) this.complete();
-            else {
-              this.state = State.ChunkDataCr;
-              this.chunkEndStart = this.consumed;
-            }
-          }
-          break;
-        }
-        case State.ChunkDataCr: {
-          // RFC 9112 §7.1: chunk-data is followed by CRLF, exactly.
-          const b = buf[pos]!;
-          if (b === CR) this.state = State.ChunkDataLf;
-          else if (b === LF && this.limits.allowBareLf) {
-            this.state = State.ChunkSize;
-            this.emit("chunk-end", this.chunkEndStart, this.consumed + 1);
-          } else {
-            this.failAt("INVALID_CHUNK_END", `Expected CR LF after the chunk data, found ${describe(b)}`, this.msgBytes);
-            return;
-          }
-          this.take(1);
-          pos++;
-          break;
-        }
-        case State.ChunkDataLf: {
-          if (buf[pos] !== LF) {
-            this.failAt("BARE_CR", "A CR after the chunk data was not followed by LF", this.msgBytes);
-            return;
-          }
+      case State.ChunkDataCr: {
+        // RFC 9112 §7.1: chunk-data is followed by CRLF, exactly.
+        const b = buf[pos]!;
+        if (b === CR) this.state = State.ChunkDataLf;
+        else if (b === LF && this.limits.allowBareLf) {
           this.state = State.ChunkSize;
           this.emit("chunk-end", this.chunkEndStart, this.consumed + 1);
-          this.take(1);
-          pos++;
-          break;
+        } else {
+          this.failAt("INVALID_CHUNK_END", `Expected CR LF after the chunk data, found ${describe(b)}`, this.msgBytes);
+          return -1;
         }
-        case State.Closed:
-          return;
+        this.take(1);
+        return 1;
       }
+      case State.ChunkDataLf:
+        if (buf[pos] !== LF) {
+          this.failAt("BARE_CR", "A CR after the chunk data was not followed by LF", this.msgBytes);
+          return -1;
+        }
+        this.state = State.ChunkSize;
+        this.emit("chunk-end", this.chunkEndStart, this.consumed + 1);
+        this.take(1);
+        return 1;
+      default:
+        return -1;
     }
   }
 
@@ -289,7 +234,7 @@ export class RequestParser {
   }
 
   /** One line, buf[start, lf) with lf at the LF. Returns false when parsing must stop. */
-  private line(buf: Buffer, start: number, lf: number): boolean {
+  line(buf: Buffer, start: number, lf: number): boolean {
     this.lineBase = this.msgBytes;
     this.lineStart = start;
     // The checks an unfinished line gets come first, so that a line's verdict
@@ -501,25 +446,6 @@ export class RequestParser {
     this.emit("error", absolute, absolute);
     this.sink.onError(protocolError(code, what, offset));
     return false;
-  }
-
-  private appendCarry(src: Buffer, start: number, end: number): void {
-    if (this.carryLen === 0) this.startScan(this.partialScan, 0);
-    const need = this.carryLen + (end - start);
-    if (this.carry === null || need > this.carry.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, 2 * (this.carry?.length ?? 0), 256));
-      if (this.carry !== null) this.carry.copy(grown, 0, 0, this.carryLen);
-      this.carry = grown;
-    }
-    src.copy(this.carry, this.carryLen, start, end);
-    this.carryLen = need;
-  }
-
-  /** Limits apply to unfinished lines too, so a line that never ends cannot grow without bound. */
-  private checkPartialLine(): void {
-    this.lineBase = this.msgBytes;
-    this.lineStart = 0;
-    this.checkLineSoFar(this.carry!, 0, this.carryLen, true);
   }
 
   /** See line-judge.ts. Returns false after reporting an error. */
