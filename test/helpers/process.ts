@@ -65,7 +65,9 @@ export function startScript(script: string, env: Record<string, string>, args: s
   };
   child.stdout!.on("data", onText);
   child.stderr!.on("data", onText);
-  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // "close", not "exit": it comes once the child's stdout and stderr are drained too, so every
+  // line the process printed before it exited is in `lines` when this resolves.
+  const exit = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   // A test file that dies before its teardown (an uncaught error) must not leave servers behind.
   const reap = () => child.kill("SIGKILL");
   process.once("exit", reap);
