@@ -199,7 +199,7 @@ function responses(route: Route, components: Components): Json {
   if (route.request !== undefined && docs["415"] === undefined) {
     docs["415"] = {
       description: `The body's Content-Type is not ${route.request.mediaTypes.join(" or ")} (or its charset is not UTF-8)`,
-      headers: { "Accept-Post": "The media types accepted" },
+      headers: { [route.method === "PATCH" || route.method === "UPDATE" ? "Accept-Patch" : "Accept-Post"]: "The media types accepted" },
     };
   }
   const out: Json = {};

@@ -67,7 +67,8 @@ export function matchLevel(range: string, type: string): number {
  * The 415 (RFC 9110 §15.5.16) for a body whose Content-Type is not one of
  * `accepted`, or whose charset is not UTF-8; undefined when the type is fine.
  * Judged from the head alone, so it can be sent before the body is read.
- * Accept-Post (RFC 9110 has none; W3C LDP §7.1 defines it) lists what to send.
+ * It lists what to send: Accept-Patch (RFC 5789 §3.1) for a patch (PATCH, and
+ * UPDATE, which takes a merge patch here), Accept-Post (W3C LDP §7.1.2) otherwise.
  */
 export function refuseMediaType(head: RequestHead, accepted: readonly string[], why?: string): Response | undefined {
   const raw = headerValue(head, "content-type");
@@ -77,7 +78,7 @@ export function refuseMediaType(head: RequestHead, accepted: readonly string[], 
       kind: "unsupported-media-type",
       detail: `${raw === undefined ? "The request has no Content-Type" : `Content-Type ${raw.slice(0, 100)} is not accepted here`}. Send the body as ${accepted.join(" or ")}.${why === undefined ? "" : ` ${why}`}`,
       instance: head.target,
-      headers: { "Accept-Post": accepted.join(", ") },
+      headers: { [head.method === "PATCH" || head.method === "UPDATE" ? "Accept-Patch" : "Accept-Post"]: accepted.join(", ") },
     });
   }
   const charset = mediaParameter(raw!, "charset");

@@ -100,3 +100,15 @@ t.test("a head without a body is not judged: the handler answers as before", asy
   t.equal(rs[0]!.status, 415, "still a 415 (no Content-Type), from the handler");
   t.not(rs[0]!.headers.connection, undefined);
 });
+
+t.test("a 415 says what to send in the field for its method: Accept-Patch for a patch, Accept-Post for a POST", async (t) => {
+  const server = await app();
+  const patch = splitResponses(
+    (await inject(server, "PATCH /api/v1/post/x HTTP/1.1\r\nHost: t\r\nContent-Type: text/csv\r\nContent-Length: 2\r\n\r\nab")).output,
+  )[0]!;
+  t.equal(patch.status, 415);
+  t.equal(patch.headers["accept-patch"], "application/merge-patch+json, application/json", "RFC 5789 §3.1");
+  t.equal(patch.headers["accept-post"], undefined);
+  const post = splitResponses((await inject(server, "POST /api/v2/facts HTTP/1.1\r\nHost: t\r\nContent-Type: text/csv\r\nContent-Length: 2\r\n\r\nab")).output)[0]!;
+  t.equal(post.headers["accept-post"], "text/plain");
+});
