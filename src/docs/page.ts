@@ -50,6 +50,9 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.3rem .45rem;border-bottom:1px solid var(--line)}
 thead th{background:var(--soft)}
 .m{font-weight:700}
+#endpoints-section td:first-child{white-space:nowrap}
+.p{overflow-wrap:anywhere}
+h3,#chosen,.fields th,.fields td code{overflow-wrap:anywhere}
 .tag{display:inline-block;font-size:.75rem;border:1px solid var(--dim);border-radius:.6rem;padding:0 .4rem;margin-left:.3rem;color:var(--dim)}
 button{font:inherit;padding:.3rem .8rem;border:1px solid var(--accent);border-radius:.3rem;background:#fff;color:var(--accent);cursor:pointer}
 button:hover{background:var(--soft)}
@@ -81,6 +84,17 @@ mark{background:var(--bad);color:#fff;padding:0 .1rem}
 .err{color:var(--bad)}
 .facts{margin:.2rem 0 .8rem}
 details.wire>summary{cursor:pointer;font-weight:600;color:var(--accent);margin:.4rem 0}
+@media (max-width:40rem){
+body{padding:.75rem .75rem 2rem}
+th,td{padding:.3rem .3rem}
+.row{grid-template-columns:7rem minmax(0,1fr)}
+fieldset{padding:.3rem .5rem .5rem}
+.ex{padding:.5rem .6rem}
+.msg{padding-left:.5rem}
+.fields th{width:38%}
+table.wire{font-size:.8rem}
+table.wire th:first-child{width:4.2rem}table.wire th:nth-child(2){width:27%}
+}
 `;
 
 function esc(text: string): string {
@@ -121,9 +135,10 @@ function endpointRows(list: readonly Endpoint[]): string {
         (e.method === ANY_METHOD ? '<span class="tag" title="* stands for any method token">any method</span>' : "") +
         (e.auth === "admin" ? '<span class="tag">admin token</span>' : "") +
         (e.auth === "token-if-configured" ? '<span class="tag" title="only when the server requires tokens for writes">token if required</span>' : "");
+      // Path and summary share a cell: a fourth column does not fit a phone's width.
       return (
-        `<tr><td><code class="m">${esc(e.method)}</code></td><td><code>${esc(e.path)}</code></td>` +
-        `<td>${summaryHtml(e.summary)}${tags}</td>` +
+        `<tr><td><code class="m">${esc(e.method)}</code></td>` +
+        `<td><code class="p">${esc(e.path)}</code><div>${summaryHtml(e.summary)}${tags}</div></td>` +
         `<td><button type="button" data-i="${i}" aria-label="Try ${esc(e.method)} ${esc(e.path)}">Try</button></td></tr>`
       );
     })
@@ -169,7 +184,7 @@ The same route table is described by <a href="/api/openapi.json">/api/openapi.js
 <section id="endpoints-section" aria-labelledby="endpoints-h">
 <h2 id="endpoints-h">Endpoints</h2>
 <table>
-<thead><tr><th scope="col">Method</th><th scope="col">Path</th><th scope="col">What it does</th><th scope="col"><span class="hint">Form</span></th></tr></thead>
+<thead><tr><th scope="col">Method</th><th scope="col">Path and what it does</th><th scope="col"><span class="hint">Form</span></th></tr></thead>
 <tbody>
 ${endpointRows(list)}
 </tbody>

@@ -160,6 +160,26 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   t.ok(existsSync(shot), `screenshot at ${path.relative(process.cwd(), shot)}`);
   await page.locator("#log article").nth(1).screenshot({ path: path.join(ARTIFACTS, "wire-view.png") });
 
+  // A phone's width (390 CSS px): nothing wider than the screen, every Try button whole, before and after a send.
+  const phone = await context.newPage();
+  phone.on("pageerror", (e) => problems.push(`page error at 390 px: ${e.message}`));
+  await phone.setViewportSize({ width: 390, height: 844 });
+  await phone.goto(base + "/");
+  const width = () => phone.locator("html").evaluate((html) => html.scrollWidth);
+  t.ok((await width()) <= 390, `the page is ${await width()} px wide at 390`);
+  const tries = phone.locator("button[data-i]");
+  const boxes = await Promise.all((await tries.all()).map((b) => b.boundingBox()));
+  t.ok(boxes.length > 10, `${boxes.length} Try buttons`);
+  const cut = boxes.filter((b) => b === null || b.x < 0 || b.x + b.width > 390 || b.width < 24);
+  t.same(cut, [], "every Try button inside the screen, whole");
+  await phone.getByRole("button", { name: "Try GET /api/v1/artigo/:id" }).click();
+  await phone.getByRole("button", { name: "Send", exact: true }).click();
+  const sent = await lastExchange(phone, 1);
+  t.match(await sent.locator("h3").innerText(), /→ 200 OK$/);
+  t.ok((await width()) <= 390, `still ${await width()} px wide with the exchange and its wire view shown`);
+  await phone.screenshot({ path: path.join(ARTIFACTS, "page-390.png"), fullPage: true });
+  await phone.close();
+
   // An answer cut by the wire view's output budget: a list of 3 MB (30 posts of 100,000 characters) is shown cut, and says so.
   const published: number[] = [];
   for (let i = 0; i < 30; i++) {

@@ -42,17 +42,17 @@ t.test("every route of the table is listed with its method, path and summary", a
   const routes = app.routes;
   t.equal(data.length, routes.length, "one entry per route");
   routes.forEach((route, i) => {
-    t.ok(html.includes(`<code class="m">${route.method}</code></td><td><code>${route.path}</code></td>`), `${route.method} ${route.path} listed`);
+    t.ok(html.includes(`<code class="m">${route.method}</code></td><td><code class="p">${route.path}</code><div>`), `${route.method} ${route.path} listed`);
     t.match(data[i], { method: route.method, path: route.path, summary: route.summary });
     t.ok(html.includes(`data-i="${i}"`), "with its Try button");
   });
-  t.ok(html.includes('<code class="m">UPDATE</code></td><td><code>/api/v1/artigo/:id</code>'), "UPDATE included");
+  t.ok(html.includes('<code class="m">UPDATE</code></td><td><code class="p">/api/v1/artigo/:id</code>'), "UPDATE included");
   const update = data.find((e: any) => e.method === "UPDATE");
   t.match(update, { auth: "admin", body: { types: ["application/merge-patch+json", "application/json"] }, params: [{ name: "id", example: "1" }] });
   const echo = data.find((e: any) => e.path === "/api/echo");
   t.match(echo, { method: "*", tryMethod: "PURGE" }, "an any-method route starts the form with a custom method");
-  t.ok(html.includes('<code class="m">*</code></td><td><code>/api/echo</code></td>'), "listed as *");
-  t.match(html, /<code>\/api\/echo<\/code><\/td><td>[^<]*(?:<code>[^<]*<\/code>[^<]*)*<span class="tag"[^>]*>any method<\/span>/, "tagged: any method");
+  t.ok(html.includes('<code class="m">*</code></td><td><code class="p">/api/echo</code><div>'), "listed as *");
+  t.match(html, /<code class="p">\/api\/echo<\/code><div>[^<]*(?:<code>[^<]*<\/code>[^<]*)*<span class="tag"[^>]*>any method<\/span>/, "tagged: any method");
 });
 
 t.test("accessible structure: a label for every field, real buttons, headings, a live region", async (t) => {
@@ -67,4 +67,13 @@ t.test("accessible structure: a label for every field, real buttons, headings, a
   t.match(html, /<h1>startline<\/h1>/);
   t.match(html, /<main>/);
   t.match(html, /aria-live="polite"/);
+});
+
+t.test("the style fits a phone: no fourth column, long paths and field values may break anywhere", async (t) => {
+  const html = (await request((await docsApp()).app, "GET", "/")).body;
+  const style = styleOf(html);
+  t.equal((/<thead><tr>([\s\S]*?)<\/tr><\/thead>/.exec(html)![1]!.match(/<th\b/g) ?? []).length, 3, "method, path with summary, Try");
+  t.match(style, /\.p\{overflow-wrap:anywhere\}/);
+  t.match(style, /\.fields td code\{overflow-wrap:anywhere\}|\.fields td code[,{][^}]*overflow-wrap:anywhere/);
+  t.match(style, /@media \(max-width:40rem\)\{/);
 });
