@@ -15,6 +15,8 @@ export interface PageOptions {
   readonly title: string;
   /** POST /api/wire is served: the page offers to send through it. */
   readonly wire: boolean;
+  /** WRITE_REQUIRES_TOKEN: writes declared "token-if-configured" need a token on this server. */
+  readonly writeRequiresToken: boolean;
 }
 
 export interface Page {
@@ -34,7 +36,8 @@ interface Endpoint {
   readonly body: { readonly types: readonly string[]; readonly example: string } | null;
   /** A media type a success answer comes in, to start Accept with. */
   readonly accept: string;
-  readonly auth: string | null;
+  /** What this server asks of the caller: an administrator's token, any valid token, or nothing. */
+  readonly auth: "admin" | "token" | null;
 }
 
 const STYLE = `
@@ -108,7 +111,7 @@ function summaryHtml(text: string): string {
 
 const ANY_METHOD_EXAMPLE = "PURGE";
 
-function endpoints(routes: readonly Route[]): Endpoint[] {
+function endpoints(routes: readonly Route[], writeRequiresToken: boolean): Endpoint[] {
   return routes.map((route) => {
     const success = Object.entries(route.responses ?? {}).find(([status, doc]) => Number(status) < 300 && doc.mediaTypes !== undefined);
     return {
@@ -123,7 +126,7 @@ function endpoints(routes: readonly Route[]): Endpoint[] {
       })),
       body: route.request === undefined ? null : { types: route.request.mediaTypes, example: route.request.example ?? "" },
       accept: success?.[1].mediaTypes?.[0] ?? "",
-      auth: route.auth ?? null,
+      auth: route.auth === "admin" ? "admin" : route.auth === "token-if-configured" && writeRequiresToken ? "token" : null,
     };
   });
 }
@@ -134,7 +137,7 @@ function endpointRows(list: readonly Endpoint[]): string {
       const tags =
         (e.method === ANY_METHOD ? '<span class="tag" title="* stands for any method token">any method</span>' : "") +
         (e.auth === "admin" ? '<span class="tag">admin token</span>' : "") +
-        (e.auth === "token-if-configured" ? '<span class="tag" title="only when the server requires tokens for writes">token if required</span>' : "");
+        (e.auth === "token" ? '<span class="tag" title="this server requires a bearer token for every write (WRITE_REQUIRES_TOKEN)">token required</span>' : "");
       // Path and summary share a cell: a fourth column does not fit a phone's width.
       return (
         `<tr><td><code class="m">${esc(e.method)}</code></td>` +
@@ -150,7 +153,7 @@ const MEDIA_TYPES = ["application/json", "application/yaml", "application/merge-
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
 export function buildPage(routes: readonly Route[], options: PageOptions): Page {
-  const list = endpoints(routes);
+  const list = endpoints(routes, options.writeRequiresToken);
   // "<" escaped so no text in the data can close the script element.
   const data = JSON.stringify(list).replace(/</g, "\\u003c");
   const wire = options.wire;

@@ -61,6 +61,7 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await page.goto(base + "/");
   t.equal(await page.title(), "startline: try the API");
   t.ok(await page.getByRole("cell", { name: "/api/v1/artigo/:id" }).first().isVisible(), "the endpoint table is shown");
+  t.equal(await page.locator(".tag", { hasText: /token/ }).allInnerTexts().then((tags) => tags.join()), "admin token", "WRITE_REQUIRES_TOKEN is off: only UPDATE's badge");
 
   const send = page.getByRole("button", { name: "Send", exact: true });
   const field = (name: string) => page.getByLabel(name, { exact: true });

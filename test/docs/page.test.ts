@@ -69,6 +69,32 @@ t.test("accessible structure: a label for every field, real buttons, headings, a
   t.match(html, /aria-live="polite"/);
 });
 
+/** The tags of the row for `method path`, e.g. ["admin token"]. */
+function tagsOf(html: string, method: string, path: string): string[] {
+  const row = new RegExp(`<tr><td><code class="m">${method.replace("*", "\\*")}</code></td><td><code class="p">${path}</code>.*?</tr>`).exec(html);
+  if (row === null) throw new Error(`no row for ${method} ${path}`);
+  return [...row[0].matchAll(/<span class="tag"[^>]*>([^<]*)<\/span>/g)].map((m) => m[1]!);
+}
+
+t.test("badges say what this server asks: writes need a token only when WRITE_REQUIRES_TOKEN is on", async (t) => {
+  const writes: [string, string][] = [["POST", "/api/v1/post/:id"], ["PATCH", "/api/v1/post/:id"], ["DELETE", "/api/v1/post/:id"], ["POST", "/api/v2/facts"]];
+  const open = (await request((await docsApp()).app, "GET", "/")).body;
+  for (const [method, path] of writes) t.same(tagsOf(open, method, path), [], `${method} ${path}: no badge by default`);
+  t.same(tagsOf(open, "UPDATE", "/api/v1/artigo/:id"), ["admin token"], "UPDATE always needs an administrator");
+  t.notMatch(open, /token (?:if )?required/, "no token badge anywhere");
+  const data = (html: string) => JSON.parse(/<script type="application\/json" id="endpoints">([\s\S]*?)<\/script>/.exec(html)![1]!) as { method: string; path: string; auth: string | null }[];
+  t.same(data(open).filter((e) => e.auth !== null).map((e) => `${e.auth} ${e.method} ${e.path}`), ["admin UPDATE /api/v1/artigo/:id"], "the script is told the same");
+
+  const closed = (await request((await docsApp({ writeRequiresToken: true })).app, "GET", "/")).body;
+  for (const [method, path] of writes) t.same(tagsOf(closed, method, path), ["token required"], `${method} ${path}: token required`);
+  t.same(tagsOf(closed, "UPDATE", "/api/v1/artigo/:id"), ["admin token"]);
+  t.same(tagsOf(closed, "GET", "/api/v1/post/:id"), [], "reads stay open");
+  t.same(
+    data(closed).filter((e) => e.auth === "token").map((e) => `${e.method} ${e.path}`).sort(),
+    writes.map(([m, p]) => `${m} ${p}`).sort(),
+  );
+});
+
 t.test("the style fits a phone: no fourth column, long paths and field values may break anywhere", async (t) => {
   const html = (await request((await docsApp()).app, "GET", "/")).body;
   const style = styleOf(html);
