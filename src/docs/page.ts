@@ -206,7 +206,8 @@ ${endpointRows(list)}
 <div class="row"><label for="accept">Accept</label><input id="accept" name="accept" list="types" spellcheck="false" autocomplete="off"></div>
 <div class="row"><label for="ctype">Content-Type</label><input id="ctype" name="ctype" list="types" spellcheck="false" autocomplete="off"></div>
 <div class="row"><label for="auth">Authorization</label><input id="auth" name="auth" spellcheck="false" autocomplete="off" placeholder="Bearer <token>" aria-describedby="auth-hint"></div>
-<p id="auth-hint" class="hint">The whole field value, e.g. <code>Bearer sl_…</code>; kept when you pick another endpoint.</p>
+<p id="auth-hint" class="hint"><strong id="needs"></strong> The whole field value, e.g. <code>Bearer sl_…</code>; kept when you pick another endpoint.
+Where an administrator's token comes from: the server prints one once, at its first start, unless <code>ADMIN_TOKEN</code> sets one; <code>npm run token -- add --role admin</code> makes another (see docs/operations.md).</p>
 </fieldset>
 <label for="body"><strong>Body</strong></label>
 <textarea id="body" name="body" spellcheck="false" autocomplete="off"></textarea>

@@ -62,6 +62,7 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   t.equal(await page.title(), "startline: try the API");
   t.ok(await page.getByRole("cell", { name: "/api/v1/artigo/:id" }).first().isVisible(), "the endpoint table is shown");
   t.equal(await page.locator(".tag", { hasText: /token/ }).allInnerTexts().then((tags) => tags.join()), "admin token", "WRITE_REQUIRES_TOKEN is off: only UPDATE's badge");
+  t.ok(await page.getByText("npm run token -- add --role admin").isVisible(), "where an administrator's token comes from, on the page");
 
   const send = page.getByRole("button", { name: "Send", exact: true });
   const field = (name: string) => page.getByLabel(name, { exact: true });
@@ -72,6 +73,9 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   // UPDATE without a token, with fetch(): the browser sends the custom method itself.
   await page.getByRole("button", { name: "Try UPDATE /api/v1/artigo/:id" }).click();
   t.equal(await field(":id").inputValue(), "1", "the example id is filled in");
+  const chosen = await page.locator("#chosen").innerText();
+  t.equal(chosen.match(/administrator/gi)?.length, 1, `the heading says it once: ${chosen}`);
+  t.equal(await page.locator("#needs").innerText(), "This endpoint needs an administrator's token.", "beside the Authorization field");
   await field("Body").fill('{"title": "Changed from the browser"}');
   await fetchMode.check();
   await send.click();

@@ -95,6 +95,16 @@ t.test("badges say what this server asks: writes need a token only when WRITE_RE
   );
 });
 
+t.test("the page says where an administrator's token comes from", async (t) => {
+  const html = (await request((await docsApp()).app, "GET", "/")).body;
+  const hint = /<p id="auth-hint"[^>]*>([\s\S]*?)<\/p>/.exec(html)![1]!;
+  t.match(hint, /prints one once, at its first start/);
+  t.match(hint, /<code>ADMIN_TOKEN<\/code>/);
+  t.match(hint, /<code>npm run token -- add --role admin<\/code>/);
+  t.match(hint, /docs\/operations\.md/);
+  t.match(html, /<input id="auth"[^\n]*aria-describedby="auth-hint"/, "read out with the Authorization field");
+});
+
 t.test("the style fits a phone: no fourth column, long paths and field values may break anywhere", async (t) => {
   const html = (await request((await docsApp()).app, "GET", "/")).body;
   const style = styleOf(html);
