@@ -235,7 +235,8 @@ export const PAGE_SCRIPT = String.raw`
         });
         if (view.cut) art.appendChild(el("p", { class: "err", role: "note", text: view.cut.detail }));
         if (finals.length === 0) art.appendChild(el("p", { text: "No response: the input ended before a request was complete." }));
-        var d = el("details", { class: "wire" }, [el("summary", { text: "Wire view: every part, with byte offsets" }), wireView(view)]);
+        // Open: the wire view is what the learner sent through it to see.
+        var d = el("details", { class: "wire", open: "" }, [el("summary", { text: "Wire view: every part, with byte offsets" }), wireView(view)]);
         art.appendChild(d);
         done(art, finals.map(function (m) { return m.statusLine.split(" ").slice(1).join(" "); }).join(", ") || "no response");
       })

@@ -96,6 +96,7 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   t.match(await ex.locator("h3").innerText(), /^UPDATE \/api\/v1\/artigo\/1 HTTP\/1\.1 → 200 OK$/);
   t.match(await ex.locator(".status").innerText(), "HTTP/1.1 200 OK", "the status line exactly as written");
   t.match(await ex.locator("pre.body").innerText(), /"title": "Changed from the browser"/);
+  t.ok(await ex.locator("details.wire .wireview").isVisible(), "the wire view is open after a send through it");
 
   // The change is stored: read it back over a real connection.
   await page.getByRole("button", { name: "Try GET /api/v1/artigo/:id" }).click();
@@ -126,10 +127,9 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await send.click();
   ex = await lastExchange(page, ++exchanges);
   const details = ex.locator("details.wire");
-  t.equal(await details.getAttribute("open"), null, "closed until asked for");
-  await details.locator("summary").click();
+  t.equal(await details.getAttribute("open"), "", "open: the wire view is what the send was for");
   const view = details.locator(".wireview");
-  await view.waitFor();
+  t.ok(await view.isVisible());
   const request = view.locator("table.wire").first();
   t.match(await request.locator("caption").innerText(), "Request 1: GET /api/v2/status (complete)");
   const rows = await request.locator("tbody tr").allInnerTexts();
@@ -145,7 +145,6 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await send.click();
   ex = await lastExchange(page, ++exchanges);
   t.match(await ex.locator("h3").innerText(), /→ 400 Bad Request$/);
-  await ex.locator("details.wire summary").click();
   t.match(await ex.locator(".wireview .err").innerText(), /WHITESPACE_BEFORE_COLON, RFC 9112 §5\.1.*Found at byte 33/s);
   t.equal(await ex.locator(".wireview mark").innerText(), "SP", "the offending byte is marked");
   t.match(await ex.locator(".wireview tr.bad").innerText(), /Header field Host/);
@@ -181,6 +180,7 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await phone.getByRole("button", { name: "Send", exact: true }).click();
   const sent = await lastExchange(phone, 1);
   t.match(await sent.locator("h3").innerText(), /→ 200 OK$/);
+  t.ok(await sent.locator("details.wire .wireview").isVisible(), "the wire view open at 390 px too");
   t.ok((await width()) <= 390, `still ${await width()} px wide with the exchange and its wire view shown`);
   await phone.screenshot({ path: path.join(ARTIFACTS, "page-390.png"), fullPage: true });
   await phone.close();
