@@ -95,7 +95,15 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   ex = await lastExchange(page, ++exchanges);
   t.match(await ex.locator("h3").innerText(), /^UPDATE \/api\/v1\/artigo\/1 HTTP\/1\.1 → 200 OK$/);
   t.match(await ex.locator(".status").innerText(), "HTTP/1.1 200 OK", "the status line exactly as written");
-  t.match(await ex.locator("pre.body").innerText(), /"title": "Changed from the browser"/);
+  const shown = await ex.locator("pre.body").innerText();
+  t.match(shown, /"title": "Changed from the browser"/);
+  // A long text with paragraphs reads as paragraphs: its line breaks are breaks, not \n escapes.
+  const article = (await (await fetch(`${base}/api/v1/artigo/1`)).json()) as { body: string };
+  const paragraphs = article.body.split("\n\n");
+  t.ok(paragraphs.length > 1, "the seeded article has paragraphs");
+  for (const p of paragraphs) t.ok(shown.includes(`\n${JSON.stringify(p).slice(1, -1)}`) || shown.includes(`"body": "${JSON.stringify(p).slice(1, -1)}`), `paragraph on a line of its own: ${p.slice(0, 30)}`);
+  t.notOk(shown.includes("\\n"), "no \\n escape left in the shown body");
+  t.match(await ex.locator("h4", { hasText: "Body" }).innerText(), /line breaks inside strings shown as breaks/, "and the heading says so");
   t.ok(await ex.locator("details.wire .wireview").isVisible(), "the wire view is open after a send through it");
 
   // The change is stored: read it back over a real connection.
