@@ -4,6 +4,7 @@
 import { DEFAULT_LIMITS } from "./http/limits.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, type ServerSettings } from "./http/server.js";
+import { LOG_FORMATS, type LogFormat } from "./log.js";
 import { DEFAULT_POOL_SIZE } from "./store/postgres.js";
 import { MIN_TOKEN_LENGTH } from "./tokens.js";
 import { availableParallelism } from "node:os";
@@ -20,6 +21,8 @@ export interface Config {
   readonly durability: "normal" | "full";
   /** No access log. */
   readonly quiet: boolean;
+  /** The access log's lines: Common Log Format plus the duration, or one JSON object each. */
+  readonly logFormat: LogFormat;
   /** Limits, timeouts and the connection cap, handed to the server whole. */
   readonly server: ServerSettings;
   readonly shutdownGraceMs: number;
@@ -58,6 +61,7 @@ export const SETTING_NAMES = [
   "DATABASE_POOL_SIZE",
   "DURABILITY",
   "QUIET",
+  "LOG_FORMAT",
   "MAX_REQUEST_LINE_BYTES",
   "MAX_HEADER_BYTES",
   "MAX_HEADER_COUNT",
@@ -213,6 +217,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     databasePoolSize: integer(env, "DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE, 1, 10_000),
     durability: oneOf(env, "DURABILITY", ["normal", "full"] as const, "normal"),
     quiet: flag(env, "QUIET", argv, "--quiet"),
+    logFormat: oneOf(env, "LOG_FORMAT", LOG_FORMATS, "common"),
     server: {
       limits: {
         maxRequestLineBytes: integer(env, "MAX_REQUEST_LINE_BYTES", d.maxRequestLineBytes, 64, MiB),

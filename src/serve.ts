@@ -64,7 +64,7 @@ export async function serve(config: Config): Promise<void> {
     // RFC 6797: tell browsers to use HTTPS from now on; only meaningful over HTTPS.
     responseFields: tls !== undefined && config.hstsMaxAge > 0 ? fieldLines({ "Strict-Transport-Security": `max-age=${config.hstsMaxAge}` }) : "",
     ...config.server,
-    ...(config.quiet ? {} : { onExchange: accessLog(process.stdout, worker ? `w${cluster.worker!.id} ` : "") }),
+    ...(config.quiet ? {} : { onExchange: accessLog(process.stdout, { format: config.logFormat, ...(worker ? { worker: cluster.worker!.id } : {}) }) }),
   });
   const address = await server.listen(config.port, config.host);
   if (!worker) {

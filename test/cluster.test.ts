@@ -40,12 +40,23 @@ t.test("requests are served by more than one worker; usage is summed over worker
   const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "spread") });
   const port = Number(new URL(await server.url()).port);
   for (let i = 0; i < 10; i++) t.equal((await once1(port, get("/api/v1/status"))).status, 200);
-  await server.line(/^w1 GET /);
-  await server.line(/^w2 GET /);
+  await server.line(/^w1 127\.0\.0\.1 - - \[[^\]]+\] "GET /);
+  await server.line(/^w2 127\.0\.0\.1 - - \[[^\]]+\] "GET /);
   t.pass("access-log lines from worker 1 and worker 2");
   server.child.kill("SIGTERM");
   t.equal(await server.exited(), 0, "SIGTERM drains every worker, then the primary exits 0");
   t.ok(server.lines.includes("requests per API version: v1=10 v1-1=0 v2=0"), server.lines.slice(-3).join("\n"));
+});
+
+t.test("LOG_FORMAT=json under WORKERS: the worker is a field of each object, not a prefix", async (t) => {
+  const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "json-log"), LOG_FORMAT: "json" });
+  const port = Number(new URL(await server.url()).port);
+  t.equal((await once1(port, get("/api/v2/status"))).status, 200);
+  const entry = JSON.parse(await server.line(/"target":"\/api\/v2\/status"/)) as Record<string, unknown>;
+  t.match(entry, { client: "127.0.0.1", method: "GET", status: 200, worker: Number });
+  t.ok(entry.worker === 1 || entry.worker === 2, `worker ${String(entry.worker)}`);
+  server.child.kill("SIGTERM");
+  t.equal(await server.exited(), 0);
 });
 
 t.test("a killed worker is replaced, the port keeps answering, and no acknowledged write is lost", async (t) => {

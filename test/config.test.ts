@@ -15,6 +15,15 @@ t.test("defaults", async (t) => {
   t.equal(c.server.limits.maxBodyBytes, 1024 * 1024);
   t.equal(c.workers, 1);
   t.equal(c.tls, undefined);
+  t.equal(c.logFormat, "common");
+});
+
+t.test("LOG_FORMAT: common or json; anything else stops the start, naming the setting", async (t) => {
+  t.equal(loadConfig({ LOG_FORMAT: "json" }, []).logFormat, "json");
+  t.equal(loadConfig({ LOG_FORMAT: "common" }, []).logFormat, "common");
+  t.equal(loadConfig({ LOG_FORMAT: "" }, []).logFormat, "common", "empty is unset");
+  t.throws(() => loadConfig({ LOG_FORMAT: "JSON" }, []), new ConfigError('LOG_FORMAT must be one of common, json, got "JSON"'));
+  t.throws(() => loadConfig({ LOG_FORMAT: "combined" }, []), new ConfigError('LOG_FORMAT must be one of common, json, got "combined"'));
 });
 
 t.test("timeouts and limits are configurable", async (t) => {

@@ -88,7 +88,9 @@ export const PAGE_SCRIPT = String.raw`
     e.params.forEach(function (p) { examples[p.name] = p.example; });
     renderParams(examples);
     rebuild();
-    $("chosen").textContent = e.method + " " + e.path + ": " + e.summary.replace(/\x60/g, "") + (e.auth === "admin" ? " (needs an administrator's token)" : "");
+    $("chosen").textContent = e.method + " " + e.path + ": " + e.summary.replace(/\x60/g, "");
+    // Beside the Authorization field, where it tells what to put there (the summary may say it too; the heading need not say it twice).
+    $("needs").textContent = e.auth === "admin" ? "This endpoint needs an administrator's token." : e.auth === "token" ? "This server needs a valid token for every write (WRITE_REQUIRES_TOKEN)." : "";
     if (focus) (params.querySelector("input") || $("send")).focus();
   }
 
@@ -117,9 +119,29 @@ export const PAGE_SCRIPT = String.raw`
     return frag;
   }
 
+  // JSON indented, with one liberty taken for reading: a string's line breaks
+  // are shown as line breaks, not as \n escapes that run a long text into one
+  // line; the text after a break starts at the left, as wrapped lines do. (The
+  // wire view shows the exact bytes.) Sets broke when it took the liberty.
+  var broke = false;
+  function indent(v, pad) {
+    var inner = pad + "  ";
+    if (Array.isArray(v)) return v.length === 0 ? "[]" : "[\n" + v.map(function (x) { return inner + indent(x, inner); }).join(",\n") + "\n" + pad + "]";
+    if (v !== null && typeof v === "object") {
+      var keys = Object.keys(v);
+      return keys.length === 0 ? "{}" : "{\n" + keys.map(function (k) { return inner + JSON.stringify(k) + ": " + indent(v[k], inner); }).join(",\n") + "\n" + pad + "}";
+    }
+    if (typeof v === "string" && v.indexOf("\n") !== -1) {
+      broke = true;
+      return '"' + v.split(/\r?\n/).map(function (line) { return JSON.stringify(line).slice(1, -1); }).join("\n") + '"';
+    }
+    return JSON.stringify(v);
+  }
+
   function pretty(text, type) {
+    broke = false;
     if (!/json/.test(type || "")) return text;
-    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+    try { return indent(JSON.parse(text), ""); } catch (e) { return text; }
   }
 
   function fieldsTable(fields) {
@@ -137,7 +159,7 @@ export const PAGE_SCRIPT = String.raw`
     ]);
     if (bodyText) {
       var shown = pretty(bodyText, type);
-      box.appendChild(el("h4", { text: shown === bodyText ? "Body" : "Body (JSON, indented for reading)" }));
+      box.appendChild(el("h4", { text: shown === bodyText ? "Body" : broke ? "Body (JSON, indented for reading; line breaks inside strings shown as breaks, not \\n)" : "Body (JSON, indented for reading)" }));
       box.appendChild(el("pre", { class: "body", tabindex: "0", text: shown }));
     } else box.appendChild(el("p", { text: "No body." }));
     return box;
@@ -233,7 +255,8 @@ export const PAGE_SCRIPT = String.raw`
         });
         if (view.cut) art.appendChild(el("p", { class: "err", role: "note", text: view.cut.detail }));
         if (finals.length === 0) art.appendChild(el("p", { text: "No response: the input ended before a request was complete." }));
-        var d = el("details", { class: "wire" }, [el("summary", { text: "Wire view: every part, with byte offsets" }), wireView(view)]);
+        // Open: the wire view is what the learner sent through it to see.
+        var d = el("details", { class: "wire", open: "" }, [el("summary", { text: "Wire view: every part, with byte offsets" }), wireView(view)]);
         art.appendChild(d);
         done(art, finals.map(function (m) { return m.statusLine.split(" ").slice(1).join(" "); }).join(", ") || "no response");
       })

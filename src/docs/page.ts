@@ -15,6 +15,8 @@ export interface PageOptions {
   readonly title: string;
   /** POST /api/wire is served: the page offers to send through it. */
   readonly wire: boolean;
+  /** WRITE_REQUIRES_TOKEN: writes declared "token-if-configured" need a token on this server. */
+  readonly writeRequiresToken: boolean;
 }
 
 export interface Page {
@@ -34,7 +36,8 @@ interface Endpoint {
   readonly body: { readonly types: readonly string[]; readonly example: string } | null;
   /** A media type a success answer comes in, to start Accept with. */
   readonly accept: string;
-  readonly auth: string | null;
+  /** What this server asks of the caller: an administrator's token, any valid token, or nothing. */
+  readonly auth: "admin" | "token" | null;
 }
 
 const STYLE = `
@@ -50,6 +53,9 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.3rem .45rem;border-bottom:1px solid var(--line)}
 thead th{background:var(--soft)}
 .m{font-weight:700}
+#endpoints-section td:first-child{white-space:nowrap}
+.p{overflow-wrap:anywhere}
+h3,#chosen,.fields th,.fields td code{overflow-wrap:anywhere}
 .tag{display:inline-block;font-size:.75rem;border:1px solid var(--dim);border-radius:.6rem;padding:0 .4rem;margin-left:.3rem;color:var(--dim)}
 button{font:inherit;padding:.3rem .8rem;border:1px solid var(--accent);border-radius:.3rem;background:#fff;color:var(--accent);cursor:pointer}
 button:hover{background:var(--soft)}
@@ -81,6 +87,17 @@ mark{background:var(--bad);color:#fff;padding:0 .1rem}
 .err{color:var(--bad)}
 .facts{margin:.2rem 0 .8rem}
 details.wire>summary{cursor:pointer;font-weight:600;color:var(--accent);margin:.4rem 0}
+@media (max-width:40rem){
+body{padding:.75rem .75rem 2rem}
+th,td{padding:.3rem .3rem}
+.row{grid-template-columns:7rem minmax(0,1fr)}
+fieldset{padding:.3rem .5rem .5rem}
+.ex{padding:.5rem .6rem}
+.msg{padding-left:.5rem}
+.fields th{width:38%}
+table.wire{font-size:.8rem}
+table.wire th:first-child{width:4.2rem}table.wire th:nth-child(2){width:27%}
+}
 `;
 
 function esc(text: string): string {
@@ -94,7 +111,7 @@ function summaryHtml(text: string): string {
 
 const ANY_METHOD_EXAMPLE = "PURGE";
 
-function endpoints(routes: readonly Route[]): Endpoint[] {
+function endpoints(routes: readonly Route[], writeRequiresToken: boolean): Endpoint[] {
   return routes.map((route) => {
     const success = Object.entries(route.responses ?? {}).find(([status, doc]) => Number(status) < 300 && doc.mediaTypes !== undefined);
     return {
@@ -109,7 +126,7 @@ function endpoints(routes: readonly Route[]): Endpoint[] {
       })),
       body: route.request === undefined ? null : { types: route.request.mediaTypes, example: route.request.example ?? "" },
       accept: success?.[1].mediaTypes?.[0] ?? "",
-      auth: route.auth ?? null,
+      auth: route.auth === "admin" ? "admin" : route.auth === "token-if-configured" && writeRequiresToken ? "token" : null,
     };
   });
 }
@@ -120,10 +137,11 @@ function endpointRows(list: readonly Endpoint[]): string {
       const tags =
         (e.method === ANY_METHOD ? '<span class="tag" title="* stands for any method token">any method</span>' : "") +
         (e.auth === "admin" ? '<span class="tag">admin token</span>' : "") +
-        (e.auth === "token-if-configured" ? '<span class="tag" title="only when the server requires tokens for writes">token if required</span>' : "");
+        (e.auth === "token" ? '<span class="tag" title="this server requires a bearer token for every write (WRITE_REQUIRES_TOKEN)">token required</span>' : "");
+      // Path and summary share a cell: a fourth column does not fit a phone's width.
       return (
-        `<tr><td><code class="m">${esc(e.method)}</code></td><td><code>${esc(e.path)}</code></td>` +
-        `<td>${summaryHtml(e.summary)}${tags}</td>` +
+        `<tr><td><code class="m">${esc(e.method)}</code></td>` +
+        `<td><code class="p">${esc(e.path)}</code><div>${summaryHtml(e.summary)}${tags}</div></td>` +
         `<td><button type="button" data-i="${i}" aria-label="Try ${esc(e.method)} ${esc(e.path)}">Try</button></td></tr>`
       );
     })
@@ -135,7 +153,7 @@ const MEDIA_TYPES = ["application/json", "application/yaml", "application/merge-
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
 export function buildPage(routes: readonly Route[], options: PageOptions): Page {
-  const list = endpoints(routes);
+  const list = endpoints(routes, options.writeRequiresToken);
   // "<" escaped so no text in the data can close the script element.
   const data = JSON.stringify(list).replace(/</g, "\\u003c");
   const wire = options.wire;
@@ -169,7 +187,7 @@ The same route table is described by <a href="/api/openapi.json">/api/openapi.js
 <section id="endpoints-section" aria-labelledby="endpoints-h">
 <h2 id="endpoints-h">Endpoints</h2>
 <table>
-<thead><tr><th scope="col">Method</th><th scope="col">Path</th><th scope="col">What it does</th><th scope="col"><span class="hint">Form</span></th></tr></thead>
+<thead><tr><th scope="col">Method</th><th scope="col">Path and what it does</th><th scope="col"><span class="hint">Form</span></th></tr></thead>
 <tbody>
 ${endpointRows(list)}
 </tbody>
@@ -188,7 +206,8 @@ ${endpointRows(list)}
 <div class="row"><label for="accept">Accept</label><input id="accept" name="accept" list="types" spellcheck="false" autocomplete="off"></div>
 <div class="row"><label for="ctype">Content-Type</label><input id="ctype" name="ctype" list="types" spellcheck="false" autocomplete="off"></div>
 <div class="row"><label for="auth">Authorization</label><input id="auth" name="auth" spellcheck="false" autocomplete="off" placeholder="Bearer <token>" aria-describedby="auth-hint"></div>
-<p id="auth-hint" class="hint">The whole field value, e.g. <code>Bearer sl_…</code>; kept when you pick another endpoint.</p>
+<p id="auth-hint" class="hint"><strong id="needs"></strong> The whole field value, e.g. <code>Bearer sl_…</code>; kept when you pick another endpoint.
+Where an administrator's token comes from: the server prints one once, at its first start, unless <code>ADMIN_TOKEN</code> sets one; <code>npm run token -- add --role admin</code> makes another (see docs/operations.md).</p>
 </fieldset>
 <label for="body"><strong>Body</strong></label>
 <textarea id="body" name="body" spellcheck="false" autocomplete="off"></textarea>

@@ -88,7 +88,7 @@ export function withDocs(api: readonly Route[], options: DocsOptions): Route[] {
   });
   openapiJson = fixed("application/json", JSON.stringify(document, null, 2));
   openapiYaml = fixed("application/yaml", dumpYaml(document, { noRefs: true, lineWidth: -1 }));
-  const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
+  const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined, writeRequiresToken: options.writeRequiresToken });
   page = fixed("text/html; charset=utf-8", built.html, {
     "Content-Security-Policy": built.csp,
     "Referrer-Policy": "no-referrer",

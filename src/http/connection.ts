@@ -37,7 +37,7 @@ export function asService(service: Handler | Service): Service {
 }
 
 /** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
-export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown };
+export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined };
 
 export interface ConnectionOptions {
   readonly limits: ParserLimits;
@@ -74,10 +74,12 @@ export const DEFAULT_CONNECTION_OPTIONS = {
   responseFields: "",
 } as const;
 
-/** One line of the access log. */
+/** One line of the access log: version is "HTTP/1.1" or "HTTP/1.0"; "-" is what the parser never had (or an in-memory peer's address). */
 export interface Exchange {
+  readonly client: string;
   readonly method: string;
   readonly target: string;
+  readonly version: string;
   readonly status: number;
   readonly bodyBytes: number;
   readonly ms: number;
@@ -148,10 +150,12 @@ export class Connection implements ParserSink {
   private ended = false;
   /** A streamed body is going out: later responses wait for it (RFC 9112 §9.3.2 order). */
   private streaming = false;
+  private readonly client: string; // read once, up front: a destroyed socket forgets its peer
 
   constructor(socket: Transport, service: Handler | Service, options: ConnectionOptions, hooks: ConnectionHooks) {
     const { handle, admit } = asService(service);
     this.socket = socket;
+    this.client = socket.remoteAddress ?? "-";
     this.handler = handle;
     this.admit = admit;
     this.options = options;
@@ -342,8 +346,10 @@ export class Connection implements ParserSink {
   private logExchange(slot: Slot, status: number, bodyBytes: number): void {
     const current = slot.head ?? this.parser.current;
     this.hooks.onExchange({
+      client: this.client,
       method: current.method || "-",
       target: current.target || "-",
+      version: slot.head === null ? "-" : slot.head.minor === 0 ? "HTTP/1.0" : "HTTP/1.1",
       status,
       bodyBytes,
       ms: performance.now() - slot.started,

@@ -61,6 +61,8 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await page.goto(base + "/");
   t.equal(await page.title(), "startline: try the API");
   t.ok(await page.getByRole("cell", { name: "/api/v1/artigo/:id" }).first().isVisible(), "the endpoint table is shown");
+  t.equal(await page.locator(".tag", { hasText: /token/ }).allInnerTexts().then((tags) => tags.join()), "admin token", "WRITE_REQUIRES_TOKEN is off: only UPDATE's badge");
+  t.ok(await page.getByText("npm run token -- add --role admin").isVisible(), "where an administrator's token comes from, on the page");
 
   const send = page.getByRole("button", { name: "Send", exact: true });
   const field = (name: string) => page.getByLabel(name, { exact: true });
@@ -71,6 +73,9 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   // UPDATE without a token, with fetch(): the browser sends the custom method itself.
   await page.getByRole("button", { name: "Try UPDATE /api/v1/artigo/:id" }).click();
   t.equal(await field(":id").inputValue(), "1", "the example id is filled in");
+  const chosen = await page.locator("#chosen").innerText();
+  t.equal(chosen.match(/administrator/gi)?.length, 1, `the heading says it once: ${chosen}`);
+  t.equal(await page.locator("#needs").innerText(), "This endpoint needs an administrator's token.", "beside the Authorization field");
   await field("Body").fill('{"title": "Changed from the browser"}');
   await fetchMode.check();
   await send.click();
@@ -90,7 +95,16 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   ex = await lastExchange(page, ++exchanges);
   t.match(await ex.locator("h3").innerText(), /^UPDATE \/api\/v1\/artigo\/1 HTTP\/1\.1 → 200 OK$/);
   t.match(await ex.locator(".status").innerText(), "HTTP/1.1 200 OK", "the status line exactly as written");
-  t.match(await ex.locator("pre.body").innerText(), /"title": "Changed from the browser"/);
+  const shown = await ex.locator("pre.body").innerText();
+  t.match(shown, /"title": "Changed from the browser"/);
+  // A long text with paragraphs reads as paragraphs: its line breaks are breaks, not \n escapes.
+  const article = (await (await fetch(`${base}/api/v1/artigo/1`)).json()) as { body: string };
+  const paragraphs = article.body.split("\n\n");
+  t.ok(paragraphs.length > 1, "the seeded article has paragraphs");
+  for (const p of paragraphs) t.ok(shown.includes(`\n${JSON.stringify(p).slice(1, -1)}`) || shown.includes(`"body": "${JSON.stringify(p).slice(1, -1)}`), `paragraph on a line of its own: ${p.slice(0, 30)}`);
+  t.notOk(shown.includes("\\n"), "no \\n escape left in the shown body");
+  t.match(await ex.locator("h4", { hasText: "Body" }).innerText(), /line breaks inside strings shown as breaks/, "and the heading says so");
+  t.ok(await ex.locator("details.wire .wireview").isVisible(), "the wire view is open after a send through it");
 
   // The change is stored: read it back over a real connection.
   await page.getByRole("button", { name: "Try GET /api/v1/artigo/:id" }).click();
@@ -121,10 +135,9 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await send.click();
   ex = await lastExchange(page, ++exchanges);
   const details = ex.locator("details.wire");
-  t.equal(await details.getAttribute("open"), null, "closed until asked for");
-  await details.locator("summary").click();
+  t.equal(await details.getAttribute("open"), "", "open: the wire view is what the send was for");
   const view = details.locator(".wireview");
-  await view.waitFor();
+  t.ok(await view.isVisible());
   const request = view.locator("table.wire").first();
   t.match(await request.locator("caption").innerText(), "Request 1: GET /api/v2/status (complete)");
   const rows = await request.locator("tbody tr").allInnerTexts();
@@ -140,7 +153,6 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await send.click();
   ex = await lastExchange(page, ++exchanges);
   t.match(await ex.locator("h3").innerText(), /→ 400 Bad Request$/);
-  await ex.locator("details.wire summary").click();
   t.match(await ex.locator(".wireview .err").innerText(), /WHITESPACE_BEFORE_COLON, RFC 9112 §5\.1.*Found at byte 33/s);
   t.equal(await ex.locator(".wireview mark").innerText(), "SP", "the offending byte is marked");
   t.match(await ex.locator(".wireview tr.bad").innerText(), /Header field Host/);
@@ -159,6 +171,27 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   await page.screenshot({ path: shot, fullPage: true });
   t.ok(existsSync(shot), `screenshot at ${path.relative(process.cwd(), shot)}`);
   await page.locator("#log article").nth(1).screenshot({ path: path.join(ARTIFACTS, "wire-view.png") });
+
+  // A phone's width (390 CSS px): nothing wider than the screen, every Try button whole, before and after a send.
+  const phone = await context.newPage();
+  phone.on("pageerror", (e) => problems.push(`page error at 390 px: ${e.message}`));
+  await phone.setViewportSize({ width: 390, height: 844 });
+  await phone.goto(base + "/");
+  const width = () => phone.locator("html").evaluate((html) => html.scrollWidth);
+  t.ok((await width()) <= 390, `the page is ${await width()} px wide at 390`);
+  const tries = phone.locator("button[data-i]");
+  const boxes = await Promise.all((await tries.all()).map((b) => b.boundingBox()));
+  t.ok(boxes.length > 10, `${boxes.length} Try buttons`);
+  const cut = boxes.filter((b) => b === null || b.x < 0 || b.x + b.width > 390 || b.width < 24);
+  t.same(cut, [], "every Try button inside the screen, whole");
+  await phone.getByRole("button", { name: "Try GET /api/v1/artigo/:id" }).click();
+  await phone.getByRole("button", { name: "Send", exact: true }).click();
+  const sent = await lastExchange(phone, 1);
+  t.match(await sent.locator("h3").innerText(), /→ 200 OK$/);
+  t.ok(await sent.locator("details.wire .wireview").isVisible(), "the wire view open at 390 px too");
+  t.ok((await width()) <= 390, `still ${await width()} px wide with the exchange and its wire view shown`);
+  await phone.screenshot({ path: path.join(ARTIFACTS, "page-390.png"), fullPage: true });
+  await phone.close();
 
   // An answer cut by the wire view's output budget: a list of 3 MB (30 posts of 100,000 characters) is shown cut, and says so.
   const published: number[] = [];

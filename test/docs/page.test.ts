@@ -42,17 +42,17 @@ t.test("every route of the table is listed with its method, path and summary", a
   const routes = app.routes;
   t.equal(data.length, routes.length, "one entry per route");
   routes.forEach((route, i) => {
-    t.ok(html.includes(`<code class="m">${route.method}</code></td><td><code>${route.path}</code></td>`), `${route.method} ${route.path} listed`);
+    t.ok(html.includes(`<code class="m">${route.method}</code></td><td><code class="p">${route.path}</code><div>`), `${route.method} ${route.path} listed`);
     t.match(data[i], { method: route.method, path: route.path, summary: route.summary });
     t.ok(html.includes(`data-i="${i}"`), "with its Try button");
   });
-  t.ok(html.includes('<code class="m">UPDATE</code></td><td><code>/api/v1/artigo/:id</code>'), "UPDATE included");
+  t.ok(html.includes('<code class="m">UPDATE</code></td><td><code class="p">/api/v1/artigo/:id</code>'), "UPDATE included");
   const update = data.find((e: any) => e.method === "UPDATE");
   t.match(update, { auth: "admin", body: { types: ["application/merge-patch+json", "application/json"] }, params: [{ name: "id", example: "1" }] });
   const echo = data.find((e: any) => e.path === "/api/echo");
   t.match(echo, { method: "*", tryMethod: "PURGE" }, "an any-method route starts the form with a custom method");
-  t.ok(html.includes('<code class="m">*</code></td><td><code>/api/echo</code></td>'), "listed as *");
-  t.match(html, /<code>\/api\/echo<\/code><\/td><td>[^<]*(?:<code>[^<]*<\/code>[^<]*)*<span class="tag"[^>]*>any method<\/span>/, "tagged: any method");
+  t.ok(html.includes('<code class="m">*</code></td><td><code class="p">/api/echo</code><div>'), "listed as *");
+  t.match(html, /<code class="p">\/api\/echo<\/code><div>[^<]*(?:<code>[^<]*<\/code>[^<]*)*<span class="tag"[^>]*>any method<\/span>/, "tagged: any method");
 });
 
 t.test("accessible structure: a label for every field, real buttons, headings, a live region", async (t) => {
@@ -67,4 +67,49 @@ t.test("accessible structure: a label for every field, real buttons, headings, a
   t.match(html, /<h1>startline<\/h1>/);
   t.match(html, /<main>/);
   t.match(html, /aria-live="polite"/);
+});
+
+/** The tags of the row for `method path`, e.g. ["admin token"]. */
+function tagsOf(html: string, method: string, path: string): string[] {
+  const row = new RegExp(`<tr><td><code class="m">${method.replace("*", "\\*")}</code></td><td><code class="p">${path}</code>.*?</tr>`).exec(html);
+  if (row === null) throw new Error(`no row for ${method} ${path}`);
+  return [...row[0].matchAll(/<span class="tag"[^>]*>([^<]*)<\/span>/g)].map((m) => m[1]!);
+}
+
+t.test("badges say what this server asks: writes need a token only when WRITE_REQUIRES_TOKEN is on", async (t) => {
+  const writes: [string, string][] = [["POST", "/api/v1/post/:id"], ["PATCH", "/api/v1/post/:id"], ["DELETE", "/api/v1/post/:id"], ["POST", "/api/v2/facts"]];
+  const open = (await request((await docsApp()).app, "GET", "/")).body;
+  for (const [method, path] of writes) t.same(tagsOf(open, method, path), [], `${method} ${path}: no badge by default`);
+  t.same(tagsOf(open, "UPDATE", "/api/v1/artigo/:id"), ["admin token"], "UPDATE always needs an administrator");
+  t.notMatch(open, /token (?:if )?required/, "no token badge anywhere");
+  const data = (html: string) => JSON.parse(/<script type="application\/json" id="endpoints">([\s\S]*?)<\/script>/.exec(html)![1]!) as { method: string; path: string; auth: string | null }[];
+  t.same(data(open).filter((e) => e.auth !== null).map((e) => `${e.auth} ${e.method} ${e.path}`), ["admin UPDATE /api/v1/artigo/:id"], "the script is told the same");
+
+  const closed = (await request((await docsApp({ writeRequiresToken: true })).app, "GET", "/")).body;
+  for (const [method, path] of writes) t.same(tagsOf(closed, method, path), ["token required"], `${method} ${path}: token required`);
+  t.same(tagsOf(closed, "UPDATE", "/api/v1/artigo/:id"), ["admin token"]);
+  t.same(tagsOf(closed, "GET", "/api/v1/post/:id"), [], "reads stay open");
+  t.same(
+    data(closed).filter((e) => e.auth === "token").map((e) => `${e.method} ${e.path}`).sort(),
+    writes.map(([m, p]) => `${m} ${p}`).sort(),
+  );
+});
+
+t.test("the page says where an administrator's token comes from", async (t) => {
+  const html = (await request((await docsApp()).app, "GET", "/")).body;
+  const hint = /<p id="auth-hint"[^>]*>([\s\S]*?)<\/p>/.exec(html)![1]!;
+  t.match(hint, /prints one once, at its first start/);
+  t.match(hint, /<code>ADMIN_TOKEN<\/code>/);
+  t.match(hint, /<code>npm run token -- add --role admin<\/code>/);
+  t.match(hint, /docs\/operations\.md/);
+  t.match(html, /<input id="auth"[^\n]*aria-describedby="auth-hint"/, "read out with the Authorization field");
+});
+
+t.test("the style fits a phone: no fourth column, long paths and field values may break anywhere", async (t) => {
+  const html = (await request((await docsApp()).app, "GET", "/")).body;
+  const style = styleOf(html);
+  t.equal((/<thead><tr>([\s\S]*?)<\/tr><\/thead>/.exec(html)![1]!.match(/<th\b/g) ?? []).length, 3, "method, path with summary, Try");
+  t.match(style, /\.p\{overflow-wrap:anywhere\}/);
+  t.match(style, /\.fields td code\{overflow-wrap:anywhere\}|\.fields td code[,{][^}]*overflow-wrap:anywhere/);
+  t.match(style, /@media \(max-width:40rem\)\{/);
 });

@@ -37,7 +37,7 @@ const nginx = await startNginx(t, [portOf(baseA), portOf(baseB)]);
 
 const json = { "Content-Type": "application/json" };
 /** Access-log lines for `path` in an instance's output. */
-const served = (server: ServerProcess, method: string, path: string) => server.lines.filter((l) => l.startsWith(`${method} ${path} `)).length;
+const served = (server: ServerProcess, method: string, path: string) => server.lines.filter((l) => l.includes(`] "${method} ${path} HTTP/`)).length;
 
 /**
  * Whether `check` holds once the instances have written their access-log
