@@ -349,7 +349,8 @@ export class Connection implements ParserSink {
       client: this.client,
       method: current.method || "-",
       target: current.target || "-",
-      version: slot.head === null ? "-" : slot.head.minor === 0 ? "HTTP/1.0" : "HTTP/1.1",
+      // A head refused after its request line still has the line's version.
+      version: current.method === "" ? "-" : current.minor === 0 ? "HTTP/1.0" : "HTTP/1.1",
       status,
       bodyBytes,
       ms: performance.now() - slot.started,

@@ -114,8 +114,8 @@ export class RequestParser implements LineConsumer {
     return this.state === State.Closed;
   }
 
-  /** Method and target of the request being read, "" before its request line is complete. */
-  get current(): { readonly method: string; readonly target: string } {
+  /** The request line of the request being read; method and target "" before it is complete. */
+  get current(): RequestLine {
     return this.start;
   }
 
