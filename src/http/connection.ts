@@ -13,28 +13,10 @@ import { RequestParser, type ParserLimits, type ParserSink } from "./parser.js";
 import { HttpError, problem, protocolProblem } from "./problem.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
+import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { isBodyStream, sendStream } from "./stream-body.js";
 
-export type Handler = (request: Request) => Response | Promise<Response>;
-
-/**
- * What a service says of a request from its head alone, before any body byte
- * is read: refuse it now (a 415 or 413 it would give anyway, without making
- * the client send and the server read the body first), or admit it with a
- * tighter body limit than the server's. Undefined admits it as it is.
- */
-export type Admission = { readonly refuse: Response } | { readonly maxBodyBytes: number } | undefined;
-
-/** A handler, and optionally a judge of heads (see Admission). */
-export interface Service {
-  readonly handle: Handler;
-  readonly admit?: (head: RequestHead) => Admission;
-}
-
-/** Either a bare handler or a service; a bare handler admits every head. */
-export function asService(service: Handler | Service): Service {
-  return typeof service === "function" ? { handle: service } : service;
-}
+export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 
 /** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
 export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined };
@@ -206,13 +188,10 @@ export class Connection implements ParserSink {
     this.queue.push(slot);
     this.reading = slot;
     this.headsSeen++;
-    // Only a head that announces a body is judged: refusing it early is what saves reading the body.
-    if (this.admit !== undefined && head.framing.kind !== "none") {
-      const admission = this.admit(head);
-      if (admission !== undefined) {
-        if ("refuse" in admission) return this.refuseFromHead(slot, admission.refuse);
-        this.parser.limitBody(admission.maxBodyBytes);
-      }
+    const admission = admitHead(this.admit, head);
+    if (admission !== undefined) {
+      if ("refuse" in admission) return this.refuseFromHead(slot, admission.refuse);
+      this.parser.limitBody(admission.maxBodyBytes);
     }
     if (slot.sendContinue && this.queue.length === 1) {
       slot.sendContinue = false;
