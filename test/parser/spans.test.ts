@@ -188,3 +188,29 @@ t.test("every kind of span, in order, on a chunked request with extensions and t
 });
 
 
+t.test("a head refused as a whole is refused at its blank line, which is reported first", (t) => {
+  const missingHost = "GET / HTTP/1.1\r\nX: h\r\n\r\n";
+  t.same(record(Buffer.from(missingHost, "latin1"), [], DEFAULT_LIMITS).slice(-3), [
+    ["blank-line", 22, 24],
+    ["error", 22, 22],
+    ["error!", 22, 0],
+  ]);
+  // Refused after onHead: the handler lowered the body limit below the announced length.
+  const events: Event[] = [];
+  const parser: RequestParser = new RequestParser(
+    {
+      onHead: () => parser.limitBody(5),
+      onRequest: () => void events.push(["request", 0, 0]),
+      onError: (e) => void events.push(["error!", e.offset, 0]),
+    },
+    DEFAULT_LIMITS,
+    { span: (kind, s, e) => void events.push([kind, s, e]) },
+  );
+  parser.feed(Buffer.from("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789", "latin1"));
+  t.same(events.slice(-3), [
+    ["blank-line", 46, 48],
+    ["error", 46, 46],
+    ["error!", 46, 0],
+  ]);
+  t.end();
+});
