@@ -14,7 +14,7 @@ import type { ParserLimits } from "../http/parser.js";
 import { fail, problem } from "../http/problem.js";
 import { headerValue, type Request } from "../http/request.js";
 import type { Route } from "../router/route.js";
-import { accountOfRequests, parseStepwise, type RequestAccount, type RequestStreamAccount } from "./wire.js";
+import { countHeads, readRequests, type RequestAccount, type RequestStreamAccount } from "./wire.js";
 import { createBudget, fitText, left, sizeText, type Budget } from "./wire-budget.js";
 import { utf8 } from "./wire-parts.js";
 import { accountOfResponses } from "./wire-responses.js";
@@ -218,10 +218,10 @@ export function wireRoute(options: WireOptions): Route {
           detail: `The body holds ${count} requests; the wire view runs at most ${MAX_WIRE_REQUESTS} at a time.`,
           instance: request.target,
         });
-      const verdicts = await parseStepwise(input, options.limits, SLICE);
-      // Counted from the parser's heads before any part is made: a megabyte of tiny requests costs no account.
-      if (verdicts.heads.length > MAX_WIRE_REQUESTS) tooMany(verdicts.heads.length);
-      const account = accountOfRequests(input, options.limits, budget, verdicts);
+      // Counted before any part is made: a megabyte of tiny requests costs no account.
+      const heads = await countHeads(input, options.limits, SLICE);
+      if (heads > MAX_WIRE_REQUESTS) tooMany(heads);
+      const account = await readRequests(input, options.limits, budget, SLICE);
       if (account.requests.length > MAX_WIRE_REQUESTS) tooMany(account.requests.length);
       budget.ceiling = budget.limit - RESERVE;
       budget.partCeiling = budget.partLimit;
