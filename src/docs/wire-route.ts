@@ -7,7 +7,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { json } from "../api/json.js";
 import { chooseFormat } from "../api/negotiate.js";
-import type { Handler } from "../http/connection.js";
+import type { RequestHead } from "../http/request.js";
+import type { Admission, Handler, Service } from "../http/service.js";
 import { inject } from "../http/inject.js";
 import { mediaType } from "../http/media.js";
 import type { ParserLimits } from "../http/parser.js";
@@ -50,6 +51,8 @@ const RESERVE = 4 * 1024;
 export interface WireOptions {
   /** The application's own handler, the one sockets are served by. */
   readonly handler: Handler;
+  /** Its judge of heads, so that a request refused from its head on a socket is refused here too. */
+  readonly admit?: (head: RequestHead) => Admission;
   readonly limits: ParserLimits;
   /** A handler failed while serving a request of the wire view (the client got a 500). */
   readonly onHandlerError?: (error: unknown) => void;
@@ -170,6 +173,9 @@ export function wireRoute(options: WireOptions): Route {
           instance: request.target,
         })
       : options.handler(request);
+  // The nested request above is the handler's to refuse; every other head is judged as on a socket.
+  const admit = options.admit === undefined ? undefined : (head: RequestHead) => (head.path === WIRE_PATH ? undefined : options.admit!(head));
+  const service: Service = admit === undefined ? { handle: inner } : { handle: inner, admit };
 
   return {
     method: "POST",
@@ -219,15 +225,15 @@ export function wireRoute(options: WireOptions): Route {
           instance: request.target,
         });
       // Counted before any part is made: a megabyte of tiny requests costs no account.
-      const heads = await countHeads(input, options.limits, SLICE);
+      const heads = await countHeads(input, options.limits, admit, SLICE);
       if (heads > MAX_WIRE_REQUESTS) tooMany(heads);
-      const account = await readRequests(input, options.limits, budget, SLICE);
+      const account = await readRequests(input, options.limits, budget, admit, SLICE);
       if (account.requests.length > MAX_WIRE_REQUESTS) tooMany(account.requests.length);
       budget.ceiling = budget.limit - RESERVE;
       budget.partCeiling = budget.partLimit;
       await nextTurn();
       // The output is shown twice (raw, and in the parts), so half of what is left is all worth keeping.
-      const result = await inject(inner, pieces(input, account), {
+      const result = await inject(service, pieces(input, account), {
         limits: options.limits,
         keepBytes: Math.floor(left(budget) / 2),
         ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),

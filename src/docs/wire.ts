@@ -16,6 +16,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { PROTOCOL_ERRORS, type ProtocolError, type ProtocolErrorCode } from "../http/errors.js";
 import { RequestParser, type ParserLimits, type ParserSink } from "../http/parser.js";
 import type { RequestHead } from "../http/request.js";
+import { admitHead, type Service } from "../http/service.js";
 import type { SpanKind, SpanListener } from "../http/spans.js";
 import { EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
 import { charge, type Budget } from "./wire-budget.js";
@@ -26,8 +27,11 @@ export type { PartKind, WirePart } from "./wire-parts.js";
 export interface RequestAccount {
   readonly start: number;
   readonly end: number;
-  /** complete: parsed and handed to the router; error: broke a rule; incomplete: the bytes ran out first. */
-  readonly state: "complete" | "error" | "incomplete";
+  /**
+   * complete: parsed and handed to the router; error: broke a rule; incomplete: the bytes ran out first;
+   * refused: answered from its head alone (its route does not take that body), which is never read.
+   */
+  readonly state: "complete" | "error" | "incomplete" | "refused";
   readonly method?: string;
   readonly target?: string;
   readonly parts: WirePart[];
@@ -55,9 +59,12 @@ export interface RequestStreamAccount {
   readonly bytes: number;
   readonly requests: RequestAccount[];
   readonly error: WireError | null;
-  /** Bytes the server never read: after a protocol error, or after a request that closes the connection. */
+  /** Bytes the server never read: after a protocol error, a request that closes the connection, or one refused from its head. */
   readonly unread: WirePart | null;
 }
+
+/** The service's judge of heads (src/http/service.ts), applied as a connection applies it. */
+export type Admit = Service["admit"];
 
 /** What the parser was reading: it names the part that bytes without a span of their own make. */
 const enum Section {
@@ -112,6 +119,8 @@ class Reader implements ParserSink, SpanListener {
   readonly parser: RequestParser;
   private readonly bytes: Buffer;
   private readonly budget: Budget | null;
+  private readonly admit: Admit;
+  private refused = false;
   private readonly m: PartMaker;
   private readonly requests: RequestAccount[] = [];
   private error: WireError | null = null;
@@ -130,9 +139,10 @@ class Reader implements ParserSink, SpanListener {
   private omitFrom = -1;
   private omitError = false;
 
-  constructor(bytes: Buffer, limits: ParserLimits, budget: Budget | null) {
+  constructor(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit) {
     this.bytes = bytes;
     this.budget = budget;
+    this.admit = admit;
     this.m = partMaker(bytes, budget, "request");
     this.parser = new RequestParser(this, limits, this);
   }
@@ -236,6 +246,10 @@ class Reader implements ParserSink, SpanListener {
     const r = this.open();
     r.head = head;
     r.section = head.framing.kind === "chunked" ? Section.ChunkSize : Section.Body;
+    if (judge(this.parser, this.admit, head) === "refused") {
+      this.refused = true;
+      this.finish(r, "refused");
+    }
   }
 
   onRequest(): void {
@@ -359,7 +373,9 @@ class Reader implements ParserSink, SpanListener {
         const why =
           this.error !== null
             ? "Never read: after a protocol error the server answers and closes the connection"
-            : "Never read: the request before it closes the connection (RFC 9112 §9.6)";
+            : this.refused
+              ? "Never read: the request before it was answered from its head, and its body could not be told from a next request, so the connection closes (RFC 9112 §9.6)"
+              : "Never read: the request before it closes the connection (RFC 9112 §9.6)";
         unread = this.m.part("unread", why, this.pos, len, undefined, utf8);
       } else {
         // The first line of a next request, unfinished: the parser has reported nothing of it yet.
@@ -373,9 +389,25 @@ class Reader implements ParserSink, SpanListener {
   }
 }
 
+/**
+ * What a connection does with the service's word on a head (connection.ts,
+ * onHead): refused, it answers at once and reads nothing more; otherwise the
+ * body may have a tighter limit.
+ */
+function judge(parser: RequestParser, admit: Admit, head: RequestHead): "refused" | "admitted" {
+  const admission = admitHead(admit, head);
+  if (admission === undefined) return "admitted";
+  if ("refuse" in admission) {
+    parser.stop();
+    return "refused";
+  }
+  parser.limitBody(admission.maxBodyBytes);
+  return "admitted";
+}
+
 /** The parser's account of a request stream read at once, as the server would read it from one connection. */
-export function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null): RequestStreamAccount {
-  const reader = new Reader(bytes, limits, budget);
+export function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestStreamAccount {
+  const reader = new Reader(bytes, limits, budget, admit);
   reader.parser.feed(bytes);
   return reader.account();
 }
@@ -393,16 +425,26 @@ async function feedStepwise(parser: RequestParser, bytes: Buffer, slice: number)
  * megabyte of tiny chunks costs the parser a while, and other connections
  * are served in between.
  */
-export async function readRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null, slice: number): Promise<RequestStreamAccount> {
-  const reader = new Reader(bytes, limits, budget);
+export async function readRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit, slice: number): Promise<RequestStreamAccount> {
+  const reader = new Reader(bytes, limits, budget, admit);
   await feedStepwise(reader.parser, bytes, slice);
   return reader.account();
 }
 
 /** How many heads the parser accepts in `bytes`, found without making any part (a megabyte of tiny requests costs no account). */
-export async function countHeads(bytes: Buffer, limits: ParserLimits, slice: number): Promise<number> {
+export async function countHeads(bytes: Buffer, limits: ParserLimits, admit: Admit, slice: number): Promise<number> {
   let heads = 0;
-  const parser = new RequestParser({ onHead: () => void heads++, onRequest: () => {}, onError: () => {} }, limits);
+  const parser: RequestParser = new RequestParser(
+    {
+      onHead: (head) => {
+        heads++;
+        judge(parser, admit, head);
+      },
+      onRequest: () => {},
+      onError: () => {},
+    },
+    limits,
+  );
   await feedStepwise(parser, bytes, slice);
   return heads;
 }

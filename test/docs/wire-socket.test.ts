@@ -106,3 +106,37 @@ t.test("a request pipelined after a response over 16 KiB is answered, as on a so
   );
   t.same(body.response.responses.map((r: any) => r.answers), [0, 1, 2], "every request the view calls complete has its answer");
 });
+
+t.test("a head its route refuses is refused as on a socket: answered at once, its body and what follows never read", async (t) => {
+  const status = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n";
+  const json = '{"text": "A fact."}';
+  const cases: Record<string, { raw: string; status: number; state: string }> = {
+    // The facts route takes text/plain only: 415 from the head.
+    "a body of a type the route does not take": {
+      raw: `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n${json}${status}`,
+      status: 415,
+      state: "refused",
+    },
+    // And at most 4 KiB: a longer Content-Length is a 413 from the head, the parser's own error.
+    "a body longer than the route takes": {
+      raw: `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n${"x".repeat(5000)}${status}`,
+      status: 413,
+      state: "error",
+    },
+  };
+  for (const [name, c] of Object.entries(cases)) {
+    const headEnd = c.raw.indexOf("\r\n\r\n") + 4;
+    const socket = await overSocket(c.raw, 2);
+    const { heads: viaWire, body } = await throughWire(c.raw);
+    t.equal(socket.length, 1, `${name}: the socket answers the first request only`);
+    t.equal(Number(socket[0]![0]!.split(" ")[1]), c.status);
+    t.ok(socket[0]!.includes("Connection: close"), `${name}: and closes`);
+    t.same(viaWire, socket, `${name}: the wire view's responses are the socket's`);
+    t.same(
+      body.request.requests.map((r: any) => [r.state, r.end]),
+      [[c.state, headEnd]],
+      `${name}: the request ends at its head`,
+    );
+    t.match(body.request.unread, { kind: "unread", start: headEnd, end: c.raw.length }, `${name}: the body and the next request are never read`);
+  }
+});
