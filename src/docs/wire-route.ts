@@ -45,6 +45,14 @@ export const WIRE_MAX_PARTS = 4096;
 /** The account of the requests stops at half the bytes and 3/4 of the parts, so the responses always have room. */
 const REQUEST_SHARE = 0.5;
 const REQUEST_PART_SHARE = 0.75;
+/** An answer's budget, its ceilings set for the account of the requests, which comes first. */
+export function requestBudget(): Budget {
+  const budget = createBudget(WIRE_OUTPUT_BUDGET, WIRE_MAX_PARTS);
+  budget.ceiling = Math.floor(budget.limit * REQUEST_SHARE);
+  budget.partCeiling = Math.floor(budget.partLimit * REQUEST_PART_SHARE);
+  return budget;
+}
+
 /** Kept free for what is written last: `cut`, the protocol error, the wrapping objects. */
 const RESERVE = 4 * 1024;
 
@@ -214,9 +222,7 @@ export function wireRoute(options: WireOptions): Route {
       }
       // After the body check: on a request without a body, negotiation would read Content-Type as a wish.
       chooseFormat(request, ["json"]);
-      const budget = createBudget(WIRE_OUTPUT_BUDGET, WIRE_MAX_PARTS);
-      budget.ceiling = Math.floor(budget.limit * REQUEST_SHARE);
-      budget.partCeiling = Math.floor(budget.partLimit * REQUEST_PART_SHARE);
+      const budget = requestBudget();
       const tooMany = (count: number) =>
         fail(422, {
           kind: "too-many-requests-in-wire-view",

@@ -405,9 +405,21 @@ function judge(parser: RequestParser, admit: Admit, head: RequestHead): "refused
   return "admitted";
 }
 
+export interface RequestReader {
+  /** Feed it `bytes`, in order, in pieces of any size. */
+  readonly parser: RequestParser;
+  /** The account, once the parser has been fed every byte it will read. */
+  account(): RequestStreamAccount;
+}
+
+/** A parser over `bytes` whose account grows as it reads them (for the route, and for bench/parser-spans.ts). */
+export function requestReader(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestReader {
+  return new Reader(bytes, limits, budget, admit);
+}
+
 /** The parser's account of a request stream read at once, as the server would read it from one connection. */
 export function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestStreamAccount {
-  const reader = new Reader(bytes, limits, budget, admit);
+  const reader = requestReader(bytes, limits, budget, admit);
   reader.parser.feed(bytes);
   return reader.account();
 }
@@ -426,7 +438,7 @@ async function feedStepwise(parser: RequestParser, bytes: Buffer, slice: number)
  * are served in between.
  */
 export async function readRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit, slice: number): Promise<RequestStreamAccount> {
-  const reader = new Reader(bytes, limits, budget, admit);
+  const reader = requestReader(bytes, limits, budget, admit);
   await feedStepwise(reader.parser, bytes, slice);
   return reader.account();
 }
