@@ -15,11 +15,12 @@ import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { isBodyStream, sendStream } from "./stream-body.js";
+import type { ConnectionTrace, TraceFactory } from "./trace-hook.js";
 
 export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 
 /** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
-export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined };
+export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined; readonly remotePort?: number | undefined };
 
 export interface ConnectionOptions {
   readonly limits: ParserLimits;
@@ -43,6 +44,8 @@ export interface ConnectionOptions {
   readonly sendTimeoutMs: number;
   /** Field lines added to every response, already serialized ("Name: value\r\n"), e.g. HSTS. */
   readonly responseFields: string;
+  /** Someone to tell every part read and written, per connection (TRACE=1); absent, nothing is made. */
+  readonly trace?: TraceFactory | undefined;
 }
 
 export const DEFAULT_CONNECTION_OPTIONS = {
@@ -112,6 +115,7 @@ export class Connection implements ParserSink {
   private readonly options: ConnectionOptions;
   private readonly hooks: ConnectionHooks;
   private readonly parser: RequestParser;
+  private readonly trace: ConnectionTrace | null;
   private readonly queue: Slot[] = [];
   /** The slot whose head has arrived and whose body is still being read. */
   private reading: Slot | null = null;
@@ -142,7 +146,8 @@ export class Connection implements ParserSink {
     this.admit = admit;
     this.options = options;
     this.hooks = hooks;
-    this.parser = new RequestParser(this, options.limits);
+    this.trace = options.trace?.(socket) ?? null;
+    this.parser = new RequestParser(this, options.limits, this.trace);
     this.deadline = Date.now() + options.keepAliveTimeoutMs;
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
@@ -155,6 +160,7 @@ export class Connection implements ParserSink {
     socket.on("close", () => {
       this.ended = true;
       this.queue.length = 0;
+      this.trace?.closed();
       hooks.onClose(this);
     });
   }
@@ -169,6 +175,7 @@ export class Connection implements ParserSink {
     const socket = this.socket;
     // Cork so that all responses produced by this chunk (pipelining) leave in one write.
     socket.cork();
+    this.trace?.received(chunk);
     this.parser.feed(chunk);
     socket.uncork();
     this.updatePhase(true);
@@ -188,15 +195,13 @@ export class Connection implements ParserSink {
     this.queue.push(slot);
     this.reading = slot;
     this.headsSeen++;
+    this.trace?.head(head);
     const admission = admitHead(this.admit, head);
     if (admission !== undefined) {
       if ("refuse" in admission) return this.refuseFromHead(slot, admission.refuse);
       this.parser.limitBody(admission.maxBodyBytes);
     }
-    if (slot.sendContinue && this.queue.length === 1) {
-      slot.sendContinue = false;
-      this.socket.write(CONTINUE, "latin1");
-    }
+    if (slot.sendContinue && this.queue.length === 1) this.sendContinue(slot);
   }
 
   onRequest(request: Request): void {
@@ -204,6 +209,7 @@ export class Connection implements ParserSink {
     this.reading = null;
     slot.request = request;
     slot.sendContinue = false;
+    this.trace?.request(request);
     let result: Response;
     try {
       const returned = this.handler(request);
@@ -237,6 +243,7 @@ export class Connection implements ParserSink {
   }
 
   onError(error: ProtocolError): void {
+    this.trace?.error(error);
     let slot = this.reading;
     this.reading = null;
     if (slot === null) {
@@ -260,10 +267,7 @@ export class Connection implements ParserSink {
     const queue = this.queue;
     while (queue.length > 0 && !this.streaming) {
       const slot = queue[0]!;
-      if (slot.sendContinue) {
-        slot.sendContinue = false;
-        this.socket.write(CONTINUE, "latin1");
-      }
+      if (slot.sendContinue) this.sendContinue(slot);
       if (slot.response === null) break;
       queue.shift();
       if (this.draining && queue.length === 0) slot.close = true;
@@ -299,6 +303,7 @@ export class Connection implements ParserSink {
     }
     const socket = this.socket;
     const body = out.body;
+    this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
       socket.write(out.head, "latin1");
       this.streaming = true;
@@ -320,6 +325,13 @@ export class Connection implements ParserSink {
       socket.write(body);
     }
     this.logExchange(slot, response.status, out.bodyBytes);
+  }
+
+  /** The interim answer an Expect: 100-continue asked for (RFC 9110 §10.1.1). */
+  private sendContinue(slot: Slot): void {
+    slot.sendContinue = false;
+    this.socket.write(CONTINUE, "latin1");
+    this.trace?.response(CONTINUE, undefined, false);
   }
 
   private logExchange(slot: Slot, status: number, bodyBytes: number): void {
