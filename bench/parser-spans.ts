@@ -12,6 +12,7 @@
 //              for the first requests, then only counting;
 //   wire-all   the wire view's listener without a budget, every part made
 //              (on N / 10 requests: it keeps them all);
+//   trace      the terminal trace's (TRACE=1), its lines formatted and dropped;
 //   baseline   (with --baseline) another build's RequestParser without a
 //              listener, e.g. the parser before spans existed, to show that
 //              "none" costs nothing extra.
@@ -23,6 +24,8 @@ import { pathToFileURL } from "node:url";
 import { requestReader } from "../src/docs/wire.js";
 import { requestBudget } from "../src/docs/wire-route.js";
 import { DEFAULT_LIMITS, RequestParser, type ParserSink } from "../src/http/parser.js";
+import { painter } from "../src/trace/text.js";
+import { Tracer } from "../src/trace/tracer.js";
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -76,6 +79,22 @@ const variants: Record<string, Parse> = {
     const reader = requestReader(input, DEFAULT_LIMITS, requestBudget());
     feedAll(reader.parser, pieces);
     return reader.account().requests.length;
+  },
+  trace: (_input, pieces) => {
+    let lines = 0;
+    const tracer = new Tracer("#1", { write: () => void lines++, paint: painter(false), bodyBytes: 256 });
+    const c = counter();
+    const sink: ParserSink = {
+      onHead: (head) => tracer.head(head),
+      onRequest: (request) => (tracer.request(request), c.sink.onRequest(request)),
+      onError: (error) => c.sink.onError(error),
+    };
+    const parser = new RequestParser(sink, DEFAULT_LIMITS, tracer);
+    for (const piece of pieces) {
+      tracer.received(piece);
+      parser.feed(piece);
+    }
+    return c.count();
   },
 };
 
