@@ -62,6 +62,7 @@ export function createApp(options: AppOptions): App {
           wire: {
             // Late-bound: the wire view runs requests through this very app, which is built from its own table.
             handler: (request) => app.handle(request),
+            admit: (head) => app.admit(head),
             limits: { ...DEFAULT_LIMITS, ...options.limits },
             onHandlerError: (error) => console.error("startline: handler error in the wire view:", error),
           },

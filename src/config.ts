@@ -40,6 +40,10 @@ export interface Config {
   readonly workers: number;
   /** Serve the wire view, POST /api/wire (on unless WIRE_VIEW=0 or --no-wire-view). */
   readonly wireView: boolean;
+  /** Print every exchange on the terminal, part by part (TRACE=1 or --trace). */
+  readonly trace: boolean;
+  /** Bytes of each body the trace shows. */
+  readonly traceBodyBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -83,6 +87,8 @@ export const SETTING_NAMES = [
   "MAX_CONNECTIONS",
   "WORKERS",
   "WIRE_VIEW",
+  "TRACE",
+  "TRACE_BODY_BYTES",
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -139,7 +145,7 @@ function date(env: Env, name: SettingName): Date | undefined {
   return d;
 }
 
-const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf", "--write-requires-token", "--no-wire-view"]);
+const KNOWN_OPTIONS = new Set(["--quiet", "--allow-bare-lf", "--write-requires-token", "--no-wire-view", "--trace"]);
 const VALUE_OPTIONS = ["--tls-cert=", "--tls-key="];
 
 function option(argv: readonly string[], prefix: string): string | undefined {
@@ -242,5 +248,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     hstsMaxAge: integer(env, "HSTS_MAX_AGE", 31_536_000, 0, 2 ** 31 - 1),
     workers: workers(env),
     wireView: onUnlessOff(env, "WIRE_VIEW", argv, "--no-wire-view"),
+    trace: flag(env, "TRACE", argv, "--trace"),
+    traceBodyBytes: integer(env, "TRACE_BODY_BYTES", 256, 0, MiB),
   };
 }

@@ -12,6 +12,7 @@ import { fieldLines } from "./http/response.js";
 import { createServer, type TlsFiles } from "./http/server.js";
 import { accessLog } from "./log.js";
 import { openStore } from "./store/open.js";
+import { createTrace, useColor } from "./trace/index.js";
 import { seed } from "./store/seed.js";
 import { ensureAdmin } from "./tokens.js";
 
@@ -65,6 +66,16 @@ export async function serve(config: Config): Promise<void> {
     responseFields: tls !== undefined && config.hstsMaxAge > 0 ? fieldLines({ "Strict-Transport-Security": `max-age=${config.hstsMaxAge}` }) : "",
     ...config.server,
     ...(config.quiet ? {} : { onExchange: accessLog(process.stdout, { format: config.logFormat, ...(worker ? { worker: cluster.worker!.id } : {}) }) }),
+    ...(config.trace
+      ? {
+          trace: createTrace({
+            out: process.stdout,
+            color: useColor(process.stdout, process.env.NO_COLOR),
+            bodyBytes: config.traceBodyBytes,
+            prefix: worker ? `w${cluster.worker!.id}` : "",
+          }),
+        }
+      : {}),
   });
   const address = await server.listen(config.port, config.host);
   if (!worker) {

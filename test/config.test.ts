@@ -71,3 +71,15 @@ t.test("withoutSettings: the caller's environment minus every setting and libpq'
   for (const name of SETTING_NAMES) shell[name] = "from-the-shell";
   t.same(withoutSettings(shell), { PATH: "/usr/bin", HOME: "/root" });
 });
+
+t.test("TRACE and TRACE_BODY_BYTES: off by default, --trace or TRACE=1 turns it on", async (t) => {
+  const d = loadConfig({}, []);
+  t.equal(d.trace, false);
+  t.equal(d.traceBodyBytes, 256);
+  t.equal(loadConfig({ TRACE: "1" }, []).trace, true);
+  t.equal(loadConfig({ TRACE: "0" }, []).trace, false);
+  t.equal(loadConfig({}, ["--trace"]).trace, true);
+  t.equal(loadConfig({ TRACE_BODY_BYTES: "0" }, []).traceBodyBytes, 0, "0: bodies are only counted");
+  t.throws(() => loadConfig({ TRACE_BODY_BYTES: "lots" }, []), new ConfigError('TRACE_BODY_BYTES must be a whole number, got "lots"'));
+  t.throws(() => loadConfig({ TRACE_BODY_BYTES: "2000000" }, []), new ConfigError("TRACE_BODY_BYTES must be between 0 and 1048576, got 2000000"));
+});

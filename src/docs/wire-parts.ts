@@ -44,24 +44,6 @@ export type Decode = (bytes: Buffer, start: number, end: number) => string;
 export const latin1: Decode = (bytes, start, end) => bytes.toString("latin1", start, end);
 export const utf8: Decode = (bytes, start, end) => bytes.toString("utf8", start, end);
 
-const CR = 0x0d;
-const LF = 0x0a;
-
-export interface Line {
-  readonly start: number;
-  /** Where the content ends, before CR LF (or LF). */
-  readonly contentEnd: number;
-  /** After the LF. */
-  readonly end: number;
-}
-
-/** The line starting at `pos`, or null when no LF follows. */
-export function lineAt(bytes: Buffer, pos: number): Line | null {
-  const lf = bytes.indexOf(LF, pos);
-  if (lf === -1) return null;
-  return { start: pos, contentEnd: lf > pos && bytes[lf - 1] === CR ? lf - 1 : lf, end: lf + 1 };
-}
-
 /** Below this much room, a part is not worth starting: the rest is omitted. */
 const MIN_ROOM = 512;
 
@@ -70,7 +52,7 @@ export interface PartMaker {
   part(kind: PartKind, label: string, start: number, end: number, note?: string, decode?: Decode): WirePart;
   /** Appends `p`, merging it into an omitted stretch just before it. */
   push(parts: WirePart[], p: WirePart): void;
-  /** Nothing more will be shown: a walk may skip ahead to where its message ends. */
+  /** Nothing more will be shown: what follows may join one omitted stretch without a part per piece. */
   exhausted(): boolean;
 }
 

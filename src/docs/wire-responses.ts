@@ -5,8 +5,25 @@
 // spans its real length and says how much of it is left out.
 
 import { charge, type Budget } from "./wire-budget.js";
-import { latin1, lineAt, partMaker, utf8, type WirePart } from "./wire-parts.js";
+import { latin1, partMaker, utf8, type WirePart } from "./wire-parts.js";
 import type { RequestAccount } from "./wire.js";
+
+const CR = 0x0d;
+const LF = 0x0a;
+
+/** A line of the server's own output: where it starts, where its content ends (before CR LF), and after its LF. */
+interface Line {
+  readonly start: number;
+  readonly contentEnd: number;
+  readonly end: number;
+}
+
+/** The line starting at `pos`, or null when no LF follows. */
+function lineAt(bytes: Buffer, pos: number): Line | null {
+  const lf = bytes.indexOf(LF, pos);
+  if (lf === -1) return null;
+  return { start: pos, contentEnd: lf > pos && bytes[lf - 1] === CR ? lf - 1 : lf, end: lf + 1 };
+}
 
 const NOT_KEPT = "Not kept: the wire view stopped keeping the server's output here (its answer's budget was spent)";
 

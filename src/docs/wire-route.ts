@@ -7,14 +7,15 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { json } from "../api/json.js";
 import { chooseFormat } from "../api/negotiate.js";
-import type { Handler } from "../http/connection.js";
+import type { RequestHead } from "../http/request.js";
+import type { Admission, Handler, Service } from "../http/service.js";
 import { inject } from "../http/inject.js";
 import { mediaType } from "../http/media.js";
 import type { ParserLimits } from "../http/parser.js";
 import { fail, problem } from "../http/problem.js";
 import { headerValue, type Request } from "../http/request.js";
 import type { Route } from "../router/route.js";
-import { accountOfRequests, parseStepwise, type RequestAccount, type RequestStreamAccount } from "./wire.js";
+import { countHeads, readRequests, type RequestAccount, type RequestStreamAccount } from "./wire.js";
 import { createBudget, fitText, left, sizeText, type Budget } from "./wire-budget.js";
 import { utf8 } from "./wire-parts.js";
 import { accountOfResponses } from "./wire-responses.js";
@@ -44,12 +45,22 @@ export const WIRE_MAX_PARTS = 4096;
 /** The account of the requests stops at half the bytes and 3/4 of the parts, so the responses always have room. */
 const REQUEST_SHARE = 0.5;
 const REQUEST_PART_SHARE = 0.75;
+/** An answer's budget, its ceilings set for the account of the requests, which comes first. */
+export function requestBudget(): Budget {
+  const budget = createBudget(WIRE_OUTPUT_BUDGET, WIRE_MAX_PARTS);
+  budget.ceiling = Math.floor(budget.limit * REQUEST_SHARE);
+  budget.partCeiling = Math.floor(budget.partLimit * REQUEST_PART_SHARE);
+  return budget;
+}
+
 /** Kept free for what is written last: `cut`, the protocol error, the wrapping objects. */
 const RESERVE = 4 * 1024;
 
 export interface WireOptions {
   /** The application's own handler, the one sockets are served by. */
   readonly handler: Handler;
+  /** Its judge of heads, so that a request refused from its head on a socket is refused here too. */
+  readonly admit?: (head: RequestHead) => Admission;
   readonly limits: ParserLimits;
   /** A handler failed while serving a request of the wire view (the client got a 500). */
   readonly onHandlerError?: (error: unknown) => void;
@@ -170,6 +181,9 @@ export function wireRoute(options: WireOptions): Route {
           instance: request.target,
         })
       : options.handler(request);
+  // The nested request above is the handler's to refuse; every other head is judged as on a socket.
+  const admit = options.admit === undefined ? undefined : (head: RequestHead) => (head.path === WIRE_PATH ? undefined : options.admit!(head));
+  const service: Service = admit === undefined ? { handle: inner } : { handle: inner, admit };
 
   return {
     method: "POST",
@@ -208,9 +222,7 @@ export function wireRoute(options: WireOptions): Route {
       }
       // After the body check: on a request without a body, negotiation would read Content-Type as a wish.
       chooseFormat(request, ["json"]);
-      const budget = createBudget(WIRE_OUTPUT_BUDGET, WIRE_MAX_PARTS);
-      budget.ceiling = Math.floor(budget.limit * REQUEST_SHARE);
-      budget.partCeiling = Math.floor(budget.partLimit * REQUEST_PART_SHARE);
+      const budget = requestBudget();
       const tooMany = (count: number) =>
         fail(422, {
           kind: "too-many-requests-in-wire-view",
@@ -218,16 +230,16 @@ export function wireRoute(options: WireOptions): Route {
           detail: `The body holds ${count} requests; the wire view runs at most ${MAX_WIRE_REQUESTS} at a time.`,
           instance: request.target,
         });
-      const verdicts = await parseStepwise(input, options.limits, SLICE);
-      // Counted from the parser's heads before any part is made: a megabyte of tiny requests costs no account.
-      if (verdicts.heads.length > MAX_WIRE_REQUESTS) tooMany(verdicts.heads.length);
-      const account = accountOfRequests(input, options.limits, budget, verdicts);
+      // Counted before any part is made: a megabyte of tiny requests costs no account.
+      const heads = await countHeads(input, options.limits, admit, SLICE);
+      if (heads > MAX_WIRE_REQUESTS) tooMany(heads);
+      const account = await readRequests(input, options.limits, budget, admit, SLICE);
       if (account.requests.length > MAX_WIRE_REQUESTS) tooMany(account.requests.length);
       budget.ceiling = budget.limit - RESERVE;
       budget.partCeiling = budget.partLimit;
       await nextTurn();
       // The output is shown twice (raw, and in the parts), so half of what is left is all worth keeping.
-      const result = await inject(inner, pieces(input, account), {
+      const result = await inject(service, pieces(input, account), {
         limits: options.limits,
         keepBytes: Math.floor(left(budget) / 2),
         ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),

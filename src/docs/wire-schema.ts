@@ -32,7 +32,12 @@ const wireRequestSchema = {
   properties: {
     start: offset,
     end: offset,
-    state: { enum: ["complete", "error", "incomplete"] },
+    state: {
+      enum: ["complete", "error", "incomplete", "refused"],
+      description:
+        "complete: read whole and run; error: broke a protocol rule (see `request.error`); incomplete: the input ended first; " +
+        "refused: answered from its head alone, as its route does not take that body (415, 413): the body is never read and the connection closes",
+    },
     method: { type: "string" },
     target: { type: "string" },
     parts: { type: "array", items: wirePartSchema },

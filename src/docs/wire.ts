@@ -1,35 +1,43 @@
-// The parser's account of a byte stream, part by part, for the wire view.
+// The request side of the wire view: the parser's own account of the bytes.
 //
-// The verdicts come from the real parser (the same RequestParser class and
-// limits the server uses): which requests it accepted, how it framed each
-// body, whether the connection stays open, and the first rule broken with its
-// byte offset. The byte ranges of the parts are then read off the bytes
-// themselves: once the parser has accepted a head, its lines are simply the
-// stretches between LFs, so this walk needs no grammar of its own and the
-// parser needs no observation hook (nothing is added to its hot path).
+// The real RequestParser (the class and limits the server uses) reads the
+// bytes with a SpanListener (src/http/spans.ts), and every part shown is made
+// from what it reported: each line with its offsets and the parts inside it,
+// the pieces of each body, the byte where a rule broke; framing, keep-alive
+// and the error are the verdicts it handed its sink. Nothing here reads HTTP's
+// grammar again, so the view cannot disagree with the parser. The one thing
+// looked up in the bytes is where a refused line ends (its LF), so that the
+// line is shown whole around the offending byte.
+//
 // Parts are made within the answer's budget (wire-parts.ts): past it, the
-// walk skips ahead to where each message ends and shows one omitted stretch.
+// spans still arrive, and only stretch one omitted part per request.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { PROTOCOL_ERRORS, type ProtocolError, type ProtocolErrorCode } from "../http/errors.js";
-import { RequestParser, type ParserLimits } from "../http/parser.js";
-import { headerValue, type RequestHead } from "../http/request.js";
+import { RequestParser, type ParserLimits, type ParserSink } from "../http/parser.js";
+import type { RequestHead } from "../http/request.js";
+import { admitHead, type Service } from "../http/service.js";
+import type { SpanKind, SpanListener } from "../http/spans.js";
+import { EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
 import { charge, type Budget } from "./wire-budget.js";
-import { latin1, lineAt, partMaker, utf8, type Line, type PartMaker, type WirePart } from "./wire-parts.js";
+import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./wire-parts.js";
 
 export type { PartKind, WirePart } from "./wire-parts.js";
 
 export interface RequestAccount {
   readonly start: number;
   readonly end: number;
-  /** complete: parsed and handed to the router; error: broke a rule; incomplete: the bytes ran out first. */
-  readonly state: "complete" | "error" | "incomplete";
+  /**
+   * complete: parsed and handed to the router; error: broke a rule; incomplete: the bytes ran out first;
+   * refused: answered from its head alone (its route does not take that body), which is never read.
+   */
+  readonly state: "complete" | "error" | "incomplete" | "refused";
   readonly method?: string;
   readonly target?: string;
   readonly parts: WirePart[];
   /** How the body's end was decided (RFC 9112 §6.3); present once the head was accepted. */
-  readonly framing?: { readonly kind: "content-length" | "chunked" | "none"; readonly length?: number; readonly reason: string };
-  readonly keepAlive?: { readonly value: boolean; readonly reason: string };
+  readonly framing?: FramingAccount;
+  readonly keepAlive?: KeepAliveAccount;
   /** Why a request the parser accepted got no turn (the answer's budget was spent before it). */
   readonly notRun?: string;
 }
@@ -51,352 +59,404 @@ export interface RequestStreamAccount {
   readonly bytes: number;
   readonly requests: RequestAccount[];
   readonly error: WireError | null;
-  /** Bytes the server never read: after a protocol error, or after a request that closes the connection. */
+  /** Bytes the server never read: after a protocol error, a request that closes the connection, or one refused from its head. */
   readonly unread: WirePart | null;
 }
 
-const CR = 0x0d;
+/** The service's judge of heads (src/http/service.ts), applied as a connection applies it. */
+export type Admit = Service["admit"];
+
+/** What the parser was reading: it names the part that bytes without a span of their own make. */
+const enum Section {
+  RequestLine,
+  Head,
+  Body,
+  ChunkSize,
+  ChunkData,
+  Trailer,
+}
+
+/** The part made of a line the parser refused (the error is in it), or of the unfinished bytes at the end. */
+const REFUSED: Readonly<Record<Section, readonly [PartKind, string]>> = {
+  [Section.RequestLine]: ["request-line", "Request line"],
+  [Section.Head]: ["field", "Line of the header section"],
+  [Section.Body]: ["body", "Body"],
+  [Section.ChunkSize]: ["chunk-size", "Chunk size line"],
+  [Section.ChunkData]: ["chunk-end", "CR LF after the chunk data"],
+  [Section.Trailer]: ["trailer", "Line of the trailer section"],
+};
+const UNFINISHED: Readonly<Record<Section, string>> = {
+  [Section.RequestLine]: "Request line (unfinished)",
+  [Section.Head]: "Line of the header section (unfinished)",
+  [Section.Body]: "Body (unfinished)",
+  [Section.ChunkSize]: "Chunk size line (unfinished)",
+  [Section.ChunkData]: "CR LF after the chunk data (unfinished)",
+  [Section.Trailer]: "Line of the trailer section (unfinished)",
+};
+const INCOMPLETE_NOTE = "The input ends here; on a socket the server would wait for the rest (and time out)";
+
+/** A request whose parts are being made. */
+interface Open {
+  readonly start: number;
+  readonly parts: WirePart[];
+  /** Empty lines read before its request line: shown once a request line (or anything else) follows them. */
+  readonly empties: number[];
+  head: RequestHead | null;
+  method?: string;
+  target?: string;
+  section: Section;
+  /** Body or chunk-data bytes read and not yet made into a part: [pieceStart, pieceEnd), -1 when none. */
+  pieceStart: number;
+  pieceEnd: number;
+  /** The chunk being read, its size as its chunk-size span gives it. */
+  chunkSize: number;
+}
+
 const LF = 0x0a;
-/** The parser ignores at most this many empty lines before a request line (RFC 9112 §2.2); the walk must skip as many. */
-const MAX_LEADING_EMPTY_LINES = 8;
 
-function flagError(p: WirePart): WirePart {
-  return { ...p, error: true };
+/** A parser's sink and span listener in one: the account grows as the parser reads. */
+class Reader implements ParserSink, SpanListener {
+  readonly parser: RequestParser;
+  private readonly bytes: Buffer;
+  private readonly budget: Budget | null;
+  private readonly admit: Admit;
+  private refused = false;
+  private readonly m: PartMaker;
+  private readonly requests: RequestAccount[] = [];
+  private error: WireError | null = null;
+  private cur: Open | null = null;
+  /** Where the last span ended: the parts made so far tile the bytes up to here. */
+  private pos = 0;
+  /** The parts inside the line being read (method / field-name / chunk-size ..., target / field-value / chunk-extension ..., version). */
+  private s1 = 0;
+  private e1 = 0;
+  private s2 = -1;
+  private e2 = -1;
+  private s3 = 0;
+  private e3 = 0;
+  private errorAt = -1;
+  /** Past the budget: the bytes [omitFrom, pos) of the open request are one omitted stretch; -1 while parts are made. */
+  private omitFrom = -1;
+  private omitError = false;
+
+  constructor(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit) {
+    this.bytes = bytes;
+    this.budget = budget;
+    this.admit = admit;
+    this.m = partMaker(bytes, budget, "request");
+    this.parser = new RequestParser(this, limits, this);
+  }
+
+  // ---- SpanListener ----
+
+  span(kind: SpanKind, start: number, end: number): void {
+    switch (kind) {
+      case "method":
+      case "field-name":
+      case "trailer-name":
+      case "chunk-size":
+        this.s1 = start;
+        this.e1 = end;
+        this.s2 = -1;
+        return;
+      case "target":
+      case "field-value":
+      case "trailer-value":
+      case "chunk-extension":
+        this.s2 = start;
+        this.e2 = end;
+        return;
+      case "version":
+        this.s3 = start;
+        this.e3 = end;
+        return;
+      case "error":
+        this.errorAt = start;
+        return;
+      case "body":
+      case "chunk-data": {
+        const r = this.open();
+        if (r.pieceStart < 0) r.pieceStart = start;
+        r.pieceEnd = end;
+        this.pos = end;
+        return;
+      }
+      default:
+        this.line(kind, start, end);
+    }
+  }
+
+  private line(kind: SpanKind, start: number, end: number): void {
+    const r = this.open();
+    if (kind === "empty-line") {
+      r.empties.push(start, end);
+      this.pos = end;
+      return;
+    }
+    this.flushEmpties(r);
+    const text = (s: number, e: number) => latin1(this.bytes, s, e);
+    switch (kind) {
+      case "request-line": {
+        r.method = text(this.s1, this.e1);
+        r.target = text(this.s2, this.e2);
+        r.section = Section.Head;
+        if (!this.skip(start, end)) {
+          this.add(r, "request-line", "Request line", start, end, `Method ${r.method}, target ${r.target}, version ${versionNote(text(this.s3, this.e3))}`);
+        }
+        return;
+      }
+      case "field-line":
+      case "trailer-line": {
+        if (this.skip(start, end)) return;
+        const name = text(this.s1, this.e1);
+        if (kind === "trailer-line") return this.add(r, "trailer", `Trailer field ${name}`, start, end, TRAILER_NOTE);
+        const role = fieldRole(name);
+        return this.add(r, "field", `Header field ${name}`, start, end, `Value "${text(this.s2, this.e2)}"${role === undefined ? "" : `: ${role}`}`);
+      }
+      case "blank-line":
+        if (!this.skip(start, end)) this.add(r, "blank-line", "Blank line: the header section ends", start, end);
+        return;
+      case "chunk-size-line":
+      case "last-chunk": {
+        const hex = text(this.s1, this.e1);
+        const size = parseInt(hex, 16);
+        r.chunkSize = size;
+        r.section = size === 0 ? Section.Trailer : Section.ChunkData;
+        if (this.skip(start, end)) return;
+        const note = this.s2 < 0 ? undefined : `Extension ${text(this.s2, this.e2)} (ignored)`;
+        if (size === 0) return this.add(r, "last-chunk", "Last chunk (size 0): the body is complete", start, end, note);
+        return this.add(r, "chunk-size", `Chunk size: 0x${hex} = ${size} bytes`, start, end, note);
+      }
+      case "chunk-end":
+        this.flushPiece(r);
+        r.section = Section.ChunkSize;
+        if (!this.skip(start, end)) this.add(r, "chunk-end", "CR LF after the chunk data", start, end);
+        return;
+      case "trailer-end":
+        if (!this.skip(start, end)) this.add(r, "blank-line", "Blank line: the chunked body ends", start, end);
+        return;
+      default:
+        return;
+    }
+  }
+
+  // ---- ParserSink ----
+
+  onHead(head: RequestHead): void {
+    const r = this.open();
+    r.head = head;
+    r.section = head.framing.kind === "chunked" ? Section.ChunkSize : Section.Body;
+    if (judge(this.parser, this.admit, head) === "refused") {
+      this.refused = true;
+      this.finish(r, "refused");
+    }
+  }
+
+  onRequest(): void {
+    const r = this.cur!;
+    this.flushPiece(r);
+    this.finish(r, "complete");
+  }
+
+  onError(e: ProtocolError): void {
+    const r = this.open();
+    this.flushEmpties(r);
+    this.flushPiece(r);
+    const at = this.errorAt;
+    if (at < this.pos) {
+      // The head refused as a whole, at its blank line: a part already made holds the byte.
+      if (this.omitFrom >= 0 && at >= this.omitFrom) this.omitError = true;
+      else {
+        const i = r.parts.findLastIndex((p) => p.start <= at && at < p.end);
+        if (i >= 0) r.parts[i] = { ...r.parts[i]!, error: true };
+      }
+    } else {
+      // The line the parser refused, whole; after chunk data, only up to the byte that is not its CR LF.
+      const [kind, label] = REFUSED[r.section];
+      const lf = this.bytes.indexOf(LF, at);
+      const end = r.section === Section.ChunkData ? at + 1 : lf === -1 ? this.bytes.length : lf + 1;
+      if (this.skip(this.pos, end)) this.omitError = true;
+      else this.add(r, kind, label, this.pos, end, undefined, latin1, true);
+    }
+    const kind = PROTOCOL_ERRORS[e.code];
+    const error: WireError = { code: e.code, status: e.status, title: kind.title, rule: kind.rule, detail: e.detail, offset: at, request: this.requests.length, offsetInRequest: e.offset };
+    if (this.budget !== null) charge(this.budget, error);
+    this.error = error;
+    this.finish(r, "error");
+  }
+
+  // ---- Parts ----
+
+  /** The request being read, opened where the last one ended. */
+  private open(): Open {
+    this.cur ??= { start: this.pos, parts: [], empties: [], head: null, section: Section.RequestLine, pieceStart: -1, pieceEnd: -1, chunkSize: 0 };
+    return this.cur;
+  }
+
+  /** True when the bytes [start, end) join the omitted stretch: the budget is spent. */
+  private skip(start: number, end: number): boolean {
+    if (this.omitFrom < 0) {
+      if (!this.m.exhausted()) return false;
+      this.omitFrom = start;
+    }
+    this.pos = end;
+    return true;
+  }
+
+  private add(r: Open, kind: PartKind, label: string, start: number, end: number, note?: string, decode: Decode = latin1, error = false): void {
+    const p = this.m.part(kind, label, start, end, note, decode);
+    this.m.push(r.parts, error ? { ...p, error: true } : p);
+    this.pos = end;
+  }
+
+  private flushEmpties(r: Open): void {
+    const e = r.empties;
+    for (let i = 0; i < e.length; i += 2) if (!this.skip(e[i]!, e[i + 1]!)) this.add(r, "empty-line", EMPTY_LINE_LABEL, e[i]!, e[i + 1]!);
+    e.length = 0;
+  }
+
+  /** The body or chunk data read since the last piece was shown, as one part. */
+  private flushPiece(r: Open): void {
+    const start = r.pieceStart;
+    if (start < 0) return;
+    const end = r.pieceEnd;
+    r.pieceStart = -1;
+    if (this.skip(start, end)) return;
+    const n = end - start;
+    let label: string;
+    if (r.section === Section.Body) {
+      const length = r.head!.framing.kind === "length" ? r.head!.framing.length : n;
+      label = n === length ? `Body (${length} bytes, by Content-Length)` : `Body: ${n} of the ${length} bytes Content-Length announced`;
+    } else {
+      label = n === r.chunkSize ? `Chunk data (${n} bytes)` : `Chunk data: ${n} of the ${r.chunkSize} bytes its size announced`;
+    }
+    this.add(r, r.section === Section.Body ? "body" : "chunk-data", label, start, end, undefined, utf8);
+  }
+
+  private finish(r: Open, state: RequestAccount["state"]): void {
+    if (this.omitFrom >= 0) {
+      const p = this.m.part("omitted", "", this.omitFrom, this.pos);
+      this.m.push(r.parts, this.omitError ? { ...p, error: true } : p);
+      this.omitFrom = -1;
+      this.omitError = false;
+    }
+    const head = r.head;
+    const described = {
+      start: r.start,
+      end: this.pos,
+      state,
+      ...(r.method === undefined ? {} : { method: r.method }),
+      ...(r.target === undefined ? {} : { target: r.target }),
+      ...(head === null ? {} : { framing: framingOf(head), keepAlive: keepAliveOf(head) }),
+    };
+    if (this.budget !== null) charge(this.budget, described);
+    this.requests.push({ ...described, parts: r.parts });
+    this.cur = null;
+  }
+
+  /** The account, once every byte has been fed. */
+  account(): RequestStreamAccount {
+    const len = this.bytes.length;
+    let unread: WirePart | null = null;
+    const r = this.cur;
+    if (r !== null && r.parts.length === 0 && r.method === undefined && r.pieceStart < 0 && this.omitFrom < 0 && this.pos === len) {
+      // Only empty lines since the last request: ignored, and no request began.
+      unread = this.m.part("unread", "Empty lines after the last request: ignored (RFC 9112 §2.2)", r.start, len);
+      this.cur = null;
+    } else if (r !== null) {
+      this.flushEmpties(r);
+      this.flushPiece(r);
+      if (this.pos < len && !this.skip(this.pos, len)) this.add(r, "incomplete", UNFINISHED[r.section], this.pos, len, INCOMPLETE_NOTE);
+      this.finish(r, "incomplete");
+    } else if (this.pos < len) {
+      if (this.parser.closed) {
+        const why =
+          this.error !== null
+            ? "Never read: after a protocol error the server answers and closes the connection"
+            : this.refused
+              ? "Never read: the request before it was answered from its head, and its body could not be told from a next request, so the connection closes (RFC 9112 §9.6)"
+              : "Never read: the request before it closes the connection (RFC 9112 §9.6)";
+        unread = this.m.part("unread", why, this.pos, len, undefined, utf8);
+      } else {
+        // The first line of a next request, unfinished: the parser has reported nothing of it yet.
+        const next = this.open();
+        if (!this.skip(this.pos, len)) this.add(next, "incomplete", UNFINISHED[Section.RequestLine], this.pos, len, INCOMPLETE_NOTE);
+        this.finish(next, "incomplete");
+      }
+    }
+    if (unread?.kind === "omitted" && this.budget !== null) charge(this.budget, unread);
+    return { bytes: len, requests: this.requests, error: this.error, unread };
+  }
 }
 
-/** What the parser reported about a stream: the heads it accepted, how many requests it completed, its error. */
-export interface Verdicts {
-  readonly heads: readonly RequestHead[];
-  readonly completed: number;
-  readonly error: ProtocolError | null;
-  readonly errorRequest: number;
-  readonly closed: boolean;
+/**
+ * What a connection does with the service's word on a head (connection.ts,
+ * onHead): refused, it answers at once and reads nothing more; otherwise the
+ * body may have a tighter limit.
+ */
+function judge(parser: RequestParser, admit: Admit, head: RequestHead): "refused" | "admitted" {
+  const admission = admitHead(admit, head);
+  if (admission === undefined) return "admitted";
+  if ("refuse" in admission) {
+    parser.stop();
+    return "refused";
+  }
+  parser.limitBody(admission.maxBodyBytes);
+  return "admitted";
 }
 
-/** A parser that records its verdicts, fed by the caller. */
-function recorder(limits: ParserLimits) {
-  const heads: RequestHead[] = [];
-  let completed = 0;
-  let error: ProtocolError | null = null;
-  let errorRequest = -1;
-  const parser = new RequestParser(
+export interface RequestReader {
+  /** Feed it `bytes`, in order, in pieces of any size. */
+  readonly parser: RequestParser;
+  /** The account, once the parser has been fed every byte it will read. */
+  account(): RequestStreamAccount;
+}
+
+/** A parser over `bytes` whose account grows as it reads them (for the route, and for bench/parser-spans.ts). */
+export function requestReader(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestReader {
+  return new Reader(bytes, limits, budget, admit);
+}
+
+/** The parser's account of a request stream read at once, as the server would read it from one connection. */
+export function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestStreamAccount {
+  const reader = requestReader(bytes, limits, budget, admit);
+  reader.parser.feed(bytes);
+  return reader.account();
+}
+
+/** Feeds `parser` the bytes `slice` at a time, each slice on a turn of the event loop of its own (as a socket delivers them). */
+async function feedStepwise(parser: RequestParser, bytes: Buffer, slice: number): Promise<void> {
+  for (let at = 0; at < bytes.length && !parser.closed; at += slice) {
+    if (at > 0) await nextTurn();
+    parser.feed(bytes.subarray(at, at + slice));
+  }
+}
+
+/**
+ * The same account, read `slice` bytes per turn of the event loop: a
+ * megabyte of tiny chunks costs the parser a while, and other connections
+ * are served in between.
+ */
+export async function readRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit, slice: number): Promise<RequestStreamAccount> {
+  const reader = requestReader(bytes, limits, budget, admit);
+  await feedStepwise(reader.parser, bytes, slice);
+  return reader.account();
+}
+
+/** How many heads the parser accepts in `bytes`, found without making any part (a megabyte of tiny requests costs no account). */
+export async function countHeads(bytes: Buffer, limits: ParserLimits, admit: Admit, slice: number): Promise<number> {
+  let heads = 0;
+  const parser: RequestParser = new RequestParser(
     {
-      onHead: (head) => void heads.push(head),
-      onRequest: () => void completed++,
-      onError: (e) => {
-        error = e;
-        // Found in the body of a request whose head was accepted, or in the head of the next one.
-        errorRequest = completed < heads.length ? heads.length - 1 : heads.length;
+      onHead: (head) => {
+        heads++;
+        judge(parser, admit, head);
       },
+      onRequest: () => {},
+      onError: () => {},
     },
     limits,
   );
-  return {
-    parser,
-    verdicts: (): Verdicts => ({ heads, completed, error, errorRequest, closed: parser.closed }),
-  };
-}
-
-/** The parser's verdicts on a whole stream at once. */
-export function parse(bytes: Buffer, limits: ParserLimits): Verdicts {
-  const r = recorder(limits);
-  r.parser.feed(bytes);
-  return r.verdicts();
-}
-
-/**
- * The same verdicts, reached `slice` bytes per turn of the event loop (as a
- * socket delivers them): a megabyte of tiny chunks costs the parser a while,
- * and other connections are served in between.
- */
-export async function parseStepwise(bytes: Buffer, limits: ParserLimits, slice: number): Promise<Verdicts> {
-  const r = recorder(limits);
-  for (let at = 0; at < bytes.length && !r.parser.closed; at += slice) {
-    if (at > 0) await nextTurn();
-    r.parser.feed(bytes.subarray(at, at + slice));
-  }
-  return r.verdicts();
-}
-
-function framingOf(head: RequestHead): NonNullable<RequestAccount["framing"]> {
-  switch (head.framing.kind) {
-    case "none":
-      return { kind: "none", reason: "Neither Content-Length nor Transfer-Encoding: the request has no body (RFC 9112 §6.3)" };
-    case "length":
-      return {
-        kind: "content-length",
-        length: head.framing.length,
-        reason: `Content-Length: the ${head.framing.length} bytes after the blank line are the body (RFC 9112 §6.3)`,
-      };
-    case "chunked":
-      return { kind: "chunked", reason: "Transfer-Encoding: chunked: the body comes in chunks, each after its size in hex, until a chunk of size 0 (RFC 9112 §7.1)" };
-  }
-}
-
-function keepAliveOf(head: RequestHead): NonNullable<RequestAccount["keepAlive"]> {
-  const connection = headerValue(head, "connection");
-  if (head.minor === 1) {
-    return head.keepAlive
-      ? { value: true, reason: "HTTP/1.1 without Connection: close: the connection stays open for the next request (RFC 9112 §9.3)" }
-      : { value: false, reason: `Connection: ${connection}: the server closes the connection after its answer (RFC 9112 §9.6)` };
-  }
-  return head.keepAlive
-    ? { value: true, reason: "HTTP/1.0 with Connection: keep-alive: the connection stays open (RFC 9112 §9.3)" }
-    : { value: false, reason: "HTTP/1.0 without Connection: keep-alive: the server closes the connection after its answer (RFC 9112 §9.3)" };
-}
-
-/** Roles of the fields the parser itself reads; the rest are for the handler. */
-const FIELD_ROLES: Readonly<Record<string, string>> = {
-  host: "identifies the server; exactly one in HTTP/1.1",
-  "content-length": "frames the body",
-  "transfer-encoding": "frames the body",
-  connection: "decides whether the connection stays open",
-  expect: "100-continue asks for an interim answer before the body",
-};
-
-function fieldPart(m: PartMaker, bytes: Buffer, line: Line, kind: "field" | "trailer"): WirePart {
-  const text = latin1(bytes, line.start, line.contentEnd);
-  const colon = text.indexOf(":");
-  const name = (colon === -1 ? text : text.slice(0, colon)).trimEnd();
-  const value = colon === -1 ? "" : text.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-  const role = FIELD_ROLES[name.toLowerCase()];
-  const label = kind === "field" ? `Header field ${name}` : `Trailer field ${name}`;
-  const note = kind === "trailer" ? "Parsed and dropped: a trailer never reaches the handler" : `Value "${value}"${role === undefined ? "" : `: ${role}`}`;
-  return m.part(kind, label, line.start, line.end, note);
-}
-
-/**
- * The parser's account of a request stream, as the server would read it from
- * one connection; its parts are charged to `budget` (null: no limit).
- */
-export function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, verdicts: Verdicts = parse(bytes, limits)): RequestStreamAccount {
-  const { heads, completed, error, errorRequest, closed } = verdicts;
-  const m = partMaker(bytes, budget, "request");
-  const requests: RequestAccount[] = [];
-  let wireError: WireError | null = null;
-  let pos = 0;
-  const len = bytes.length;
-
-  for (let k = 0; pos < len && (k < heads.length || k === errorRequest); k++) {
-    const start = pos;
-    const parts: WirePart[] = [];
-    const head = heads[k];
-    // Leading empty lines: skipped by the parser, which counts error offsets from the line after them.
-    for (let n = 0; n < MAX_LEADING_EMPTY_LINES; n++) {
-      const line = lineAt(bytes, pos);
-      if (line === null || line.contentEnd !== line.start) break;
-      if (line.end - line.start === 1 && !limits.allowBareLf) break; // a bare LF is an error, not an empty line
-      m.push(parts, m.part("empty-line", "Empty line before the request line: ignored (RFC 9112 §2.2)", line.start, line.end));
-      pos = line.end;
-    }
-    const requestStart = pos;
-    let errorAt = Infinity;
-    if (error !== null && k === errorRequest) {
-      const kind = PROTOCOL_ERRORS[error.code];
-      errorAt = requestStart + error.offset;
-      wireError = { code: error.code, status: error.status, title: kind.title, rule: kind.rule, detail: error.detail, offset: errorAt, request: k, offsetInRequest: error.offset };
-      if (budget !== null) charge(budget, wireError);
-    }
-    const finish = (state: RequestAccount["state"], extra: Partial<RequestAccount> = {}) => {
-      const described = {
-        start,
-        end: pos,
-        state,
-        ...(head === undefined ? {} : { method: head.method, target: head.target, framing: framingOf(head), keepAlive: keepAliveOf(head) }),
-        ...extra,
-      };
-      if (budget !== null) charge(budget, described);
-      requests.push({ ...described, parts });
-    };
-    /** Adds a part, flagged when the error lies in it; true when the walk must stop there. */
-    const add = (p: WirePart): boolean => {
-      const hit = errorAt >= p.start && errorAt < Math.max(p.end, p.start + 1);
-      m.push(parts, hit ? flagError(p) : p);
-      pos = p.end;
-      return hit;
-    };
-    /** The rest of the bytes, when they run out before the part ends. */
-    const rest = (label: string): void => {
-      add(m.part("incomplete", label, pos, len, "The input ends here; on a socket the server would wait for the rest (and time out)"));
-    };
-
-    // ---- Head: request line, field lines, blank line ----
-    let stopped = false;
-    let first = true;
-    for (;;) {
-      const line = lineAt(bytes, pos);
-      if (line === null) {
-        rest(first ? "Request line (unfinished)" : "Header field (unfinished)");
-        stopped = true;
-        break;
-      }
-      if (first) {
-        first = false;
-        const text = latin1(bytes, line.start, line.contentEnd);
-        const [method, target, version] = text.split(" ");
-        const note = head === undefined ? undefined : `Method ${head.method}, target ${head.target}, version ${version}${head.minor === 1 && version !== "HTTP/1.1" ? " (answered as HTTP/1.1)" : ""}`;
-        if (add(m.part("request-line", "Request line", line.start, line.end, note ?? (target === undefined ? undefined : `Method ${method}, target ${target}`)))) {
-          stopped = true;
-          break;
-        }
-      } else if (line.contentEnd === line.start) {
-        if (add(m.part("blank-line", "Blank line: the header section ends", line.start, line.end))) stopped = true;
-        break;
-      } else if (add(fieldPart(m, bytes, line, "field"))) {
-        stopped = true;
-        break;
-      }
-    }
-    if (stopped || head === undefined) {
-      finish(wireError?.request === k ? "error" : "incomplete", head === undefined ? extraFromLine(parts) : {});
-      if (wireError?.request === k || pos >= len) break;
-      continue;
-    }
-
-    // ---- Body, as the head framed it ----
-    const framing = head.framing;
-    if (framing.kind === "length") {
-      const end = Math.min(pos + framing.length, len);
-      const label = end - pos === framing.length ? `Body (${framing.length} bytes, by Content-Length)` : `Body: ${end - pos} of the ${framing.length} bytes Content-Length announced`;
-      add(m.part("body", label, pos, end, undefined, utf8));
-    } else if (framing.kind === "chunked") {
-      walkChunks(m, bytes, limits, add, rest, () => pos, errorAt);
-    }
-    const state = k < completed ? "complete" : wireError?.request === k ? "error" : "incomplete";
-    finish(state);
-    if (state !== "complete") break;
-  }
-
-  let unread: WirePart | null = null;
-  if (pos < len) {
-    const why =
-      wireError !== null
-        ? "Never read: after a protocol error the server answers and closes the connection"
-        : closed
-          ? "Never read: the request before it closes the connection (RFC 9112 §9.6)"
-          : "Never read";
-    const onlyEmptyLines = /^(?:\r?\n)+$/.test(latin1(bytes, pos, len));
-    if (wireError !== null || closed) unread = m.part("unread", why, pos, len, undefined, utf8);
-    else if (onlyEmptyLines) unread = m.part("unread", "Empty lines after the last request: ignored (RFC 9112 §2.2)", pos, len);
-    else {
-      // Bytes of a next request that never completed its head.
-      const parts: WirePart[] = [];
-      let p = pos;
-      for (let line = lineAt(bytes, p); line !== null; line = lineAt(bytes, p)) {
-        m.push(parts, m.part(parts.length === 0 ? "request-line" : "field", parts.length === 0 ? "Request line" : "Header field", line.start, line.end));
-        p = line.end;
-      }
-      if (p < len) m.push(parts, m.part("incomplete", "Unfinished line", p, len, "The input ends here; on a socket the server would wait for the rest (and time out)"));
-      const described = { start: pos, end: len, state: "incomplete" as const, ...extraFromLine(parts) };
-      if (budget !== null) charge(budget, described);
-      requests.push({ ...described, parts });
-    }
-  }
-  if (unread?.kind === "omitted" && budget !== null) charge(budget, unread);
-  return { bytes: len, requests, error: wireError, unread };
-}
-
-/** Method and target as written, for a request whose head was never accepted. */
-function extraFromLine(parts: readonly WirePart[]): Partial<RequestAccount> {
-  const line = parts.find((p) => p.kind === "request-line" || p.kind === "incomplete");
-  if (line === undefined) return {};
-  const [method, target] = line.text.replace(/\r?\n$/, "").split(" ");
-  return { ...(method ? { method } : {}), ...(target ? { target } : {}) };
-}
-
-/**
- * chunk-size lines, chunk data and their CR LF, the last chunk, trailers.
- * Returns true when the walk stopped early. `errorAt`: where the parser found
- * this request's error (Infinity: none).
- */
-function walkChunks(m: PartMaker, bytes: Buffer, limits: ParserLimits, add: (p: WirePart) => boolean, rest: (label: string) => void, at: () => number, errorAt: number): boolean {
-  const len = bytes.length;
-  for (;;) {
-    if (m.exhausted()) {
-      // Nothing more is shown: one omitted stretch to the end of the body (or the error, or the input), found without making a part per chunk.
-      const from = at();
-      if (errorAt !== Infinity) return add(m.part("omitted", "", from, Math.min(len, Math.max(errorAt + 1, from + 1))));
-      const end = endOfChunks(bytes, from, limits.allowBareLf);
-      add(m.part("omitted", "", from, end === -1 ? len : end));
-      return end === -1;
-    }
-    const line = lineAt(bytes, at());
-    if (line === null) {
-      rest("Chunk size (unfinished)");
-      return true;
-    }
-    const text = latin1(bytes, line.start, line.contentEnd);
-    const hex = /^[0-9A-Fa-f]*/.exec(text)![0];
-    const size = hex === "" ? NaN : parseInt(hex, 16);
-    const ext = text.slice(hex.length);
-    if (size === 0) {
-      if (add(m.part("last-chunk", "Last chunk (size 0): the body is complete", line.start, line.end, ext ? `Extension ${ext} (ignored)` : undefined))) return true;
-      for (;;) {
-        const t = lineAt(bytes, at());
-        if (t === null) {
-          rest("Trailer section (unfinished)");
-          return true;
-        }
-        if (t.contentEnd === t.start) return add(m.part("blank-line", "Blank line: the chunked body ends", t.start, t.end));
-        if (add(fieldPart(m, bytes, t, "trailer"))) return true;
-      }
-    }
-    const label = Number.isNaN(size) ? "Chunk size" : `Chunk size: 0x${hex} = ${size} bytes`;
-    if (add(m.part("chunk-size", label, line.start, line.end, ext ? `Extension ${ext} (ignored)` : undefined))) return true;
-    if (Number.isNaN(size)) return true;
-    const dataStart = at();
-    const dataEnd = Math.min(dataStart + size, len);
-    if (add(m.part("chunk-data", `Chunk data (${size} bytes)`, dataStart, dataEnd, undefined, utf8))) return true;
-    if (dataEnd < dataStart + size) return true;
-    // The CR LF after the data: two bytes, or one LF where bare LF is allowed; an error otherwise.
-    const crlf = bytes[dataEnd] === CR && bytes[dataEnd + 1] === LF ? 2 : bytes[dataEnd] === LF && limits.allowBareLf ? 1 : Math.min(2, len - dataEnd);
-    if (crlf === 0) {
-      rest("CR LF after the chunk data (missing)");
-      return true;
-    }
-    if (add(m.part("chunk-end", "CR LF after the chunk data", dataEnd, dataEnd + crlf))) return true;
-  }
-}
-
-function hexValue(b: number): number {
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  const lower = b | 0x20;
-  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
-}
-
-/**
- * Where a chunked body that the parser accepted ends (after its trailer
- * section), reading only sizes and line ends; -1 if the input ends first.
- * Tolerant where the parser is strict: it only ever sees bodies the parser
- * has already checked (RFC 9112 §7.1).
- */
-function endOfChunks(bytes: Buffer, pos: number, allowBareLf: boolean): number {
-  const len = bytes.length;
-  for (;;) {
-    const lf = bytes.indexOf(LF, pos);
-    if (lf === -1) return -1;
-    let size = 0;
-    let digits = 0;
-    for (let i = pos; i < lf; i++, digits++) {
-      const h = hexValue(bytes[i]!);
-      if (h < 0) break;
-      size = size * 16 + h;
-    }
-    if (digits === 0) return -1;
-    pos = lf + 1;
-    if (size === 0) {
-      for (;;) {
-        const end = bytes.indexOf(LF, pos);
-        if (end === -1) return -1;
-        const empty = end === pos || (end === pos + 1 && bytes[pos] === CR);
-        pos = end + 1;
-        if (empty) return pos;
-      }
-    }
-    pos += size;
-    if (bytes[pos] === CR && bytes[pos + 1] === LF) pos += 2;
-    else if (bytes[pos] === LF && allowBareLf) pos += 1;
-    else return -1;
-    if (pos > len) return -1;
-  }
+  await feedStepwise(parser, bytes, slice);
+  return heads;
 }

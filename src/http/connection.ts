@@ -13,31 +13,14 @@ import { RequestParser, type ParserLimits, type ParserSink } from "./parser.js";
 import { HttpError, problem, protocolProblem } from "./problem.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
+import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { isBodyStream, sendStream } from "./stream-body.js";
+import type { ConnectionTrace, TraceFactory } from "./trace-hook.js";
 
-export type Handler = (request: Request) => Response | Promise<Response>;
-
-/**
- * What a service says of a request from its head alone, before any body byte
- * is read: refuse it now (a 415 or 413 it would give anyway, without making
- * the client send and the server read the body first), or admit it with a
- * tighter body limit than the server's. Undefined admits it as it is.
- */
-export type Admission = { readonly refuse: Response } | { readonly maxBodyBytes: number } | undefined;
-
-/** A handler, and optionally a judge of heads (see Admission). */
-export interface Service {
-  readonly handle: Handler;
-  readonly admit?: (head: RequestHead) => Admission;
-}
-
-/** Either a bare handler or a service; a bare handler admits every head. */
-export function asService(service: Handler | Service): Service {
-  return typeof service === "function" ? { handle: service } : service;
-}
+export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 
 /** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
-export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined };
+export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined; readonly remotePort?: number | undefined };
 
 export interface ConnectionOptions {
   readonly limits: ParserLimits;
@@ -61,6 +44,8 @@ export interface ConnectionOptions {
   readonly sendTimeoutMs: number;
   /** Field lines added to every response, already serialized ("Name: value\r\n"), e.g. HSTS. */
   readonly responseFields: string;
+  /** Someone to tell every part read and written, per connection (TRACE=1); absent, nothing is made. */
+  readonly trace?: TraceFactory | undefined;
 }
 
 export const DEFAULT_CONNECTION_OPTIONS = {
@@ -130,6 +115,7 @@ export class Connection implements ParserSink {
   private readonly options: ConnectionOptions;
   private readonly hooks: ConnectionHooks;
   private readonly parser: RequestParser;
+  private readonly trace: ConnectionTrace | null;
   private readonly queue: Slot[] = [];
   /** The slot whose head has arrived and whose body is still being read. */
   private reading: Slot | null = null;
@@ -160,7 +146,8 @@ export class Connection implements ParserSink {
     this.admit = admit;
     this.options = options;
     this.hooks = hooks;
-    this.parser = new RequestParser(this, options.limits);
+    this.trace = options.trace?.(socket) ?? null;
+    this.parser = new RequestParser(this, options.limits, this.trace);
     this.deadline = Date.now() + options.keepAliveTimeoutMs;
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
@@ -173,6 +160,7 @@ export class Connection implements ParserSink {
     socket.on("close", () => {
       this.ended = true;
       this.queue.length = 0;
+      this.trace?.closed();
       hooks.onClose(this);
     });
   }
@@ -187,6 +175,7 @@ export class Connection implements ParserSink {
     const socket = this.socket;
     // Cork so that all responses produced by this chunk (pipelining) leave in one write.
     socket.cork();
+    this.trace?.received(chunk);
     this.parser.feed(chunk);
     socket.uncork();
     this.updatePhase(true);
@@ -206,18 +195,13 @@ export class Connection implements ParserSink {
     this.queue.push(slot);
     this.reading = slot;
     this.headsSeen++;
-    // Only a head that announces a body is judged: refusing it early is what saves reading the body.
-    if (this.admit !== undefined && head.framing.kind !== "none") {
-      const admission = this.admit(head);
-      if (admission !== undefined) {
-        if ("refuse" in admission) return this.refuseFromHead(slot, admission.refuse);
-        this.parser.limitBody(admission.maxBodyBytes);
-      }
+    this.trace?.head(head);
+    const admission = admitHead(this.admit, head);
+    if (admission !== undefined) {
+      if ("refuse" in admission) return this.refuseFromHead(slot, admission.refuse);
+      this.parser.limitBody(admission.maxBodyBytes);
     }
-    if (slot.sendContinue && this.queue.length === 1) {
-      slot.sendContinue = false;
-      this.socket.write(CONTINUE, "latin1");
-    }
+    if (slot.sendContinue && this.queue.length === 1) this.sendContinue(slot);
   }
 
   onRequest(request: Request): void {
@@ -225,6 +209,7 @@ export class Connection implements ParserSink {
     this.reading = null;
     slot.request = request;
     slot.sendContinue = false;
+    this.trace?.request(request);
     let result: Response;
     try {
       const returned = this.handler(request);
@@ -258,6 +243,7 @@ export class Connection implements ParserSink {
   }
 
   onError(error: ProtocolError): void {
+    this.trace?.error(error);
     let slot = this.reading;
     this.reading = null;
     if (slot === null) {
@@ -281,10 +267,7 @@ export class Connection implements ParserSink {
     const queue = this.queue;
     while (queue.length > 0 && !this.streaming) {
       const slot = queue[0]!;
-      if (slot.sendContinue) {
-        slot.sendContinue = false;
-        this.socket.write(CONTINUE, "latin1");
-      }
+      if (slot.sendContinue) this.sendContinue(slot);
       if (slot.response === null) break;
       queue.shift();
       if (this.draining && queue.length === 0) slot.close = true;
@@ -320,6 +303,7 @@ export class Connection implements ParserSink {
     }
     const socket = this.socket;
     const body = out.body;
+    this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
       socket.write(out.head, "latin1");
       this.streaming = true;
@@ -341,6 +325,13 @@ export class Connection implements ParserSink {
       socket.write(body);
     }
     this.logExchange(slot, response.status, out.bodyBytes);
+  }
+
+  /** The interim answer an Expect: 100-continue asked for (RFC 9110 §10.1.1). */
+  private sendContinue(slot: Slot): void {
+    slot.sendContinue = false;
+    this.socket.write(CONTINUE, "latin1");
+    this.trace?.response(CONTINUE, undefined, false);
   }
 
   private logExchange(slot: Slot, status: number, bodyBytes: number): void {

@@ -351,10 +351,11 @@ export class RequestParser implements LineConsumer {
 
   /** The empty line: judge the framing (RFC 9112 §6.3) and hand the head on. */
   private endOfHead(at: number, lineAbs: number, lineBytes: number): boolean {
+    // The line itself is sound: it is reported before the head it ends is judged, and refused, at its first byte.
+    this.emit("blank-line", lineAbs, lineAbs + lineBytes);
     const verdict = judgeHead(this.fields, this.start.minor, this.limits);
     if ("code" in verdict) return this.fail(verdict.code, verdict.what, at);
     const framing = verdict.framing;
-    this.emit("blank-line", lineAbs, lineAbs + lineBytes);
     const head = headOf(this.start, this.fields, verdict);
     this.head = head;
     this.bodyLimit = this.limits.maxBodyBytes;

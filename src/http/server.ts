@@ -88,6 +88,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     lingerMs: options.lingerMs ?? d.lingerMs,
     sendTimeoutMs: options.sendTimeoutMs ?? d.sendTimeoutMs,
     responseFields: options.responseFields ?? d.responseFields,
+    trace: options.trace,
   };
   const maxConnections = options.maxConnections ?? Infinity;
   const onExchange = options.onExchange ?? (() => {});

@@ -3,7 +3,11 @@
 //
 // Offsets count from the first byte the parser was fed. Spans named "...-line"
 // include their CR LF; the parts inside a line (method, field-name, ...) do
-// not. An "error" span is empty: it marks the byte where a rule was broken.
+// not, and are reported before the line that holds them. The lines and body
+// pieces tile the bytes read, in order. An "error" span is empty: it marks the
+// byte where a rule was broken, in the line or piece the parser refused (which
+// gets no span of its own), or at the first byte of the blank line when the
+// head as a whole is refused (no Host, conflicting framing, a body too large).
 // Without a listener the parser makes no span at all.
 
 export type SpanKind =

@@ -1,0 +1,36 @@
+// What a connection serves: a handler, and optionally a judge of heads that
+// may refuse a request before its body is read. Kept apart from the
+// connection so that whoever replays a connection's reading (the wire view)
+// applies the very same judgement.
+
+import type { Request, RequestHead } from "./request.js";
+import type { Response } from "./response.js";
+
+export type Handler = (request: Request) => Response | Promise<Response>;
+
+/**
+ * What a service says of a request from its head alone, before any body byte
+ * is read: refuse it now (a 415 or 413 it would give anyway, without making
+ * the client send and the server read the body first), or admit it with a
+ * tighter body limit than the server's. Undefined admits it as it is.
+ */
+export type Admission = { readonly refuse: Response } | { readonly maxBodyBytes: number } | undefined;
+
+/** A handler, and optionally a judge of heads (see Admission). */
+export interface Service {
+  readonly handle: Handler;
+  readonly admit?: (head: RequestHead) => Admission;
+}
+
+/** Either a bare handler or a service; a bare handler admits every head. */
+export function asService(service: Handler | Service): Service {
+  return typeof service === "function" ? { handle: service } : service;
+}
+
+/**
+ * The service's word on a head. Only a head that announces a body is judged:
+ * refusing early is what saves reading the body (RFC 9110 §15.5.14, §15.5.16).
+ */
+export function admitHead(admit: Service["admit"], head: RequestHead): Admission {
+  return admit === undefined || head.framing.kind === "none" ? undefined : admit(head);
+}

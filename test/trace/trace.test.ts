@@ -1,0 +1,132 @@
+// The terminal trace (TRACE=1): every part of every exchange, as the parser
+// read it and the server wrote it. In process here, over a real socket to a
+// server with a trace of its own; test/trace/process.test.ts runs the real
+// server with TRACE=1.
+
+import fc from "fast-check";
+import net from "node:net";
+import { once } from "node:events";
+import { Writable } from "node:stream";
+import t from "tap";
+import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parser.js";
+import type { ProtocolError } from "../../src/http/errors.js";
+import { createTrace, useColor } from "../../src/trace/index.js";
+import { Tracer } from "../../src/trace/tracer.js";
+import { painter } from "../../src/trace/text.js";
+import { docsApp } from "../helpers/app.js";
+import { listen, readUntil } from "../helpers/wire.js";
+import { httpishArb, limitsArb, mutate, mutationArb, pipelineArb } from "../parser/fixtures/generators.js";
+
+/** A stream that keeps what is written, and tells when a line matching `re` has arrived. */
+function collector() {
+  let text = "";
+  const waiters: { re: RegExp; resolve: () => void }[] = [];
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      text += chunk.toString("utf8");
+      for (const w of [...waiters]) if (w.re.test(text)) waiters.splice(waiters.indexOf(w), 1), w.resolve();
+      callback();
+    },
+  });
+  return {
+    out,
+    text: () => text,
+    seen: (re: RegExp) => new Promise<void>((resolve) => (re.test(text) ? resolve() : waiters.push({ re, resolve }))),
+  };
+}
+
+async function tracedServer(color: boolean, bodyBytes = 256) {
+  const { app } = await docsApp();
+  const c = collector();
+  const server = await listen(app, { trace: createTrace({ out: c.out, color, bodyBytes }) });
+  return { ...c, server };
+}
+
+async function exchange(port: number, raw: string, until: string): Promise<string> {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  const answer = readUntil(socket, until);
+  socket.write(Buffer.from(raw, "latin1"));
+  const text = await answer;
+  socket.destroy();
+  return text;
+}
+
+t.test("colour on a terminal: ANSI escapes, with the offending byte marked; useColor says when", async (t) => {
+  const s = await tracedServer(true);
+  t.teardown(() => s.server.close());
+  await exchange(s.server.port, "GET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n", "Connection: close");
+  await s.seen(/closes after it/);
+  t.match(s.text(), /\x1b\[2m\\r\x1b\[0m\x1b\[2m\\n\x1b\[0m/, "CR LF dimmed");
+  t.match(s.text(), /Host\x1b\[1;7;31m \x1b\[0m: x/, "the space before the colon, marked");
+  t.equal(useColor({ isTTY: true }, undefined), true);
+  t.equal(useColor({ isTTY: true }, ""), true, "NO_COLOR empty: colour");
+  t.equal(useColor({ isTTY: true }, "1"), false, "NO_COLOR set: plain");
+  t.equal(useColor({ isTTY: false }, undefined), false, "not a terminal: plain");
+  t.equal(useColor({}, undefined), false);
+});
+
+t.test("bodies are cut after TRACE_BODY_BYTES, both ways, and say how much is left out", async (t) => {
+  const s = await tracedServer(false, 8);
+  t.teardown(() => s.server.close());
+  const fact = "Traces cut long bodies.";
+  const head = `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${fact.length}\r\n\r\n`;
+  await exchange(s.server.port, head + fact, "}");
+  await s.seen(/response 201/);
+  t.match(s.text(), `> ${`${head.length}-${head.length + 22}`.padEnd(11)} body            Traces c ... (15 more bytes)  (23 bytes)\n`);
+  t.match(s.text(), /< \{"id":"3 \.\.\. \(\d+ more bytes\)\n/);
+});
+
+t.test("a client's bytes cannot drive the operator's terminal: every control byte is escaped", async (t) => {
+  const s = await tracedServer(false);
+  t.teardown(() => s.server.close());
+  // In a body (the handler refuses it: a fact has no control characters), and in a field value (the parser refuses it).
+  const evil = "\x1b[2J\x1b]0;owned\x07\u202e";
+  await exchange(
+    s.server.port,
+    `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(evil)}\r\n\r\n${Buffer.from(evil).toString("latin1")}`,
+    "}",
+  );
+  await s.seen(/response 422/);
+  await exchange(s.server.port, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\nX-Evil: a\x1bb\r\n\r\n", "}");
+  await s.seen(/response 400/);
+  t.notMatch(s.text(), /[\x00-\x09\x0b-\x1f\x7f\u202e]/, "no control byte, escape or bidi override in the output");
+  t.match(s.text(), /X-Evil: a\\x1bb\\r\\n/);
+  t.match(s.text(), /\\x1b\[2J\\x1b\]0;owned\\x07\\u\{202e\}/);
+});
+
+t.test("property: whatever the bytes, tracing them never throws and prints no control byte", (t) => {
+  const trace = (raw: string, limits = DEFAULT_LIMITS) => {
+    let out = "";
+    const tracer = new Tracer("#1", { write: (s) => void (out += s), paint: painter(false), bodyBytes: 16 });
+    const parser = new RequestParser(
+      {
+        onHead: (h) => tracer.head(h),
+        onRequest: (r) => tracer.request(r),
+        onError: (e: ProtocolError) => tracer.error(e),
+      },
+      limits,
+      tracer,
+    );
+    const bytes = Buffer.from(raw, "latin1");
+    // Fed in pieces of 7, as a socket might cut them.
+    for (let at = 0; at < bytes.length && !parser.closed; at += 7) {
+      const piece = bytes.subarray(at, at + 7);
+      tracer.received(piece);
+      parser.feed(piece);
+    }
+    tracer.response("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", raw.slice(0, 40), false);
+    tracer.closed();
+    const bad = out.split("\n").find((l) => /[\x00-\x09\x0b-\x1f\x7f-\x9f]/.test(l));
+    if (bad !== undefined) throw new Error(`a control byte in ${JSON.stringify(bad)}`);
+  };
+  for (const [name, property] of [
+    ["HTTP-ish", fc.property(httpishArb, limitsArb, (raw, limits) => trace(raw, limits))],
+    ["mutated", fc.property(pipelineArb, fc.array(mutationArb, { minLength: 1, maxLength: 3 }), ({ raw }, m) => trace(mutate(raw, m)))],
+    ["random bytes", fc.property(fc.uint8Array({ maxLength: 300 }), (b) => trace(Buffer.from(b).toString("latin1")))],
+  ] as const) {
+    const details = fc.check(property as fc.IProperty<unknown[]>, { numRuns: 400, includeErrorInReport: true });
+    t.notOk(details.failed, `${name}: ${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
+  }
+  t.end();
+});
