@@ -7,75 +7,19 @@
 // many requests wait for answers: a client cannot make the server buffer
 // without bound by pipelining and never reading.
 
-import type { Duplex } from "node:stream";
 import { protocolError, type ProtocolError } from "./errors.js";
-import { RequestParser, type ParserLimits, type ParserSink } from "./parser.js";
+import { RequestParser, type ParserSink } from "./parser.js";
 import { HttpError, problem, protocolProblem } from "./problem.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { isBodyStream, sendStream } from "./stream-body.js";
-import type { ConnectionTrace, TraceFactory } from "./trace-hook.js";
+import type { ConnectionHooks, ConnectionOptions, Transport } from "./connection-options.js";
+import type { ConnectionTrace } from "./trace-hook.js";
 
 export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 
-/** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
-export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined; readonly remotePort?: number | undefined };
-
-export interface ConnectionOptions {
-  readonly limits: ParserLimits;
-  /** From the first byte of a request to the end of its head (408 after). */
-  readonly headersTimeoutMs: number;
-  /** Longest pause while a body is arriving (408 after). */
-  readonly bodyTimeoutMs: number;
-  /**
-   * From the first byte of a request to its last (408 after), however steadily
-   * the bytes come: a body trickled a byte a second restarts the body timeout
-   * each time, but cannot stretch this one.
-   */
-  readonly requestTimeoutMs: number;
-  /** How long a connection may wait, with nothing in flight, for its next request. */
-  readonly keepAliveTimeoutMs: number;
-  /** Unanswered requests on one connection before the server stops reading from it. */
-  readonly maxPipelined: number;
-  /** After a closing response, how long to drain the client's bytes before closing hard. */
-  readonly lingerMs: number;
-  /** How long responses may wait to be sent without any progress (a client that stopped reading). */
-  readonly sendTimeoutMs: number;
-  /** Field lines added to every response, already serialized ("Name: value\r\n"), e.g. HSTS. */
-  readonly responseFields: string;
-  /** Someone to tell every part read and written, per connection (TRACE=1); absent, nothing is made. */
-  readonly trace?: TraceFactory | undefined;
-}
-
-export const DEFAULT_CONNECTION_OPTIONS = {
-  headersTimeoutMs: 10_000,
-  bodyTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  maxPipelined: 64,
-  lingerMs: 2_000,
-  sendTimeoutMs: 20_000,
-  responseFields: "",
-} as const;
-
-/** One line of the access log: version is "HTTP/1.1" or "HTTP/1.0"; "-" is what the parser never had (or an in-memory peer's address). */
-export interface Exchange {
-  readonly client: string;
-  readonly method: string;
-  readonly target: string;
-  readonly version: string;
-  readonly status: number;
-  readonly bodyBytes: number;
-  readonly ms: number;
-}
-
-export interface ConnectionHooks {
-  onExchange(exchange: Exchange): void;
-  /** A handler threw or rejected, or returned a response the writer refused. */
-  onHandlerError(error: unknown, request: Request | null): void;
-  onClose(connection: Connection): void;
-}
+export { DEFAULT_CONNECTION_OPTIONS, type ConnectionHooks, type ConnectionOptions, type Exchange, type Transport } from "./connection-options.js";
 
 /** What the connection is waiting for, which decides its deadline. */
 const enum Phase {

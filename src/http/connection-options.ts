@@ -1,0 +1,67 @@
+// What a connection is given (its options, with their defaults) and what it
+// reports (one Exchange per response, handler failures, its end), apart from
+// the connection's own logic in connection.ts.
+
+import type { Duplex } from "node:stream";
+import type { Connection } from "./connection.js";
+import type { ParserLimits } from "./limits.js";
+import type { Request } from "./request.js";
+import type { TraceFactory } from "./trace-hook.js";
+
+/** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
+export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined; readonly remotePort?: number | undefined };
+
+export interface ConnectionOptions {
+  readonly limits: ParserLimits;
+  /** From the first byte of a request to the end of its head (408 after). */
+  readonly headersTimeoutMs: number;
+  /** Longest pause while a body is arriving (408 after). */
+  readonly bodyTimeoutMs: number;
+  /**
+   * From the first byte of a request to its last (408 after), however steadily
+   * the bytes come: a body trickled a byte a second restarts the body timeout
+   * each time, but cannot stretch this one.
+   */
+  readonly requestTimeoutMs: number;
+  /** How long a connection may wait, with nothing in flight, for its next request. */
+  readonly keepAliveTimeoutMs: number;
+  /** Unanswered requests on one connection before the server stops reading from it. */
+  readonly maxPipelined: number;
+  /** After a closing response, how long to drain the client's bytes before closing hard. */
+  readonly lingerMs: number;
+  /** How long responses may wait to be sent without any progress (a client that stopped reading). */
+  readonly sendTimeoutMs: number;
+  /** Field lines added to every response, already serialized ("Name: value\r\n"), e.g. HSTS. */
+  readonly responseFields: string;
+  /** Someone to tell every part read and written, per connection (TRACE=1); absent, nothing is made. */
+  readonly trace?: TraceFactory | undefined;
+}
+
+export const DEFAULT_CONNECTION_OPTIONS = {
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxPipelined: 64,
+  lingerMs: 2_000,
+  sendTimeoutMs: 20_000,
+  responseFields: "",
+} as const;
+
+/** One line of the access log: version is "HTTP/1.1" or "HTTP/1.0"; "-" is what the parser never had (or an in-memory peer's address). */
+export interface Exchange {
+  readonly client: string;
+  readonly method: string;
+  readonly target: string;
+  readonly version: string;
+  readonly status: number;
+  readonly bodyBytes: number;
+  readonly ms: number;
+}
+
+export interface ConnectionHooks {
+  onExchange(exchange: Exchange): void;
+  /** A handler threw or rejected, or returned a response the writer refused. */
+  onHandlerError(error: unknown, request: Request | null): void;
+  onClose(connection: Connection): void;
+}
