@@ -247,6 +247,16 @@ function operation(route: Route, method: string, components: Components, options
       ...(doc?.example === undefined ? {} : { example: doc.example }),
     };
   });
+  for (const [name, doc] of Object.entries(route.query ?? {})) {
+    params.push({
+      name,
+      in: "query",
+      required: false,
+      description: doc.description,
+      schema: doc.schema === undefined ? { type: "string" } : components.use(doc.schema),
+      ...(doc.example === undefined ? {} : { example: doc.example }),
+    });
+  }
   const request = route.request;
   return {
     operationId: operationId(method, route.path, ids),
