@@ -10,6 +10,7 @@
 // tests hold the two equal on tricky strings), so a client cannot tell a
 // streamed list from one built whole.
 
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { dump as dumpYaml } from "js-yaml";
 import type { Page, PageQuery, Position } from "../store/types.js";
 import type { Format } from "./negotiate.js";
@@ -36,12 +37,25 @@ export const BATCH_TARGET_CHARS = 128 * 1024;
 /** The first batch is small, so the first byte goes out soon; later ones hold at most this many items. */
 export const FIRST_BATCH = 32;
 export const MAX_BATCH = 256;
+/**
+ * The longest the producer works before it gives the event loop a turn of its
+ * own (besides the engine's, every 64 KiB sent): js-yaml writes about 5 to 15
+ * MB/s, so 64 KiB of YAML could otherwise hold the loop for 10 ms or more.
+ */
+export const TURN_MS = 4;
+/** About how much YAML one call of dump writes: one call per item costs twice as much for small items. */
+const YAML_GROUP_CHARS = 8 * 1024;
 
 const YAML_OPTIONS = { noRefs: true, lineWidth: -1 } as const;
 
-/** One item as an entry of the wrapper's sequence, as dump({wrapper: [...]}) writes it: indented two spaces. */
-function yamlEntry(item: unknown): string {
-  const lines = dumpYaml([item], YAML_OPTIONS).split("\n");
+/**
+ * Items as entries of the wrapper's sequence, as dump({wrapper: [...]})
+ * writes them: a top-level sequence's entries are written one after the
+ * other, so dumping a few items at once gives the same text as dumping each,
+ * and nesting under the key indents every line two spaces.
+ */
+function yamlEntries(items: readonly unknown[]): string {
+  const lines = dumpYaml(items, YAML_OPTIONS).split("\n");
   // Only "\n" ends a line here (dump escapes the other line breaks); empty lines stay empty, as dump leaves them.
   for (let i = 0; i < lines.length; i++) if (lines[i] !== "") lines[i] = "  " + lines[i];
   return lines.join("\n");
@@ -67,24 +81,42 @@ export async function* listBody<T>(source: ListSource<T>, options: ListBodyOptio
   let limit = FIRST_BATCH;
   let count = 0;
   let piece = yaml ? "" : `{${JSON.stringify(wrapper)}:[`;
+  let turnStarted = performance.now();
+  let averageChars = 512;
   for (;;) {
     const page = await source.page(through === undefined ? { after, limit } : { after, limit, through });
     let chars = 0;
-    for (const item of page.items) {
+    const items = page.items;
+    for (let i = 0; i < items.length; ) {
       let text: string;
-      if (yaml) text = (count === 0 ? `${wrapper}:\n` : "") + yamlEntry(item);
-      else text = (count === 0 ? "" : ",") + JSON.stringify(item);
-      count++;
+      if (yaml) {
+        const group = Math.max(1, Math.min(64, Math.floor(YAML_GROUP_CHARS / averageChars)));
+        text = (count === 0 ? `${wrapper}:\n` : "") + yamlEntries(items.slice(i, i + group));
+        const taken = Math.min(group, items.length - i);
+        averageChars = Math.max(1, text.length / taken);
+        i += taken;
+        count += taken;
+      } else {
+        text = (count === 0 ? "" : ",") + JSON.stringify(items[i]);
+        i++;
+        count++;
+      }
       chars += text.length;
       piece += text;
       if (piece.length >= PIECE_CHARS) {
         yield piece;
         piece = "";
       }
+      if (performance.now() - turnStarted >= TURN_MS) {
+        if (piece !== "") yield piece;
+        piece = "";
+        await nextTurn();
+        turnStarted = performance.now();
+      }
     }
-    if (page.items.length < limit || page.last === undefined) break;
+    if (items.length < limit || page.last === undefined) break;
     after = page.last;
-    limit = nextBatch(chars, page.items.length);
+    limit = nextBatch(chars, items.length);
   }
   if (yaml) piece += count === 0 ? `${wrapper}: []\n` : "";
   else piece += "]}";
