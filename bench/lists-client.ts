@@ -178,10 +178,16 @@ export function sampleRss(pid: number, everyMs = 10): { stop(): number } {
   };
 }
 
-/** curl reading a list to /dev/null in a process of its own; resolves with curl's own timings (s) and size. */
-export function curlList(port: number, target: string, accept = "application/json"): Promise<{ firstByteS: number; totalS: number; bytes: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("curl", ["-s", "-o", "/dev/null", "-H", `Accept: ${accept}`, "-w", "%{time_starttransfer} %{time_total} %{size_download} %{http_code}", `http://127.0.0.1:${port}${target}`]);
+/**
+ * curl reading a list to /dev/null in a process of its own: `spawned` once
+ * it runs (spawning blocks this process's event loop for some milliseconds,
+ * so a measurement here should not overlap it), `done` with curl's own
+ * timings (s) and size.
+ */
+export function curlList(port: number, target: string, accept = "application/json"): { spawned: Promise<void>; done: Promise<{ firstByteS: number; totalS: number; bytes: number }> } {
+  const child = spawn("curl", ["-s", "-o", "/dev/null", "-H", `Accept: ${accept}`, "-w", "%{time_starttransfer} %{time_total} %{size_download} %{http_code}", `http://127.0.0.1:${port}${target}`]);
+  const spawned = once(child, "spawn").then(() => undefined);
+  const done = new Promise<{ firstByteS: number; totalS: number; bytes: number }>((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.once("error", reject);
@@ -191,6 +197,7 @@ export function curlList(port: number, target: string, accept = "application/jso
       else resolve({ firstByteS: Number(first), totalS: Number(total), bytes: Number(size) });
     });
   });
+  return { spawned, done };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

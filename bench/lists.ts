@@ -152,11 +152,14 @@ async function statusWait(dir: string, what: string, lists: number, accept: stri
   const server = await startStartline(dir);
   try {
     await inARow(server, "/api/v1/posts?limit=50", 50);
-    await curlList(server.port, "/api/v1/posts?limit=1000", accept); // warm the streaming path
+    await curlList(server.port, "/api/v1/posts?limit=1000", accept).done; // warm the streaming path
     const idle = await inARow(server, "/api/v2/status", 200);
     const before = procStatus(server.pid).rssKiB;
     const sampler = sampleRss(server.pid);
     const probe = await Sequential.open(server.port);
+    const readers = Array.from({ length: lists }, () => curlList(server.port, "/api/v1/posts", accept));
+    // Probing starts once the curl processes run: spawning them blocks this process, which would count as the server's wait.
+    await Promise.all(readers.map((r) => r.spawned));
     const waits: number[] = [];
     let streaming = true;
     const probing = (async () => {
@@ -165,7 +168,7 @@ async function statusWait(dir: string, what: string, lists: number, accept: stri
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
-    const results = await Promise.all(Array.from({ length: lists }, () => curlList(server.port, "/api/v1/posts", accept)));
+    const results = await Promise.all(readers.map((r) => r.done));
     streaming = false;
     await probing;
     probe.close();
