@@ -75,6 +75,8 @@ export interface ThroughputJob {
   readonly duration: number;
   /** Seconds without a response before autocannon counts a timeout. */
   readonly timeout: number;
+  /** The status every answer must have; absent: any 2xx. `non2xx` counts the answers with another. */
+  readonly status?: number;
 }
 
 export interface LoadSummary {
@@ -186,7 +188,7 @@ function runJob(job: ThroughputJob): Promise<LoadSummary> {
         reqPerSec: result.duration > 0 ? requests / result.duration : 0,
         latencyMs: histogram.summary(),
         autocannonLatencyMs: { p50: result.latency.p50, p99: result.latency.p99, mean: result.latency.mean },
-        non2xx: result.non2xx,
+        non2xx: job.status === undefined ? result.non2xx : requests - (statusCodes[String(job.status)] ?? 0),
         errors: result.errors,
         timeouts: result.timeouts,
         mismatches: result.mismatches,

@@ -28,7 +28,30 @@ export interface RawResponse {
   readonly body: Buffer;
 }
 
-/** Sends one request on a new connection and reads one response framed by Content-Length. */
+/**
+ * Where a chunked body (RFC 9112 §7.1) that starts at `start` ends, and its
+ * content; undefined while its last chunk has not arrived.
+ */
+function dechunk(bytes: Buffer, start: number): { end: number; content: Buffer } | undefined {
+  const parts: Buffer[] = [];
+  let pos = start;
+  for (;;) {
+    const eol = bytes.indexOf("\r\n", pos);
+    if (eol < 0) return undefined;
+    const size = parseInt(bytes.toString("latin1", pos, eol), 16);
+    if (!(size >= 0)) throw new Error(`bad chunk size line ${JSON.stringify(bytes.toString("latin1", pos, eol))}`);
+    if (size === 0) return bytes.length < eol + 4 ? undefined : { end: eol + 4, content: Buffer.concat(parts) };
+    if (bytes.length < eol + 2 + size + 2) return undefined;
+    parts.push(bytes.subarray(eol + 2, eol + 2 + size));
+    pos = eol + 2 + size + 2;
+  }
+}
+
+/**
+ * Sends one request on a new connection and reads one response: framed by
+ * Content-Length, chunked (a streamed list; `body` is then the content, `raw`
+ * the bytes as sent), or without content (304).
+ */
 export function fetchOne(port: number, req: RequestSpec, options: { readonly timeoutMs?: number; readonly ca?: Buffer } = {}): Promise<RawResponse> {
   const timeoutMs = options.timeoutMs ?? 5000;
   return new Promise((resolve, reject) => {
@@ -51,26 +74,35 @@ export function fetchOne(port: number, req: RequestSpec, options: { readonly tim
       if (headEnd < 0) return;
       const lines = received.subarray(0, headEnd).toString("latin1").split("\r\n");
       const statusLine = lines[0] ?? "";
+      const status = Number(statusLine.split(" ")[1]);
       const fields = lines.slice(1).map((line): [string, string] => {
         const colon = line.indexOf(":");
         return [line.slice(0, colon), line.slice(colon + 1).trim()];
       });
-      const length = fields.find(([name]) => name.toLowerCase() === "content-length");
-      if (length === undefined) {
-        fail(new Error(`response without Content-Length: ${JSON.stringify(received.toString("latin1"))}`));
-        return;
+      const field = (name: string) => fields.find(([n]) => n.toLowerCase() === name)?.[1];
+      let end: number;
+      let body: Buffer;
+      if (status === 304 || status === 204) {
+        end = headEnd + 4;
+        body = Buffer.alloc(0);
+      } else if (field("transfer-encoding") === "chunked") {
+        const chunked = dechunk(received, headEnd + 4);
+        if (chunked === undefined) return;
+        end = chunked.end;
+        body = chunked.content;
+      } else {
+        const length = field("content-length");
+        if (length === undefined) {
+          fail(new Error(`response without Content-Length or chunked framing: ${JSON.stringify(received.toString("latin1"))}`));
+          return;
+        }
+        end = headEnd + 4 + Number(length);
+        if (received.length < end) return;
+        body = received.subarray(headEnd + 4, end);
       }
-      const end = headEnd + 4 + Number(length[1]);
-      if (received.length < end) return;
       clearTimeout(timer);
       socket.destroy();
-      resolve({
-        raw: received.subarray(0, end),
-        statusLine,
-        status: Number(statusLine.split(" ")[1]),
-        fields,
-        body: received.subarray(headEnd + 4, end),
-      });
+      resolve({ raw: received.subarray(0, end), statusLine, status, fields, body });
     });
   });
 }
@@ -83,7 +115,11 @@ export function maskTimestamps(body: Buffer): string {
   return body.toString("utf8").replace(TIMESTAMP, "YYYY-MM-DDTHH:MM:SS.mmmZ");
 }
 
-/** Field values that derive from the body, so are not compared when the body is not compared exactly. */
+/**
+ * Field values that derive from the body, so are not compared when the body
+ * is not compared exactly. (A list's ETag names its database's random epoch:
+ * never the same in two servers, so lists are compared with "timestamps".)
+ */
 const DERIVED: Readonly<Record<BodyCheck, readonly string[]>> = {
   exact: [],
   timestamps: ["etag"],

@@ -53,7 +53,7 @@ import {
   type ServerKind,
   type SummaryRow,
 } from "./report.js";
-import { QUICK_SCENARIOS, SCENARIOS, bodyCheck, checkScenarios, extraMethods, type RequestSpec, type Scenario } from "./scenarios.js";
+import { QUICK_SCENARIOS, SCENARIOS, answersAsExpected, bodyCheck, checkScenarios, extraMethods, type RequestSpec, type Scenario } from "./scenarios.js";
 
 // ---------------------------------------------------------------- options
 
@@ -486,7 +486,7 @@ async function measure(ctx: Context, scenario: Scenario, kind: ServerKind, refer
       requests: scenario.requests,
       connections: options.connections,
       pipelining: options.pipelining ?? scenario.pipelining,
-      timeout: 10,
+      ...(scenario.status === undefined ? { timeout: 10 } : { timeout: 10, status: scenario.status }),
     };
     const warmup = options.warmup > 0 ? await loadgen.run({ ...job, duration: options.warmup }) : null;
     const pids = await waitForProcesses(server.pid, scenario.workers ?? 1);
@@ -862,7 +862,7 @@ async function main(argv: readonly string[]): Promise<number> {
         continue;
       }
       const template = reference.response;
-      if (template.status < 200 || template.status > 299) {
+      if (!answersAsExpected(scenario, template.status)) {
         ctx.problems.push(`${scenario.name}: startline answers ${JSON.stringify(template.statusLine)} to ${scenario.requests[0]!.method} ${scenario.requests[0]!.path}`);
       }
       const mine: RunRecord[] = [];

@@ -14,8 +14,11 @@
 // cached per second as node:http and startline do).
 //
 // It does the same work per request as an ordinary node:http application
-// would for the same endpoint: the post list is serialized on every request
-// (JSON.stringify, or js-yaml's dump with startline's options), a PATCH body
+// would for the same endpoint: the post list is serialized on every request,
+// item by item (JSON.stringify, or js-yaml's dump with startline's options),
+// and streamed with chunked framing under back-pressure, as startline's is,
+// with an ETag from a revision counter (If-None-Match: 304) and pages
+// (?limit=N&after=CURSOR, the same cursors as startline's), a PATCH body
 // is parsed, merged (RFC 7396), validated by hand against the same rules as
 // startline's schema, stored and hashed into an ETag (startline's function:
 // the first 27 base64url characters of the SHA-256 of the body), a new fact
@@ -36,7 +39,7 @@
 //   WORKERS: node:cluster workers (default 1: this process serves).
 // Prints "listening on http(s)://HOST:PORT". SIGTERM/SIGINT stop it with exit 0.
 
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -241,12 +244,78 @@ function serve(): void {
 
   // ------------------------------------------------------------ routes
 
+  // The list's revision, as startline keeps one: a counter moved by every write, and a random epoch.
+  const epoch = randomBytes(8).toString("hex");
+  let revision = posts.size;
+  const YAML_OPTIONS = { noRefs: true, lineWidth: -1 };
+  const cursor = (position: number) => Buffer.from(`posts:${position}`).toString("base64url");
+
+  /** Writes the pieces in turn, each once the socket has taken the one before. */
+  function stream(res: http.ServerResponse, pieces: Iterator<string>): void {
+    for (let next = pieces.next(); !next.done; next = pieces.next()) {
+      if (!res.write(next.value)) {
+        res.once("drain", () => stream(res, pieces));
+        return;
+      }
+    }
+    res.end();
+  }
+
+  /** The wrapper and its items, in pieces of about 32 KiB, as startline cuts them. */
+  function* listPieces(items: readonly Post[], format: Format): Generator<string> {
+    let piece = format === "json" ? '{"posts":[' : items.length === 0 ? "posts: []\n" : "posts:\n";
+    for (let i = 0; i < items.length; i++) {
+      if (format === "json") piece += (i === 0 ? "" : ",") + JSON.stringify(items[i]);
+      else piece += dumpYaml([items[i]], YAML_OPTIONS).split("\n").map((line) => (line === "" ? line : `  ${line}`)).join("\n");
+      if (piece.length >= 32 * 1024) {
+        yield piece;
+        piece = "";
+      }
+    }
+    if (format === "json") piece += "]}";
+    yield piece;
+  }
+
   const listPosts: Handler = (req, res) => {
     const format = negotiate(req, ["json", "yaml"], false);
     if (format === undefined) return problem(res, 406, "available as application/json, application/yaml");
-    const value = { posts: [...posts.values()] };
-    const body = format === "json" ? JSON.stringify(value) : dumpYaml(value, { noRefs: true, lineWidth: -1 });
-    send(res, 200, ["Content-Type", format === "json" ? JSON_TYPE : YAML_TYPE, "Cache-Control", "no-cache", "Vary", VARY], body);
+    const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
+    const limit = query.has("limit") ? Number(query.get("limit")) : undefined;
+    const after = query.has("after") ? Number(/^posts:(\d+)$/.exec(Buffer.from(query.get("after")!, "base64url").toString())?.[1]) : 0;
+    if ((limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000)) || !Number.isInteger(after)) return problem(res, 400, "bad limit or after");
+    let tag = `posts.${epoch}.${revision}.${format}`;
+    if (limit !== undefined) tag += `.l${limit}`;
+    if (query.has("after")) tag += `.a${after}`;
+    const etag = `W/"${tag}"`;
+    const inm = req.headers["if-none-match"];
+    if (inm !== undefined && inm.split(",").some((t) => t.trim() === "*" || t.trim().replace(/^W\//, "") === etag.slice(2))) {
+      res.removeHeader("Connection");
+      res.writeHead(304, ["Date", httpDate(), ...serverFields, "Cache-Control", "no-cache", "ETag", etag, "Vary", VARY]);
+      res.end();
+      return;
+    }
+    // Positions are creation order from 1, as in a fresh startline: the item at index i is at position i + 1.
+    const all = [...posts.values()];
+    const items = all.slice(after, limit === undefined ? undefined : after + limit);
+    const link = limit !== undefined && after + limit < all.length ? ["Link", `</api/v1/posts?limit=${limit}&after=${cursor(after + limit)}>; rel="next"`] : [];
+    res.removeHeader("Connection");
+    res.writeHead(200, [
+      "Date",
+      httpDate(),
+      ...serverFields,
+      "Content-Type",
+      format === "json" ? JSON_TYPE : YAML_TYPE,
+      "Cache-Control",
+      "no-cache",
+      "ETag",
+      etag,
+      "Vary",
+      VARY,
+      ...link,
+      "Transfer-Encoding",
+      "chunked",
+    ]);
+    stream(res, listPieces(items, format));
   };
 
   const patchPost: Handler = (req, res, raw, [id]) => {
@@ -278,6 +347,7 @@ function serve(): void {
       updatedAt: stamp(updatedAt),
     };
     posts.set(post.id, post);
+    revision++;
     const body = JSON.stringify(post);
     send(res, 200, ["Content-Type", JSON_TYPE, "Cache-Control", "no-cache", "ETag", etag(body), "Vary", VARY], body);
   };
@@ -324,7 +394,7 @@ function serve(): void {
   const notFound = fixed(404, [["Content-Type", JSON_TYPE]], JSON.stringify({ title: "Not Found", status: 404 }));
 
   function route(method: string, url: string): [Handler, string[]] {
-    const exact = ROUTES.get(`${method} ${url}`);
+    const exact = ROUTES.get(`${method} ${url.split("?", 1)[0]}`);
     if (exact !== undefined) return [exact, []];
     const path = url.split("?", 1)[0]!;
     for (const [m, pattern, handler] of PATTERNS) {

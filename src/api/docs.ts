@@ -5,6 +5,7 @@
 import type { RouteParamDoc, RouteResponseDoc } from "../router/route.js";
 import { MERGE_PATCH_TYPES } from "./merge-patch.js";
 import { MEDIA_TYPES } from "./negotiate.js";
+import { MAX_LIMIT } from "./list-query.js";
 import { ID_PATTERN, ID_RULE } from "./schemas.js";
 
 export const JSON_ONLY = [MEDIA_TYPES.json];
@@ -13,6 +14,36 @@ export { MERGE_PATCH_TYPES };
 
 export const ETAG = { ETag: "A strong validator of this representation; send it back in If-None-Match (reads) or If-Match (writes)" };
 export const VARY = { Vary: "Accept, Content-Type: the representation was negotiated" };
+
+/** The query parameters of the list endpoints (list-query.ts). */
+export const LIST_QUERY: Readonly<Record<string, RouteParamDoc>> = {
+  limit: {
+    description: `Return one page of at most this many items (1 to ${MAX_LIMIT}), in the same wrapper and order, with Link: rel="next" while more remain. Without it: every item.`,
+    schema: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
+    example: "50",
+  },
+  after: {
+    description: 'An opaque cursor: start after the item it names. Take it from a Link: rel="next" as given; do not build or change it.',
+    schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,64}$" },
+  },
+};
+
+/** The fields of a list's 200, besides Vary. */
+export const LIST_HEADERS = {
+  ...VARY,
+  ETag: "A weak validator of the whole collection (and this page, format): it changes when an item is added, changed or removed; send it back in If-None-Match",
+  Link: '<...?limit=N&after=CURSOR>; rel="next" (RFC 8288), on a page (limit given) while more items follow it',
+  "Transfer-Encoding": "chunked: the list is streamed as it is read from the store",
+};
+
+export const LIST_NOT_MODIFIED: RouteResponseDoc = {
+  description: "If-None-Match matched: the collection has not changed since (the collection itself is not read)",
+  headers: { ETag: LIST_HEADERS.ETag },
+};
+
+export const INVALID_QUERY: RouteResponseDoc = {
+  description: "limit is not a whole number from 1 to 1000, or after is not a cursor of this list (or either is given twice); the problem's `parameter` names which",
+};
 
 export function postId(example = "hello"): RouteParamDoc {
   return { description: `The post's id: ${ID_RULE}`, schema: { type: "string", pattern: ID_PATTERN }, example };

@@ -6,9 +6,10 @@ import type { Request } from "../http/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import { readText } from "./body.js";
 import type { ApiContext } from "./context.js";
-import { ETAG, JSON_ONLY, JSON_OR_YAML, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, VARY as VARY_DOC } from "./docs.js";
+import { ETAG, INVALID_QUERY, JSON_ONLY, JSON_OR_YAML, LIST_HEADERS, LIST_NOT_MODIFIED, LIST_QUERY, NOT_ACCEPTABLE, NOT_MODIFIED, notFound } from "./docs.js";
 import { json } from "./json.js";
-import { chooseFormat, represent, VARY } from "./negotiate.js";
+import { listHandler } from "./lists.js";
+import { chooseFormat, VARY } from "./negotiate.js";
 import { factListSchema, factSchema, factTextSchema } from "./schemas.js";
 import { single } from "./single.js";
 
@@ -28,10 +29,18 @@ export function factRoutes(ctx: ApiContext): VersionedRoute[] {
       method: "GET",
       version: "v2",
       path: "/facts",
-      summary: "All facts (JSON or YAML)",
-      handler: async (request) => represent(request, 200, { facts: await store.facts.list() }, ["json", "yaml"]),
+      summary: "All facts, or a page of them (JSON or YAML)",
+      handler: listHandler("facts", "/api/v2/facts", store.facts),
+      query: LIST_QUERY,
       responses: {
-        200: { description: "Every fact, as JSON or YAML (negotiated like the post list)", mediaTypes: JSON_OR_YAML, schema: factListSchema, headers: VARY_DOC },
+        200: {
+          description: "Every fact in id order (or one page of them, with limit), as JSON or YAML (negotiated like the post list)",
+          mediaTypes: JSON_OR_YAML,
+          schema: factListSchema,
+          headers: LIST_HEADERS,
+        },
+        304: LIST_NOT_MODIFIED,
+        400: INVALID_QUERY,
         406: NOT_ACCEPTABLE,
       },
     },

@@ -7,10 +7,27 @@ import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Post, PostFields } from "../store/types.js";
 import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
-import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, JSON_OR_YAML, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED, postId, VARY } from "./docs.js";
+import {
+  ETAG,
+  INVALID_JSON,
+  INVALID_QUERY,
+  invalidFields,
+  JSON_ONLY,
+  JSON_OR_YAML,
+  LIST_HEADERS,
+  LIST_NOT_MODIFIED,
+  LIST_QUERY,
+  MERGE_PATCH_TYPES,
+  NOT_ACCEPTABLE,
+  NOT_MODIFIED,
+  notFound,
+  PRECONDITION_FAILED,
+  postId,
+} from "./docs.js";
 import { json } from "./json.js";
 import { mergePatcher } from "./merge-patch.js";
-import { chooseFormat, represent } from "./negotiate.js";
+import { listHandler } from "./lists.js";
+import { chooseFormat } from "./negotiate.js";
 import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
 import { hasPreconditions, requireMatch, single } from "./single.js";
 import { validate } from "./validate.js";
@@ -33,21 +50,38 @@ function fieldsOf(post: Post): PostFields {
 
 export function postRoutes(ctx: ApiContext): VersionedRoute[] {
   const { store } = ctx;
-  const list = async (request: Request) => represent(request, 200, { posts: await store.posts.list() }, ["json", "yaml"]);
   const listResponses = {
     200: {
-      description: "Every post, oldest first, as JSON or YAML: chosen by Accept, or by the Content-Type of this body-less request",
+      description: "Every post, oldest first (or one page of them, with limit), as JSON or YAML: chosen by Accept, or by the Content-Type of this body-less request",
       mediaTypes: JSON_OR_YAML,
       schema: postListSchema,
-      headers: VARY,
+      headers: LIST_HEADERS,
     },
+    304: LIST_NOT_MODIFIED,
+    400: INVALID_QUERY,
     406: NOT_ACCEPTABLE,
   };
   const auth = "token-if-configured" as const;
 
   return [
-    { method: "GET", version: "v1", path: "/post", summary: "All posts, oldest first (JSON or YAML)", handler: list, responses: listResponses },
-    { method: "GET", version: "v1", path: "/posts", summary: "All posts, oldest first (JSON or YAML)", handler: list, responses: listResponses },
+    {
+      method: "GET",
+      version: "v1",
+      path: "/post",
+      summary: "All posts, oldest first, or a page of them (JSON or YAML)",
+      handler: listHandler("posts", "/api/v1/post", store.posts),
+      query: LIST_QUERY,
+      responses: listResponses,
+    },
+    {
+      method: "GET",
+      version: "v1",
+      path: "/posts",
+      summary: "All posts, oldest first, or a page of them (JSON or YAML)",
+      handler: listHandler("posts", "/api/v1/posts", store.posts),
+      query: LIST_QUERY,
+      responses: listResponses,
+    },
     apiRoute({
       method: "GET",
       version: "v1",

@@ -52,6 +52,7 @@ export const problemSchema = {
     code: { type: "string", description: "Protocol errors: the parser's name for the rule that was broken" },
     offset: { type: "integer", minimum: 0, description: "Protocol errors: the byte where it was found, counted from the start of the request" },
     errors: { type: "array", items: { type: "string" }, description: "422: every rule the body breaks" },
+    parameter: { type: "string", description: "400 invalid-query: the query parameter at fault (limit, after)" },
   },
 } as const;
 
@@ -247,6 +248,16 @@ function operation(route: Route, method: string, components: Components, options
       ...(doc?.example === undefined ? {} : { example: doc.example }),
     };
   });
+  for (const [name, doc] of Object.entries(route.query ?? {})) {
+    params.push({
+      name,
+      in: "query",
+      required: false,
+      description: doc.description,
+      schema: doc.schema === undefined ? { type: "string" } : components.use(doc.schema),
+      ...(doc.example === undefined ? {} : { example: doc.example }),
+    });
+  }
   const request = route.request;
   return {
     operationId: operationId(method, route.path, ids),

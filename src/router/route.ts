@@ -109,6 +109,8 @@ export interface Route {
   /** The route is deprecated (the docs say so; whoever built the table sends the fields). */
   readonly deprecated?: Deprecation;
   readonly params?: Readonly<Record<string, RouteParamDoc>>;
+  /** Query parameters the handler reads, by name (all optional; the handler checks them itself). */
+  readonly query?: Readonly<Record<string, RouteParamDoc>>;
   /** The body the route takes: documented, and enforced from the head (see RouteRequestDoc). */
   readonly request?: RouteRequestDoc;
   /** By status code; the generator adds the errors every route can give. */

@@ -9,6 +9,7 @@
 // can interleave with it, and every method is atomic by construction (a
 // caller's Change or Guard runs synchronously inside that work, too).
 
+import { randomBytes } from "node:crypto";
 import {
   clockFrom,
   copyArticle,
@@ -23,11 +24,34 @@ import {
   parseSequentialId,
   pickIndex,
 } from "./records.js";
-import type { Article, ArticleStore, Fact, FactStore, Post, PostStore, Store, StoreOptions, TokenOrigin, TokenRecord, TokenStore } from "./types.js";
+import type {
+  Article,
+  ArticleStore,
+  Fact,
+  FactStore,
+  Page,
+  PageQuery,
+  PageSpan,
+  Position,
+  Post,
+  PostStore,
+  Store,
+  StoreOptions,
+  TokenOrigin,
+  TokenRecord,
+  TokenStore,
+} from "./types.js";
 
 interface State {
   /** Map order is insertion order: creation order, as `list()` promises. */
   readonly posts: Map<string, Post>;
+  /** Every post's id by position, in position order (ascending): pages are cut here by binary search. */
+  readonly postOrder: { readonly position: Position; readonly id: string }[];
+  readonly postPositions: Map<string, Position>;
+  /** Positions are never reused, not even a deleted post's. */
+  nextPostPosition: Position;
+  /** Writes per collection (Revision.n). */
+  readonly revisions: { posts: number; facts: number };
   readonly articles: Map<string, Article>;
   /** Append-only; the fact with id "n" is at index n - 1. */
   readonly facts: Fact[];
@@ -38,7 +62,56 @@ interface State {
 }
 
 function emptyState(): State {
-  return { posts: new Map(), articles: new Map(), facts: [], tokens: new Map(), nextTokenId: 1 };
+  return {
+    posts: new Map(),
+    postOrder: [],
+    postPositions: new Map(),
+    nextPostPosition: 1,
+    revisions: { posts: 0, facts: 0 },
+    articles: new Map(),
+    facts: [],
+    tokens: new Map(),
+    nextTokenId: 1,
+  };
+}
+
+/** The index of the first entry of `order` (ascending positions) whose position is above `after`. */
+function firstAfter(order: readonly { readonly position: Position }[], after: Position): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order[mid]!.position <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A page of `count` items, the i-th at position `positionAt(i)` (ascending),
+ * read with `itemAt(i)`; `start` is the first index after the query's `after`.
+ */
+function cut<T>(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, itemAt: (i: number) => T): Page<T> {
+  const through = query.through ?? Number.MAX_SAFE_INTEGER;
+  const items: T[] = [];
+  let last: Position | undefined;
+  for (let i = start; i < count && items.length < query.limit && positionAt(i) <= through; i++) {
+    items.push(itemAt(i));
+    last = positionAt(i);
+  }
+  return last === undefined ? { items } : { items, last };
+}
+
+function spanOf(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position): PageSpan {
+  const through = query.through ?? Number.MAX_SAFE_INTEGER;
+  let end = start;
+  while (end < count && end - start < query.limit && positionAt(end) <= through) end++;
+  const more = end < count && positionAt(end) <= through;
+  return end === start ? { more } : { last: positionAt(end - 1), more };
+}
+
+function factIndexAfter(query: PageQuery, count: number): number {
+  return Math.min(Math.max(Math.floor(query.after ?? 0), 0), count);
 }
 
 export function createMemoryStore(options: StoreOptions = {}): Store {
@@ -46,6 +119,8 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
   const random = options.random ?? Math.random;
   let state = emptyState();
   let closed = false;
+  /** Drawn once per store: a new memory store never repeats an old one's revisions. */
+  const epoch = randomBytes(8).toString("hex");
 
   function open(): void {
     if (closed) throw new Error("the store is closed");
@@ -68,6 +143,10 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const now = stamp();
       const post = makePost(input.id, input, now, now);
       state.posts.set(post.id, post);
+      const position = state.nextPostPosition++;
+      state.postOrder.push({ position, id: post.id });
+      state.postPositions.set(post.id, position);
+      state.revisions.posts++;
       return { kind: "created", item: copyPost(post) };
     },
     async update(id, change) {
@@ -77,6 +156,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const fields = change(copyPost(current)); // throws to change nothing
       const post = makePost(id, fields, current.publishedAt, laterOf(stamp(), current.updatedAt));
       state.posts.set(id, post); // replacing a key keeps its place in the Map
+      state.revisions.posts++;
       return { kind: "updated", item: copyPost(post) };
     },
     async delete(id, guard) {
@@ -84,7 +164,25 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const current = state.posts.get(id);
       if (current === undefined) return false;
       guard?.(copyPost(current)); // throws to keep the post
+      const position = state.postPositions.get(id)!;
+      state.postOrder.splice(firstAfter(state.postOrder, position - 1), 1);
+      state.postPositions.delete(id);
+      state.revisions.posts++;
       return state.posts.delete(id);
+    },
+    async page(query) {
+      open();
+      const order = state.postOrder;
+      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => copyPost(state.posts.get(order[i]!.id)!));
+    },
+    async span(query) {
+      open();
+      const order = state.postOrder;
+      return spanOf(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position);
+    },
+    async revision() {
+      open();
+      return { epoch, n: state.revisions.posts };
     },
   };
 
@@ -130,7 +228,22 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       open();
       const fact = makeFact(String(state.facts.length + 1), text, source, stamp());
       state.facts.push(fact);
+      state.revisions.facts++;
       return copyFact(fact);
+    },
+    // The fact with id n is at index n - 1, so its position is its index + 1.
+    async page(query) {
+      open();
+      const facts = state.facts;
+      return cut(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => copyFact(facts[i]!));
+    },
+    async span(query) {
+      open();
+      return spanOf(query, factIndexAfter(query, state.facts.length), state.facts.length, (i) => i + 1);
+    },
+    async revision() {
+      open();
+      return { epoch, n: state.revisions.facts };
     },
   };
 
@@ -212,6 +325,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
         seededArticles.set(a.id, makeArticle(a.id, a, now));
       }
       state.facts.push(...seededFacts);
+      state.revisions.facts += seededFacts.length;
       for (const [id, article] of seededArticles) state.articles.set(id, article);
       return true;
     },

@@ -59,4 +59,30 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE tokens ADD COLUMN last_used_at timestamptz;
   CREATE UNIQUE INDEX tokens_one_setting ON tokens (origin) WHERE origin = 'setting';
   `,
+  // 3: a revision counter per listable collection, bumped by a row trigger in
+  // the same transaction as every insert, update and delete of that
+  // collection (a write that rolls back bumps nothing; an insert that ON
+  // CONFLICT skips fires no row trigger), so list ETags agree across
+  // instances. The counter's row is locked from a write until its commit:
+  // writes to one collection commit one after the other, which is what makes
+  // the counter exact. The epoch, drawn once per database, keeps two
+  // databases from sharing a revision. Keyset pages use the existing unique
+  // indexes on posts.seq and facts.id.
+  `
+  CREATE TABLE revisions (
+    collection text PRIMARY KEY,
+    n          bigint NOT NULL,
+    epoch      text NOT NULL
+  );
+  INSERT INTO revisions (collection, n, epoch)
+    SELECT c, 0, substr(md5(random()::text || clock_timestamp()::text || c), 1, 16) FROM unnest(ARRAY['posts', 'facts']) AS c;
+  CREATE FUNCTION startline_bump_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE revisions SET n = n + 1 WHERE collection = TG_ARGV[0];
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER posts_revision AFTER INSERT OR UPDATE OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION startline_bump_revision('posts');
+  CREATE TRIGGER facts_revision AFTER INSERT OR UPDATE OR DELETE ON facts FOR EACH ROW EXECUTE FUNCTION startline_bump_revision('facts');
+  `,
 ];

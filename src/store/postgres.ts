@@ -35,8 +35,12 @@ import type {
   ArticleStore,
   Fact,
   FactStore,
+  Page,
+  PageQuery,
+  PageSpan,
   Post,
   PostStore,
+  Revision,
   Role,
   SettingResult,
   Store,
@@ -112,7 +116,32 @@ function statement(name: string, text: string) {
   return (...values: unknown[]): QueryConfig => ({ name, text, values });
 }
 
+/** A page query's bounds as statement values: (after, through]. */
+const bounds = (query: PageQuery): [number, number] => [query.after ?? 0, query.through ?? Number.MAX_SAFE_INTEGER];
+
+/** bigint columns arrive as strings; positions and counters stay far below 2^53. */
+interface Positioned {
+  pos: string;
+}
+
+function pageOf<R extends Positioned, T>(rows: R[], to: (row: R) => T): Page<T> {
+  const last = rows.at(-1)?.pos;
+  return last === undefined ? { items: rows.map(to) } : { items: rows.map(to), last: Number(last) };
+}
+
+/** Where a page ends, from up to limit + 1 positions after its start. */
+function spanOf(rows: Positioned[], limit: number): PageSpan {
+  const last = rows[Math.min(limit, rows.length) - 1];
+  return last === undefined ? { more: false } : { last: Number(last.pos), more: rows.length > limit };
+}
+
 const Q = {
+  // Keyset pages: a range scan of the unique index on seq (facts: the primary key), the same cost at any depth.
+  postPage: statement("post-page", `SELECT seq AS pos, ${POST} FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`),
+  postSpan: statement("post-span", "SELECT seq AS pos FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3"),
+  factPage: statement("fact-page", `SELECT id AS pos, ${FACT} FROM facts WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`),
+  factSpan: statement("fact-span", "SELECT id AS pos FROM facts WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3"),
+  revision: statement("revision", "SELECT n, epoch FROM revisions WHERE collection = $1"),
   postList: statement("post-list", `SELECT ${POST} FROM posts ORDER BY seq`),
   postGet: statement("post-get", `SELECT ${POST} FROM posts WHERE id = $1`),
   // In a transaction: the row is locked until COMMIT, and a writer that got there first is waited for, then read as it left it.
@@ -273,6 +302,11 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     throw error instanceof StoreOpenError ? error : new StoreOpenError(describeOpenFailure(error, url));
   }
 
+  const revision = async (collection: "posts" | "facts"): Promise<Revision> => {
+    const row = (await query<{ n: string; epoch: string }>(Q.revision(collection))).rows[0]!;
+    return { epoch: row.epoch, n: Number(row.n) };
+  };
+
   const getPost = async (id: string): Promise<Post | undefined> => {
     const row = (await query<PostRow>(Q.postGet(id))).rows[0];
     return row === undefined ? undefined : toPost(row);
@@ -310,6 +344,9 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         return (await c.query(Q.postDelete(id))).rowCount === 1;
       });
     },
+    page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit))).rows, toPost),
+    span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
+    revision: () => revision("posts"),
   };
 
   const articles: ArticleStore = {
@@ -342,6 +379,9 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       return row === undefined ? undefined : toFact(row);
     },
     create: async (text, source) => toFact((await query<FactRow>(Q.factInsert(text, source, stamp()))).rows[0]!),
+    page: async (q) => pageOf((await query<FactRow & Positioned>(Q.factPage(...bounds(q), q.limit))).rows, toFact),
+    span: async (q) => spanOf((await query<Positioned>(Q.factSpan(...bounds(q), q.limit + 1))).rows, q.limit),
+    revision: () => revision("facts"),
   };
 
   const findToken = async (hash: TokenHash): Promise<TokenRecord | undefined> => {

@@ -41,4 +41,24 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tokens ADD COLUMN last_used_at TEXT;
   CREATE UNIQUE INDEX tokens_one_setting ON tokens (origin) WHERE origin = 'setting';
   `,
+  // 3: a revision counter per listable collection, bumped by triggers in the
+  // same transaction as every insert, update and delete of that collection
+  // (so no write path can forget it, and a rolled-back write bumps nothing),
+  // for list ETags that every process on the file agrees on. The epoch, drawn
+  // once per database, keeps two databases from sharing a revision. Keyset
+  // pages need no new index: posts.seq and facts.id are the rowid.
+  `
+  CREATE TABLE revisions (
+    collection TEXT PRIMARY KEY,
+    n          INTEGER NOT NULL,
+    epoch      TEXT NOT NULL
+  );
+  INSERT INTO revisions (collection, n, epoch) VALUES ('posts', 0, lower(hex(randomblob(8)))), ('facts', 0, lower(hex(randomblob(8))));
+  CREATE TRIGGER posts_revision_insert AFTER INSERT ON posts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'posts'; END;
+  CREATE TRIGGER posts_revision_update AFTER UPDATE ON posts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'posts'; END;
+  CREATE TRIGGER posts_revision_delete AFTER DELETE ON posts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'posts'; END;
+  CREATE TRIGGER facts_revision_insert AFTER INSERT ON facts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'facts'; END;
+  CREATE TRIGGER facts_revision_update AFTER UPDATE ON facts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'facts'; END;
+  CREATE TRIGGER facts_revision_delete AFTER DELETE ON facts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'facts'; END;
+  `,
 ];

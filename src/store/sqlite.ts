@@ -22,9 +22,13 @@ import type {
   Fact,
   FactStore,
   Guard,
+  Page,
+  PageQuery,
+  PageSpan,
   Post,
   PostFields,
   PostStore,
+  Revision,
   Role,
   SeedData,
   SettingResult,
@@ -87,6 +91,21 @@ const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.
 
 const TOKEN = "id, role, origin, hash, created_at, last_used_at";
 
+/** A page query's bounds as SQL parameters: (after, through], and one row more than the limit for a span. */
+const bounds = (query: PageQuery): [number, number] => [query.after ?? 0, query.through ?? Number.MAX_SAFE_INTEGER];
+
+/** A page from its rows (each with its position), in order. */
+function pageOf<R extends { pos: number }, T>(rows: R[], to: (row: R) => T): Page<T> {
+  const last = rows.at(-1)?.pos;
+  return last === undefined ? { items: rows.map(to) } : { items: rows.map(to), last };
+}
+
+/** Where a page ends, from up to limit + 1 positions after its start. */
+function spanOf(positions: number[], limit: number): PageSpan {
+  const last = positions[Math.min(limit, positions.length) - 1];
+  return last === undefined ? { more: false } : { last, more: positions.length > limit };
+}
+
 /**
  * Open (creating if needed) the database file `file`, or ":memory:".
  *
@@ -105,6 +124,12 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
 
   const q = {
     postList: db.prepare<[], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts ORDER BY seq"),
+    // Keyset pages: a range of the rowid (seq), so a page costs the same at any depth.
+    postPage: db.prepare<[number, number, number], PostRow & { pos: number }>(
+      "SELECT seq AS pos, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+    ),
+    postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").pluck(),
+    revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
     postGet: db.prepare<[string], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts WHERE id = ?"),
     postInsert: db.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"),
     postUpdate: db.prepare("UPDATE posts SET title = ?, body = ?, author = ?, tags = ?, updated_at = ? WHERE id = ?"),
@@ -116,6 +141,10 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     articleUpdate: db.prepare("UPDATE articles SET title = ?, body = ?, author = ?, updated_at = ? WHERE id = ?"),
     factList: db.prepare<[], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id"),
     factGet: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id = ?"),
+    factPage: db.prepare<[number, number, number], FactRow & { pos: number }>(
+      "SELECT id AS pos, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+    ),
+    factSpan: db.prepare<[number, number, number], number>("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?").pluck(),
     factCount: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM facts"),
     factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ?"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
@@ -131,6 +160,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     tokenClaim: db.prepare<[number], TokenRow>(`UPDATE tokens SET origin = 'setting' WHERE id = ? RETURNING ${TOKEN}`),
     tokenMarkUsed: db.prepare("UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)"),
     tokenHasAdmin: db.prepare<[], { one: number }>("SELECT 1 AS one FROM tokens WHERE role = 'admin' LIMIT 1"),
+  };
+
+  const revision = (collection: "posts" | "facts"): Revision => {
+    const row = q.revision.get(collection)!;
+    return { epoch: row.epoch, n: row.n };
   };
 
   const getPost = (id: string): Post | undefined => {
@@ -176,6 +210,9 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     },
     update: async (id, change) => updatePost.immediate(id, change),
     delete: async (id, guard) => deletePost.immediate(id, guard),
+    page: async (query) => pageOf(q.postPage.all(...bounds(query), query.limit), toPost),
+    span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
+    revision: async () => revision("posts"),
   };
 
   const articles: ArticleStore = {
@@ -201,6 +238,9 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
         return index === undefined ? undefined : toFact(q.factAt.get(index)!);
       })(),
     create: async (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
+    page: async (query) => pageOf(q.factPage.all(...bounds(query), query.limit), toFact),
+    span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
+    revision: async () => revision("facts"),
   };
 
   const findToken = (hash: TokenHash): TokenRecord | undefined => {

@@ -65,6 +65,67 @@ export type Change<T, F> = (current: T) => F;
 export type Guard<T> = (current: T) => void;
 
 // ---------------------------------------------------------------------------
+// Collections: pages and revisions
+
+/**
+ * Where an item sits in its collection's order: a whole number that only
+ * grows with creation (a post's creation sequence, a fact's id), never reused
+ * and never moved by an update. Pages are cut by position (keyset paging),
+ * so a page costs the same wherever it starts, and an item added or deleted
+ * between two pages neither shifts nor repeats any other item: new items
+ * have higher positions than every item that existed before them.
+ * (PostgreSQL draws positions from a sequence when an insert starts, so an
+ * insert still in flight while a page is read may commit below that page's
+ * end; one that starts after a page was read lands after it.)
+ */
+export type Position = number;
+
+export interface PageQuery {
+  /** Start after this position; absent or 0: from the first item. */
+  readonly after?: Position;
+  /** At most this many items (a whole number of at least 1). */
+  readonly limit: number;
+  /** Leave out the items past this position. */
+  readonly through?: Position;
+}
+
+/** Where a page ends, without its items. */
+export interface PageSpan {
+  /** The position of the page's last item; absent when the page is empty. */
+  readonly last?: Position;
+  /** Whether items follow `last` (up to `through`, when given). */
+  readonly more: boolean;
+}
+
+/** Up to `limit` items after `after`, in the collection's order; a fresh array. Read in one statement: a consistent snapshot. */
+export interface Page<T> {
+  readonly items: T[];
+  /** The position of the last item of `items`; absent when there are none. */
+  readonly last?: Position;
+}
+
+/**
+ * The version of a collection as a whole. `n` grows by one with every write
+ * to the collection (each item created, changed or deleted), in the same
+ * transaction as the write, and never otherwise; every process on one
+ * database reads the same value. `epoch` is drawn at random when the
+ * database (or memory store) is created, so two databases never share a
+ * revision even when their counters agree.
+ */
+export interface Revision {
+  readonly epoch: string;
+  readonly n: number;
+}
+
+/** The cursor-style reads every listable collection offers. */
+export interface PagedCollection<T> {
+  page(query: PageQuery): Promise<Page<T>>;
+  /** Where `page(query)` would end, and whether more items follow it, from the index alone (no item is read). */
+  span(query: PageQuery): Promise<PageSpan>;
+  revision(): Promise<Revision>;
+}
+
+// ---------------------------------------------------------------------------
 // Posts
 
 /**
@@ -96,7 +157,7 @@ export interface Post extends NewPost {
   readonly updatedAt: Timestamp;
 }
 
-export interface PostStore {
+export interface PostStore extends PagedCollection<Post> {
   /** All posts, oldest first (in the order they were created); a fresh array. */
   list(): Promise<Post[]>;
   get(id: string): Promise<Post | undefined>;
@@ -172,7 +233,7 @@ export interface Fact {
   readonly createdAt: Timestamp;
 }
 
-export interface FactStore {
+export interface FactStore extends PagedCollection<Fact> {
   /** All facts in id order (creation order); a fresh array. */
   list(): Promise<Fact[]>;
   get(id: string): Promise<Fact | undefined>;

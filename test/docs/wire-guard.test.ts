@@ -183,17 +183,17 @@ t.test("cross-site use is refused: Origin of another site, Sec-Fetch-Site, text/
   t.equal(await viaHost("127.0.0.1:8080", "http://127.0.0.1:8080, http://evil.example"), 403, "two Origin values are refused");
 });
 
-/** An app over a store whose posts.list() calls `hook` first (once), to see the wire view's work begin. */
+/** An app over a store whose posts.page() (how a list reads its posts) calls `hook` first (once), to see the wire view's work begin. */
 async function hookedApp(): Promise<{ app: ReturnType<typeof createApp>; store: Store; onFirstList: (hook: () => void) => void }> {
   const store = createMemoryStore();
   await seed(store);
   let hook: (() => void) | null = null;
-  const list = store.posts.list.bind(store.posts);
-  (store.posts as { list: () => ReturnType<typeof list> }).list = () => {
+  const page = store.posts.page.bind(store.posts);
+  (store.posts as { page: typeof page }).page = (query) => {
     const h = hook;
     hook = null;
     h?.();
-    return list();
+    return page(query);
   };
   return { app: createApp({ store }), store, onFirstList: (h) => (hook = h) };
 }

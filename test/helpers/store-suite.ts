@@ -13,6 +13,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Test } from "tap";
 import { SEED_ARTICLES, SEED_FACTS, seed } from "../../src/store/seed.js";
 import { asTokenHash, type NewArticle, type Store, type StoreOptions } from "../../src/store/types.js";
+import { pagesSuite } from "./store-pages-suite.js";
 
 export type StoreFactory = (options?: StoreOptions) => Promise<Store>;
 
@@ -867,6 +868,8 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         t.throws(() => asTokenHash(hash.slice(1)), TypeError, "of exactly 64 digits");
       });
     });
+
+    await pagesSuite(t, open);
 
     await t.test("close", async (t) => {
       const store = await makeStore();

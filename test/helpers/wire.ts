@@ -1,6 +1,7 @@
 // Test-side tools for looking at raw HTTP bytes: a minimal response splitter
-// (Content-Length framing only, which is all this server writes) and helpers
-// to run a server on a free loopback port and talk to it over a real socket.
+// (the framings this server writes: Content-Length, and chunked for a
+// streamed body) and helpers to run a server on a free loopback port and talk
+// to it over a real socket.
 
 import net from "node:net";
 import { once } from "node:events";
@@ -41,12 +42,41 @@ export function splitResponses(bytes: Buffer, headRequests: readonly boolean[] =
     pos = end + 4;
     let length = 0;
     const isHead = status >= 200 && headRequests[out.filter((r) => r.status >= 200).length] === true;
-    if (!isHead && status >= 200 && headers["content-length"] !== undefined) length = Number(headers["content-length"]);
+    const withBody = !isHead && status >= 200 && status !== 204 && status !== 304;
+    if (withBody && headers["transfer-encoding"] === "chunked") {
+      const { content, next } = dechunk(bytes, pos);
+      pos = next;
+      out.push({ statusLine, status, headers, fieldOrder, body: content.toString("utf8") });
+      continue;
+    }
+    if (withBody && headers["content-length"] !== undefined) length = Number(headers["content-length"]);
     const body = bytes.toString("utf8", pos, pos + length);
     pos += length;
     out.push({ statusLine, status, headers, fieldOrder, body });
   }
   return out;
+}
+
+/**
+ * A chunked body (RFC 9112 §7.1) from `start`: its content, and where the
+ * message ends. Throws when the last chunk never came (a cut stream).
+ */
+export function dechunk(bytes: Buffer, start: number): { content: Buffer; next: number } {
+  const parts: Buffer[] = [];
+  let pos = start;
+  for (;;) {
+    const eol = bytes.indexOf("\r\n", pos, "latin1");
+    if (eol === -1) throw new Error(`Chunked body cut short at byte ${pos}: no last chunk`);
+    const size = parseInt(bytes.toString("latin1", pos, eol).split(";")[0]!, 16);
+    if (!Number.isInteger(size) || eol + 2 + size + 2 > bytes.length) throw new Error(`Chunked body cut short at byte ${pos}: no last chunk`);
+    if (size === 0) {
+      const trailerEnd = bytes.indexOf("\r\n", eol + 2, "latin1"); // no trailer fields: the empty line follows
+      if (trailerEnd !== eol + 2) throw new Error(`Chunked body: unexpected trailer at byte ${eol + 2}`);
+      return { content: Buffer.concat(parts), next: trailerEnd + 2 };
+    }
+    parts.push(bytes.subarray(eol + 2, eol + 2 + size));
+    pos = eol + 2 + size + 2;
+  }
 }
 
 export interface Running {

@@ -89,3 +89,50 @@ t.test("full durability is a setting", async (t) => {
   t.equal((await again.posts.get("x"))?.id, "x");
   await again.close();
 });
+
+t.test("two stores on one file (as two processes would be) read one revision, moved by either's writes", async (t) => {
+  const file = freshFile();
+  const a = createSqliteStore(file);
+  const b = createSqliteStore(file);
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  t.strictSame(await a.posts.revision(), await b.posts.revision());
+  await a.posts.create({ id: "from-a", title: "t", body: "b" });
+  t.strictSame(await b.posts.revision(), await a.posts.revision());
+  t.equal((await b.posts.revision()).n, 1);
+  await b.posts.update("from-a", (p) => ({ title: "changed by b", body: p.body }));
+  await b.posts.delete("from-a");
+  t.equal((await a.posts.revision()).n, 3, "a sees b's update and delete");
+  await b.facts.create("A fact.", "api");
+  t.strictSame(await a.facts.revision(), await b.facts.revision());
+});
+
+t.test("a page is a range of the rowid: the same cost at any depth, never a scan", async (t) => {
+  const file = freshFile();
+  await createSqliteStore(file).close();
+  const raw = new Database(file, { readonly: true });
+  t.teardown(() => raw.close());
+  const plan = (sql: string) => (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0, 100, 10) as { detail: string }[]).map((r) => r.detail).join("; ");
+  t.match(plan("SELECT seq, id FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"), /^SEARCH posts USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)$/);
+  t.match(plan("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"), /^SEARCH facts USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)$/);
+});
+
+t.test("a database of schema version 2 gains revisions, counting from 0, and keeps its posts in order", async (t) => {
+  const file = freshFile();
+  const old = new Database(file);
+  old.exec(MIGRATIONS[0]!);
+  old.exec(MIGRATIONS[1]!);
+  old.pragma("user_version = 2");
+  for (const id of ["one", "two", "three"]) {
+    old.prepare("INSERT INTO posts (id, title, body, published_at, updated_at) VALUES (?, 't', 'b', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')").run(id);
+  }
+  old.close();
+  const store = createSqliteStore(file);
+  t.teardown(() => store.close());
+  t.equal((await store.posts.revision()).n, 0);
+  t.strictSame((await store.posts.page({ limit: 10 })).items.map((p) => p.id), ["one", "two", "three"]);
+  await store.posts.delete("two");
+  t.equal((await store.posts.revision()).n, 1);
+});

@@ -1,0 +1,60 @@
+// Filling a startline SQLite database with many posts directly, not through
+// HTTP: a million posts through the API would take the benchmark longer than
+// the measurement. The schema comes from the store itself (its migrations);
+// the rows go in through one prepared INSERT in one transaction, so the
+// store's triggers move the revision counter exactly as the server's own
+// writes do, and the rows are what the server would have written.
+
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { DATABASE_FILE } from "../src/store/open.js";
+import { createSqliteStore } from "../src/store/sqlite.js";
+
+export interface FillOptions {
+  /** How many posts. */
+  readonly posts: number;
+  /** Characters of each post's body (0: a short sentence of about 100). */
+  readonly bodyChars?: number;
+}
+
+/** The n-th post's columns (1-based): varied a little, as real posts are. */
+function row(n: number, bodyChars: number, at: string): [string, string, string, string | null, string | null, string, string] {
+  const sentence = `Post ${n}: a request line, header fields, an empty line, then the body; framing decides where it ends. `;
+  const body = bodyChars > 0 ? sentence.repeat(Math.ceil(bodyChars / sentence.length)).slice(0, bodyChars) : sentence;
+  return [
+    `post-${String(n).padStart(7, "0")}`,
+    `Notes on HTTP/1.1, part ${n}`,
+    body,
+    n % 2 === 0 ? "ana" : null,
+    n % 3 === 0 ? JSON.stringify(["http", `tag-${n % 100}`]) : null,
+    at,
+    at,
+  ];
+}
+
+/**
+ * Creates (or extends) the database in `dataDir` with `posts` more posts, in
+ * one transaction. Resolves with how long the insert took, in seconds.
+ */
+export async function fillPosts(dataDir: string, options: FillOptions): Promise<number> {
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, DATABASE_FILE);
+  await createSqliteStore(file).close(); // the schema, by the store's own migrations
+  const db = new Database(file);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = OFF"); // a throwaway benchmark file: no fsync per page
+    const insert = db.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const start = (db.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
+    const at = new Date().toISOString();
+    const began = performance.now();
+    db.transaction(() => {
+      for (let n = start + 1; n <= start + options.posts; n++) insert.run(...row(n, options.bodyChars ?? 0, at));
+    })();
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    return (performance.now() - began) / 1000;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,103 @@
+// The streamed list body on its own: the same bytes as serializing the whole
+// wrapper, for any strings; batches that follow the items' sizes; and nothing
+// read past what the consumer asked for.
+
+import t from "tap";
+import fc from "fast-check";
+import { dump, load } from "js-yaml";
+import { BATCH_TARGET_CHARS, FIRST_BATCH, listBody, MAX_BATCH, PIECE_CHARS, type ListSource } from "../../src/api/list-body.js";
+import type { Page, PageQuery } from "../../src/store/types.js";
+
+/** Items at positions 1, 2, 3, ..., served a page at a time, with every query recorded. */
+function source<T>(items: readonly T[]): ListSource<T> & { queries: PageQuery[] } {
+  const queries: PageQuery[] = [];
+  return {
+    queries,
+    async page(query): Promise<Page<T>> {
+      queries.push(query);
+      const from = query.after ?? 0;
+      const to = Math.min(items.length, from + query.limit, query.through ?? Infinity);
+      const slice = items.slice(from, Math.max(from, to));
+      return slice.length === 0 ? { items: [] } : { items: slice, last: from + slice.length };
+    },
+  };
+}
+
+async function collect(body: AsyncIterable<string>): Promise<string[]> {
+  const pieces: string[] = [];
+  for await (const piece of body) pieces.push(piece);
+  return pieces;
+}
+
+/** Strings that need quoting, escaping or a block scalar in YAML, mixed with arbitrary Unicode. */
+const awkward = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 30 }).filter((s) => !/\p{Cs}/u.test(s)), // well-formed: the API refuses lone surrogates,
+  fc.constantFrom("", " ", "- x", ": ", "a: b", "#", "'", '"', "\n", "\r\n", "\t", "  x", "x  ", "null", "~", "yes", "no", "on", "0x1f", "1e3", "0123", "&a", "*a", "!t", "%", "@", "`", "{a}", "[x]", "\u2028", "\u0085", "\ufeff", "é", "😀"),
+  fc.array(fc.constantFrom("a", " ", "\n", ":", "-", "#", "'", '"', "\\", "\u2028", "😀"), { maxLength: 20 }).map((a) => a.join("")),
+);
+
+const post = fc.record(
+  {
+    id: fc.stringMatching(/^[A-Za-z0-9_-]{1,10}$/),
+    title: awkward,
+    body: awkward,
+    author: awkward,
+    tags: fc.array(awkward, { maxLength: 4 }),
+    publishedAt: fc.constant("2026-01-01T00:00:00.000Z"),
+  },
+  { requiredKeys: ["id", "title", "body", "publishedAt"] },
+);
+
+t.test("for any items: the bytes of JSON.stringify and of js-yaml's dump of the whole wrapper, and they read back exactly", async (t) => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(post, { maxLength: 40 }), async (items) => {
+      const json = (await collect(listBody(source(items), { wrapper: "posts", format: "json" }))).join("");
+      const yaml = (await collect(listBody(source(items), { wrapper: "posts", format: "yaml" }))).join("");
+      return (
+        json === JSON.stringify({ posts: items }) &&
+        yaml === dump({ posts: items }, { noRefs: true, lineWidth: -1 }) &&
+        JSON.stringify(load(yaml)) === JSON.stringify({ posts: items })
+      );
+    }),
+    { numRuns: 300 },
+  );
+  t.pass("300 random lists");
+});
+
+t.test("batches start small and follow the items' sizes; pieces are about PIECE_CHARS", async (t) => {
+  const small = Array.from({ length: 5000 }, (_, i) => ({ id: `s${i}` }));
+  const src = source(small);
+  const pieces = await collect(listBody(src, { wrapper: "posts", format: "json" }));
+  t.equal(src.queries[0]!.limit, FIRST_BATCH, "the first batch is small, for an early first byte");
+  t.ok(src.queries.slice(1).every((q) => q.limit === MAX_BATCH), "small items: full batches");
+  // A piece is handed on once it reaches PIECE_CHARS, or earlier when the producer has worked TURN_MS (which depends on the machine).
+  t.ok(pieces.every((p) => p.length < PIECE_CHARS + 100), "pieces of at most about PIECE_CHARS");
+  t.equal(pieces.join(""), JSON.stringify({ posts: small }));
+
+  const large = Array.from({ length: 60 }, (_, i) => ({ id: `l${i}`, body: "x".repeat(50_000) }));
+  const big = source(large);
+  await collect(listBody(big, { wrapper: "posts", format: "yaml" }));
+  const later = big.queries.slice(1).map((q) => q.limit);
+  t.ok(later.every((limit) => limit * 50_000 <= BATCH_TARGET_CHARS * 1.1), `large items: batches of about ${BATCH_TARGET_CHARS} characters (${later.join(", ")})`);
+});
+
+t.test("through and after bound the items; nothing is read before the first piece is asked for", async (t) => {
+  const items = Array.from({ length: 50 }, (_, i) => ({ id: `i${i}` }));
+  const src = source(items);
+  const body = listBody(src, { wrapper: "facts", format: "json", after: 10, through: 20 });
+  t.equal(src.queries.length, 0, "made, not started: nothing read");
+  t.strictSame(JSON.parse((await collect(body)).join("")), { facts: items.slice(10, 20) });
+});
+
+t.test("a consumer that stops (a client that left) stops the reading: nothing is held, nothing more is read", async (t) => {
+  const items = Array.from({ length: 20_000 }, (_, i) => ({ id: `i${i}`, text: "some text to fill the pieces" }));
+  const src = source(items);
+  const body = listBody(src, { wrapper: "posts", format: "json" });
+  await body.next();
+  await body.next();
+  const read = src.queries.length;
+  t.ok(read <= 8, `only the batches two pieces need (${read} of ${Math.ceil(items.length / MAX_BATCH)})`);
+  t.strictSame(await body.return(undefined), { done: true, value: undefined });
+  t.strictSame(await body.next(), { done: true, value: undefined });
+  t.equal(src.queries.length, read, "no batch read after the consumer stopped");
+});

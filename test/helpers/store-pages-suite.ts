@@ -1,0 +1,242 @@
+// The shared suite for the cursor-style reads of the listable collections
+// (posts and facts): keyset pages, their spans, and the revision counter.
+// Run by storeSuite for every Store implementation.
+
+import type { Test } from "tap";
+import type { Fact, Page, PagedCollection, Position, Store, StoreOptions } from "../../src/store/types.js";
+import { seed, SEED_FACTS } from "../../src/store/seed.js";
+
+type Open = (t: Test, options?: StoreOptions) => Promise<Store>;
+
+/** A small deterministic generator (mulberry32), so a failing round can be replayed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const post = (id: string) => ({ id, title: `Title ${id}`, body: `Body of ${id}` });
+
+async function createPosts(store: Store, ids: readonly string[]): Promise<void> {
+  for (const id of ids) await store.posts.create(post(id));
+}
+
+/** Every page of `limit` items from the start, checking each page's own promises on the way. */
+async function walk<T>(t: Test, collection: PagedCollection<T>, limit: number): Promise<T[]> {
+  const all: T[] = [];
+  let after: Position = 0;
+  for (let pages = 0; pages < 10_000; pages++) {
+    const span = await collection.span({ after, limit });
+    const page: Page<T> = await collection.page({ after, limit });
+    t.ok(page.items.length <= limit, "a page holds at most limit items");
+    t.equal(page.last, span.last, "span ends where the page ends");
+    if (page.last !== undefined) t.ok(page.last > after, "positions grow");
+    all.push(...page.items);
+    if (!span.more) {
+      t.equal((await collection.page({ after: page.last ?? after, limit })).items.length, 0, "nothing after the last page");
+      return all;
+    }
+    t.equal(page.items.length, limit, "a page with more after it is full");
+    after = page.last!;
+  }
+  throw new Error("the walk did not end");
+}
+
+const ids = (items: readonly { id: string }[]) => items.map((item) => item.id);
+
+export async function pagesSuite(t: Test, open: Open): Promise<void> {
+  await t.test("pages and revisions", async (t) => {
+    await t.test("an empty collection: an empty page, no span, and a revision", async (t) => {
+      const store = await open(t);
+      t.strictSame(await store.posts.page({ limit: 10 }), { items: [] });
+      t.strictSame(await store.posts.span({ limit: 10 }), { more: false });
+      const rev = await store.posts.revision();
+      t.equal(rev.n, 0);
+      t.match(rev.epoch, /^[0-9a-f]{16}$/);
+    });
+
+    await t.test("pages walk the posts in list order, each exactly once, whatever the page size", async (t) => {
+      const store = await open(t);
+      const names = Array.from({ length: 23 }, (_, i) => `p${i}`);
+      await createPosts(store, names);
+      await store.posts.update("p4", (p) => ({ title: "changed", body: p.body })); // keeps its place
+      const list = await store.posts.list();
+      for (const limit of [1, 4, 5, 23, 100]) {
+        t.strictSame(await walk(t, store.posts, limit), list, `limit ${limit}`);
+      }
+      const first = await store.posts.page({ limit: 5 });
+      t.strictSame(JSON.stringify(first.items), JSON.stringify(list.slice(0, 5)), "the same bytes as list()");
+    });
+
+    await t.test("through leaves out what lies past it; span says what remains up to it", async (t) => {
+      const store = await open(t);
+      await createPosts(store, ["a", "b", "c", "d", "e"]);
+      const head = await store.posts.page({ limit: 3 });
+      t.strictSame(ids(head.items), ["a", "b", "c"]);
+      const through = head.last!;
+      t.strictSame(ids((await store.posts.page({ limit: 10, through })).items), ["a", "b", "c"]);
+      t.strictSame(await store.posts.span({ limit: 10, through }), { last: through, more: false });
+      t.strictSame(await store.posts.span({ limit: 2, through }), { last: (await store.posts.page({ limit: 2 })).last, more: true });
+      const tail = await store.posts.page({ after: through, limit: 10 });
+      t.strictSame(ids(tail.items), ["d", "e"]);
+      t.strictSame(await store.posts.page({ after: tail.last!, limit: 10 }), { items: [] }, "after the end: empty");
+      t.strictSame(await store.posts.page({ after: Number.MAX_SAFE_INTEGER, limit: 10 }), { items: [] }, "far past the end: empty");
+    });
+
+    await t.test("paging while posts are added, changed and deleted between pages: nothing skipped, nothing repeated", async (t) => {
+      const random = prng(14);
+      for (let round = 0; round < 4; round++) {
+        const store = await open(t);
+        const start = Array.from({ length: 40 }, (_, i) => `r${round}-${i}`);
+        await createPosts(store, start);
+        const deleted = new Set<string>();
+        const added: string[] = [];
+        const seen: string[] = [];
+        let after: Position = 0;
+        for (let pages = 0; ; pages++) {
+          const page = await store.posts.page({ after, limit: 6 });
+          seen.push(...ids(page.items));
+          if (page.items.length === 0) break;
+          after = page.last!;
+          if (pages >= 8) continue; // then walk to the end undisturbed
+          // Between pages: a new post, a change, and a deletion somewhere (seen or not).
+          const id = `r${round}-new-${added.length}`;
+          await store.posts.create(post(id));
+          added.push(id);
+          const alive = (await store.posts.list()).map((p) => p.id);
+          await store.posts.update(alive[Math.floor(random() * alive.length)]!, (p) => ({ title: p.title + "!", body: p.body }));
+          const victim = alive[Math.floor(random() * alive.length)]!;
+          await store.posts.delete(victim);
+          deleted.add(victim);
+        }
+        t.equal(new Set(seen).size, seen.length, `round ${round}: no post twice`);
+        const kept = [...start, ...added].filter((id) => !deleted.has(id));
+        t.strictSame(kept.filter((id) => !seen.includes(id)), [], `round ${round}: every post never deleted was seen`);
+        const order = [...start, ...added];
+        t.strictSame(seen, [...seen].sort((x, y) => order.indexOf(x) - order.indexOf(y)), `round ${round}: in creation order`);
+      }
+    });
+
+    await t.test("paging while other callers write at the same moment: nothing repeated, nothing present throughout missed", async (t) => {
+      const store = await open(t);
+      const stable = Array.from({ length: 30 }, (_, i) => `s${i}`);
+      const doomed = Array.from({ length: 30 }, (_, i) => `d${i}`);
+      // Interleaved, so the deletions open gaps all along the collection.
+      await createPosts(store, stable.flatMap((id, i) => [id, doomed[i]!]));
+      const seen: string[] = [];
+      let after: Position = 0;
+      for (let i = 0; ; i++) {
+        const [page] = await Promise.all([
+          store.posts.page({ after, limit: 4 }),
+          i < 25 ? store.posts.create(post(`c${i}`)) : Promise.resolve(undefined),
+          i < doomed.length ? store.posts.delete(doomed[i]!) : Promise.resolve(false),
+        ]);
+        seen.push(...ids(page.items));
+        if (page.items.length === 0) break;
+        after = page.last!;
+        if (i > 200) throw new Error("the walk did not end");
+      }
+      t.equal(new Set(seen).size, seen.length, "no post twice");
+      t.strictSame(stable.filter((id) => !seen.includes(id)), [], "every post present throughout was seen");
+    });
+
+    await t.test("a page holds what list() holds, byte for byte, for facts too", async (t) => {
+      const store = await open(t);
+      await seed(store);
+      for (let i = 0; i < 5; i++) await store.facts.create(`Fact number ${i}.`, "api");
+      const list = await store.facts.list();
+      t.equal(list.length, SEED_FACTS.length + 5);
+      for (const limit of [1, 7, 36, 1000]) {
+        const walked = await walk<Fact>(t, store.facts, limit);
+        t.equal(JSON.stringify(walked), JSON.stringify(list), `limit ${limit}`);
+      }
+      const second = await store.facts.page({ limit: 2 });
+      t.strictSame(ids(second.items), ["1", "2"]);
+      t.strictSame(ids((await store.facts.page({ after: second.last!, limit: 2 })).items), ["3", "4"], "a fact's position follows its id");
+      t.strictSame(ids((await store.facts.page({ after: 3, through: 5, limit: 10 })).items), ["4", "5"]);
+    });
+
+    await t.test("the posts revision moves by one on every write, and on nothing else", async (t) => {
+      const store = await open(t);
+      const n = async () => (await store.posts.revision()).n;
+      const epoch = (await store.posts.revision()).epoch;
+      t.equal(await n(), 0);
+      await store.posts.create(post("a"));
+      t.equal(await n(), 1, "create");
+      await store.posts.create(post("a"));
+      t.equal(await n(), 1, "create of an id that exists: no write");
+      await store.posts.update("a", (p) => ({ title: "new", body: p.body }));
+      t.equal(await n(), 2, "update");
+      await store.posts.update("a", (p) => ({ title: p.title, body: p.body }));
+      t.equal(await n(), 3, "an update that keeps the fields still moves updatedAt: a change");
+      await store.posts.update("missing", (p) => p);
+      t.equal(await n(), 3, "update of a missing post");
+      await t.rejects(
+        store.posts.update("a", () => {
+          throw new Error("412");
+        }),
+      );
+      t.equal(await n(), 3, "a change that throws");
+      await t.rejects(
+        store.posts.delete("a", () => {
+          throw new Error("412");
+        }),
+      );
+      t.equal(await n(), 3, "a guard that throws");
+      t.equal(await store.posts.delete("missing"), false);
+      t.equal(await n(), 3, "delete of a missing post");
+      await store.facts.create("A fact.", "api");
+      await store.articles.update("nope", (a) => a);
+      t.equal(await n(), 3, "writes to other collections");
+      t.equal(await store.posts.delete("a"), true);
+      t.equal(await n(), 4, "delete");
+      t.equal((await store.posts.revision()).epoch, epoch, "the epoch stays");
+    });
+
+    await t.test("the facts revision moves with every fact added, seeded ones included", async (t) => {
+      const store = await open(t);
+      const before = await store.facts.revision();
+      await seed(store);
+      const seeded = await store.facts.revision();
+      t.equal(seeded.n, before.n + SEED_FACTS.length);
+      await store.facts.create("One more.", "api");
+      t.equal((await store.facts.revision()).n, seeded.n + 1);
+      await store.posts.create(post("p"));
+      t.equal((await store.facts.revision()).n, seeded.n + 1, "a post is not a fact");
+    });
+
+    await t.test("many writes at once: the revision counts every one", async (t) => {
+      const store = await open(t);
+      await createPosts(store, ["x", "y"]);
+      const before = (await store.posts.revision()).n;
+      const results = await Promise.all([
+        ...Array.from({ length: 12 }, (_, i) => store.posts.create(post(`many-${i % 6}`))),
+        ...Array.from({ length: 6 }, () => store.posts.update("x", (p) => ({ title: p.title + "+", body: p.body }))),
+        store.posts.delete("y"),
+        store.posts.delete("y"),
+      ]);
+      const writes = results.filter((r) => r === true || (typeof r === "object" && (r.kind === "created" || r.kind === "updated"))).length;
+      t.equal(writes, 6 + 6 + 1, "6 ids created once each, 6 updates, 1 delete");
+      t.equal((await store.posts.revision()).n, before + writes);
+    });
+
+    await t.test("two new stores never share a revision", async (t) => {
+      const a = await open(t);
+      const b = await open(t);
+      t.not((await a.posts.revision()).epoch, (await b.posts.revision()).epoch);
+    });
+
+    await t.test("pages and revisions of a closed store reject", async (t) => {
+      const store = await open(t);
+      await store.close();
+      await t.rejects(store.posts.page({ limit: 1 }));
+      await t.rejects(store.posts.span({ limit: 1 }));
+      await t.rejects(store.posts.revision());
+      await t.rejects(store.facts.page({ limit: 1 }));
+    });
+  });
+}
