@@ -25,9 +25,7 @@
 
 import net from "node:net";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
-import { fmt, memory, percentile, socketCount, startServer, waitFor, type ServerProcess } from "./lib.js";
+import { clockTicks, cpuTicks, fmt, memory, percentile, socketCount, startServer, waitFor, type ServerProcess } from "./lib.js";
 
 const MiB = 1024 * 1024;
 const RSS_LIMIT_MIB = 256;
@@ -213,13 +211,6 @@ async function runFlood(flood: Flood, connections: number): Promise<Row> {
     sentKiB: `${fmt(percentile(sent, 50), 0)} / ${fmt(sent[sent.length - 1] ?? NaN, 0)}`,
     rss: { before, peak, after },
   };
-}
-
-/** utime + stime of a process, in clock ticks (/proc/<pid>/stat fields 14, 15). */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(rest[11]) + Number(rest[12]);
 }
 
 interface PipelineReport {
@@ -419,19 +410,6 @@ async function runIgnoring(connections: number): Promise<IgnoringReport> {
     statuses: [...counts].map(([k, n]) => `${n} × ${k}`).join(", "),
     rss: { before, peak, after },
   };
-}
-
-let ticks: number | undefined;
-/** Clock ticks per second, the unit of /proc/<pid>/stat's utime and stime. */
-function clockTicks(): number {
-  if (ticks === undefined) {
-    try {
-      ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-    } catch {
-      ticks = 100;
-    }
-  }
-  return ticks;
 }
 
 async function main(): Promise<number> {

@@ -10,6 +10,9 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { withoutSettings } from "../../src/config.js";
 
+/** utime + stime of a process in clock ticks, and ticks per second: the bench's own /proc readers. */
+export { clockTicksPerSecond as clockTicks, cpuTicks } from "../proc.js";
+
 /** dist/bench/hardening/ -> dist/src/main.js */
 export const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "main.js");
 
