@@ -7,7 +7,7 @@ import type { Context } from "./context.js";
 import { log } from "./context.js";
 import { serverCores } from "./launch.js";
 import { clockTicksPerSecond, cpuTicks, systemTicks } from "./proc.js";
-import { SERVER_LABEL, type IdleRecord, type RunRecord, type ServerKind } from "./report.js";
+import { SERVER_LABEL, type IdleRecord, type RunRecord } from "./report.js";
 import type { Scenario } from "./scenarios.js";
 
 
@@ -34,14 +34,18 @@ function checkCores(ctx: Context, where: string, scenario: Scenario, processes: 
 /** `discarded`: a run measured again; what went wrong still counts, but for having no response at all. */
 export function checkRun(ctx: Context, scenario: Scenario, run: RunRecord, discarded = false): void {
   const where = `${run.scenario} / ${SERVER_LABEL[run.server]} / round ${run.round}`;
-  const m = run.measured;
-  if (m.non2xx > 0 || m.errors > 0 || m.mismatches > 0) {
-    ctx.problems.push(`${where}: ${m.non2xx} non-2xx (status codes ${JSON.stringify(m.statusCodes)}), ${m.errors} errors (${m.timeouts} timeouts), ${m.mismatches} mismatches`);
+  for (const [load, part] of [["autocannon", run], ["wrk", run.wrk]] as const) {
+    if (part === undefined) continue;
+    const m = part.measured;
+    if (m.non2xx > 0 || m.errors > 0 || m.mismatches > 0) {
+      const codes = load === "wrk" ? "status 400 or above" : `status codes ${JSON.stringify(m.statusCodes)}`;
+      ctx.problems.push(`${where} (${load}): ${m.non2xx} non-2xx (${codes}), ${m.errors} errors (${m.timeouts} timeouts), ${m.mismatches} mismatches`);
+    }
+    if (part.warmup !== null && (part.warmup.non2xx > 0 || part.warmup.errors > 0)) {
+      ctx.problems.push(`${where} (${load}): warm-up had ${part.warmup.non2xx} non-2xx and ${part.warmup.errors} errors`);
+    }
+    if (m.requests === 0 && !discarded) ctx.problems.push(`${where} (${load}): no response at all`);
   }
-  if (run.warmup !== null && (run.warmup.non2xx > 0 || run.warmup.errors > 0)) {
-    ctx.problems.push(`${where}: warm-up had ${run.warmup.non2xx} non-2xx and ${run.warmup.errors} errors`);
-  }
-  if (m.requests === 0 && !discarded) ctx.problems.push(`${where}: no response at all`);
   for (const diff of run.responseDiffs) ctx.problems.push(`${where}: response differs from startline's: ${diff}`);
   if (run.exit.code !== 0) ctx.problems.push(`${where}: server exit code ${run.exit.code} (signal ${run.exit.signal}) on SIGTERM`);
   const workers = scenario.workers ?? 1;
@@ -68,15 +72,25 @@ export function checkIdle(ctx: Context, scenario: Scenario, run: IdleRecord): vo
 /** Other processes busy above this share of a core during a run: its figures are suspect. */
 export const BUSY_MACHINE = 0.1;
 
-export function disturbed(run: { readonly machine: { readonly otherCpu: number; readonly stealCpu: number } }): boolean {
-  return run.machine.otherCpu > BUSY_MACHINE || run.machine.stealCpu > BUSY_MACHINE;
+interface Machine {
+  readonly machine: { readonly otherCpu: number; readonly stealCpu: number };
 }
 
-export function checkMachine(ctx: Context, run: { readonly scenario: string; readonly server: ServerKind; readonly round: number; readonly machine: { readonly otherCpu: number; readonly stealCpu: number } }): void {
-  const { otherCpu, stealCpu } = run.machine;
-  if (disturbed(run)) {
+function busy(part: Machine): boolean {
+  return part.machine.otherCpu > BUSY_MACHINE || part.machine.stealCpu > BUSY_MACHINE;
+}
+
+/** Other processes, or the hypervisor, took more than BUSY_MACHINE of a core during the run (or during its wrk part). */
+export function disturbed(run: Machine & { readonly wrk?: Machine }): boolean {
+  return busy(run) || (run.wrk !== undefined && busy(run.wrk));
+}
+
+export function checkMachine(ctx: Context, run: RunRecord): void {
+  for (const [load, part] of [["", run], [" (wrk)", run.wrk]] as const) {
+    if (part === undefined || !busy(part)) continue;
+    const { otherCpu, stealCpu } = part.machine;
     ctx.warnings.push(
-      `${run.scenario} / ${SERVER_LABEL[run.server]} / round ${run.round}: the machine was busy with other work ` +
+      `${run.scenario} / ${SERVER_LABEL[run.server]} / round ${run.round}${load}: the machine was busy with other work ` +
         `(other processes ${(otherCpu * 100).toFixed(0)}% of a core, hypervisor steal ${(stealCpu * 100).toFixed(0)}%)`,
     );
   }

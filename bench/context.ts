@@ -22,6 +22,8 @@ export interface Context {
   readonly options: Options;
   readonly pinning: Pinning;
   readonly loadgen: LoadGenerator;
+  /** wrk runs too, for the scenarios that ask for it (not --no-wrk, and installed). */
+  readonly wrk: boolean;
   readonly workspace: Workspace;
   readonly problems: string[];
   /** Worth knowing, but the figures stand. */

@@ -9,9 +9,11 @@ import { log, type Context, type Reference } from "./context.js";
 import { idleConnections, runSetup, startServer, stopServer } from "./launch.js";
 import type { Options } from "./options.js";
 import { compareResponses, fetchOne } from "./probe.js";
-import { clockTicksPerSecond, cpuTicks, descendants, openFilesLimit, procStatus, systemTicks } from "./proc.js";
-import { SERVER_LABEL, type IdleRecord, type RunIdentity, type RunRecord, type ServerKind } from "./report.js";
+import type { LoadSummary } from "./loadgen.js";
+import { clockTicksPerSecond, cpuTicks, descendants, openFilesLimit, procStatus, reapedChildrenTicks, systemTicks } from "./proc.js";
+import { SERVER_LABEL, type IdleRecord, type LoadRun, type RunIdentity, type RunRecord, type ServerKind } from "./report.js";
 import { bodyCheck, type Scenario } from "./scenarios.js";
+import { runWrk } from "./wrk.js";
 
 const KIB_PER_MIB = 1024;
 
@@ -41,6 +43,48 @@ function identity(scenario: Scenario, server: ServerKind, round: number, positio
   return { scenario: scenario.name, server, round, position, pid: proc.pid, exe: proc.exe, cpusAllowed };
 }
 
+/**
+ * One load run against the server's processes `pids`, with the server's CPU
+ * time and RSS read from /proc around it, and what the rest of the machine
+ * did meanwhile: busy time not spent by the server, the load generators
+ * (autocannon's child, and wrk once it is reaped) or this process.
+ */
+async function accounted(ctx: Context, pids: readonly number[], warmup: LoadSummary | null, run: () => Promise<LoadSummary>): Promise<LoadRun> {
+  const ours = () => cpuTicks(ctx.loadgen.child.pid!) + cpuTicks(process.pid) + reapedChildrenTicks();
+  const othersBefore = ours();
+  const systemBefore = systemTicks();
+  const ticksBefore = sum(pids.map(cpuTicks));
+  const rssBefore = sum(pids.map((pid) => procStatus(pid).rssKiB));
+  const measured = await run();
+  const ticksAfter = sum(pids.map(cpuTicks));
+  const rssAfter = sum(pids.map((pid) => procStatus(pid).rssKiB));
+  const peak = procStatus(pids[0]!).hwmKiB;
+  const systemAfter = systemTicks();
+  const othersAfter = ours();
+  const hz = clockTicksPerSecond();
+  const totalUs = ((ticksAfter - ticksBefore) * 1e6) / hz;
+  const cores = (ticks: number) => (measured.durationS > 0 ? ticks / hz / measured.durationS : Number.NaN);
+  const mine = ticksAfter - ticksBefore + othersAfter - othersBefore;
+  return {
+    warmup,
+    measured,
+    cpu: {
+      ticksBefore,
+      ticksAfter,
+      clockTicksPerSecond: hz,
+      totalUs,
+      usPerRequest: measured.requests > 0 ? totalUs / measured.requests : Number.NaN,
+      share: measured.durationS > 0 ? totalUs / 1e6 / measured.durationS : Number.NaN,
+    },
+    rss: { beforeMiB: rssBefore / KIB_PER_MIB, afterMiB: rssAfter / KIB_PER_MIB, peakMiB: peak / KIB_PER_MIB },
+    machine: {
+      otherCpu: cores(Math.max(0, systemAfter.busy - systemBefore.busy - mine)),
+      irqCpu: cores(systemAfter.irq - systemBefore.irq),
+      stealCpu: cores(systemAfter.steal - systemBefore.steal),
+    },
+  };
+}
+
 export async function measure(ctx: Context, scenario: Scenario, kind: ServerKind, reference: Reference, round: number, position: number): Promise<RunRecord> {
   const { options, loadgen } = ctx;
   const extraEnv: Record<string, string> =
@@ -64,45 +108,25 @@ export async function measure(ctx: Context, scenario: Scenario, kind: ServerKind
     const warmup = options.warmup > 0 ? await loadgen.run({ ...job, duration: options.warmup }) : null;
     const pids = await waitForProcesses(server.pid, scenario.workers ?? 1);
     const processes = pids.map((pid) => ({ pid, cpusAllowed: procStatus(pid).cpusAllowed }));
-    const othersBefore = cpuTicks(loadgen.child.pid!) + cpuTicks(process.pid);
-    const systemBefore = systemTicks();
-    const ticksBefore = sum(pids.map(cpuTicks));
-    const rssBefore = sum(pids.map((pid) => procStatus(pid).rssKiB));
-    const measured = await loadgen.run({ ...job, duration: options.duration });
-    const ticksAfter = sum(pids.map(cpuTicks));
-    const rssAfter = sum(pids.map((pid) => procStatus(pid).rssKiB));
-    const peak = procStatus(server.pid).hwmKiB;
-    const systemAfter = systemTicks();
-    const othersAfter = cpuTicks(loadgen.child.pid!) + cpuTicks(process.pid);
+    const autocannon = await accounted(ctx, pids, warmup, () => loadgen.run({ ...job, duration: options.duration }));
+    let wrk: LoadRun | undefined;
+    if (scenario.wrk === true && ctx.wrk) {
+      // The same server process, warmed up again for wrk's own way of loading it.
+      const wrkJob = { ...job, request: first };
+      const wrkWarmup = options.warmup > 0 ? await runWrk(ctx.pinning, { ...wrkJob, duration: options.warmup }) : null;
+      wrk = await accounted(ctx, pids, wrkWarmup, () => runWrk(ctx.pinning, { ...wrkJob, duration: options.duration }));
+    }
     const pidsAfter = processTree(server.pid);
     if (pidsAfter.join(",") !== pids.join(",")) {
       ctx.problems.push(`${scenario.name} / ${SERVER_LABEL[kind]} / round ${round}: its processes changed during the run (${pids.join(", ")} -> ${pidsAfter.join(", ")})`);
     }
     const exit = await stopServer(server);
-    const hz = clockTicksPerSecond();
-    const totalUs = ((ticksAfter - ticksBefore) * 1e6) / hz;
-    const cores = (ticks: number) => (measured.durationS > 0 ? ticks / hz / measured.durationS : Number.NaN);
-    const ours = ticksAfter - ticksBefore + othersAfter - othersBefore;
     return {
       ...identity(scenario, kind, round, position, server, processes[0]!.cpusAllowed),
       processes,
       responseDiffs,
-      warmup,
-      measured,
-      cpu: {
-        ticksBefore,
-        ticksAfter,
-        clockTicksPerSecond: hz,
-        totalUs,
-        usPerRequest: measured.requests > 0 ? totalUs / measured.requests : Number.NaN,
-        share: measured.durationS > 0 ? totalUs / 1e6 / measured.durationS : Number.NaN,
-      },
-      rss: { beforeMiB: rssBefore / KIB_PER_MIB, afterMiB: rssAfter / KIB_PER_MIB, peakMiB: peak / KIB_PER_MIB },
-      machine: {
-        otherCpu: cores(Math.max(0, systemAfter.busy - systemBefore.busy - ours)),
-        irqCpu: cores(systemAfter.irq - systemBefore.irq),
-        stealCpu: cores(systemAfter.steal - systemBefore.steal),
-      },
+      ...autocannon,
+      ...(wrk === undefined ? {} : { wrk }),
       exit: { code: exit.code, signal: exit.signal },
     };
   } catch (error) {
@@ -212,13 +236,18 @@ export async function captureReference(ctx: Context, scenario: Scenario): Promis
 }
 
 export function logRun(run: RunRecord, rounds: number): void {
-  const m = run.measured;
-  log(
-    `  ${run.scenario} r${run.round}/${rounds} ${SERVER_LABEL[run.server].padEnd(9)} ${Math.round(m.reqPerSec).toString().padStart(7)} req/s ` +
-      `p50 ${m.latencyMs.p50.toFixed(2)} ms p99 ${m.latencyMs.p99.toFixed(2)} ms ${run.cpu.usPerRequest.toFixed(1)} µs/req ` +
-      `rss ${run.rss.afterMiB.toFixed(1)} MiB non-2xx ${m.non2xx} errors ${m.errors} ` +
-      `(cpu: server ${(run.cpu.share * 100).toFixed(0)}%, client ${(m.loadgenCpuShare * 100).toFixed(0)}%, others ${(run.machine.otherCpu * 100).toFixed(0)}%)`,
-  );
+  const line = (load: string, part: LoadRun) => {
+    const m = part.measured;
+    const l = m.latencyMs;
+    return (
+      `  ${run.scenario} r${run.round}/${rounds} ${SERVER_LABEL[run.server].padEnd(9)} ${load.padEnd(10)} ${Math.round(m.reqPerSec).toString().padStart(7)} req/s ` +
+      `p50 ${l.p50.toFixed(2)} ms p99 ${l.p99.toFixed(2)} ms max ${l.max.toFixed(1)} ms ${part.cpu.usPerRequest.toFixed(1)} µs/req ` +
+      `rss ${part.rss.afterMiB.toFixed(1)} MiB non-2xx ${m.non2xx} errors ${m.errors} ` +
+      `(cpu: server ${(part.cpu.share * 100).toFixed(0)}%, client ${(m.loadgenCpuShare * 100).toFixed(0)}%, others ${(part.machine.otherCpu * 100).toFixed(0)}%)`
+    );
+  };
+  log(line("autocannon", run));
+  if (run.wrk !== undefined) log(line("wrk", run.wrk));
 }
 
 export function logIdle(run: IdleRecord, rounds: number): void {

@@ -18,6 +18,8 @@ export interface Options {
   retries: number;
   /** Overrides the idle connections of idle-* scenarios. */
   idleConnections: number | undefined;
+  /** Run wrk too, for the scenarios that ask for it (--no-wrk: autocannon only). */
+  wrk: boolean;
   help: boolean;
 }
 
@@ -56,6 +58,8 @@ Options:
   --wait-quiet <s>     before each run, wait up to <s> seconds until other
                        processes use under 10% of a core (default 0: no wait;
                        for shared machines)
+  --no-wrk             autocannon only: leave out the wrk runs of the engine
+                       scenarios (${SCENARIOS.filter((s) => s.wrk === true).map((s) => s.name).join(", ")})
   --help               this text
 
 Exit status: 0 when every run succeeded with only 2xx responses, no errors
@@ -66,7 +70,7 @@ export class UsageError extends Error {}
 export function parseOptions(argv: readonly string[]): Options {
   const given = new Map<string, string | true>();
   const valued = new Set(["duration", "warmup", "connections", "pipelining", "rounds", "scenarios", "results-dir", "wait-quiet", "retries", "idle-connections"]);
-  const flags = new Set(["quick", "help"]);
+  const flags = new Set(["quick", "help", "no-wrk"]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "-h") {
@@ -110,6 +114,7 @@ export function parseOptions(argv: readonly string[]): Options {
     waitQuiet: number("wait-quiet", 0, 0, false),
     retries: number("retries", quick ? 0 : 2, 0, true),
     idleConnections: given.has("idle-connections") ? number("idle-connections", 1, 1, true) : quick ? QUICK_IDLE_CONNECTIONS : undefined,
+    wrk: !given.has("no-wrk"),
     help: given.has("help"),
   };
 }

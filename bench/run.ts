@@ -3,7 +3,8 @@
 //
 // For each scenario and round, each server is started fresh (the order
 // rotates from round to round), pinned to core 0; the load generator (a child
-// process running autocannon) runs on core 1, and so does this process. After
+// process running autocannon, and wrk after it for the engine scenarios) runs
+// on core 1, and so does this process. After
 // a warm-up, the server's CPU time and RSS are read from /proc before and
 // after the measured run. Prints one markdown table of medians and writes
 // every run to bench/results/<timestamp>.json.
@@ -17,7 +18,8 @@
 //
 // This file is the order of things; the parts are in options.ts (the command
 // line), launch.ts (starting and stopping servers), loadgen-client.ts (the
-// load generator's child process), measure.ts (one run of one server),
+// load generator's child process), wrk.ts (the second load generator),
+// measure.ts (one run of one server),
 // checks.ts (what makes a run trustworthy: responses, pinning, the machine's
 // other load) and report.ts (the tables).
 
@@ -36,17 +38,20 @@ import { NODE_EXE, clockTicksPerSecond, detectPinning, exePath, openFilesLimit, 
 import {
   idleLegend,
   idleTable,
+  latencyTable,
   legend,
   markdownTable,
   summarize,
   summarizeIdle,
   type IdleRecord,
   type IdleSummaryRow,
+  type LoadTool,
   type RunRecord,
   type ServerKind,
   type SummaryRow,
 } from "./report.js";
 import { QUICK_SCENARIOS, SCENARIOS, answersAsExpected, checkScenarios, extraMethods, type Scenario } from "./scenarios.js";
+import { WRK_SCRIPT, wrkUnavailable } from "./wrk.js";
 
 function rotate<T>(items: readonly T[], by: number): T[] {
   const k = by % items.length;
@@ -82,7 +87,7 @@ async function main(argv: readonly string[]): Promise<number> {
     scenarios = SCENARIOS.filter((s) => options.scenarios!.includes(s.name));
   }
 
-  for (const file of [STARTLINE_MAIN, benchScript("servers/node-http"), benchScript("servers/ceiling"), benchScript("loadgen"), AUTOCANNON_METHODS_MODULE, GC_ON_SIGNAL_MODULE]) {
+  for (const file of [STARTLINE_MAIN, benchScript("servers/node-http"), benchScript("servers/ceiling"), benchScript("loadgen"), AUTOCANNON_METHODS_MODULE, GC_ON_SIGNAL_MODULE, WRK_SCRIPT]) {
     if (!existsSync(file)) {
       console.error(`bench: missing ${relative(ROOT, file)} (run it with \`npm run bench\`, which builds first)`);
       return 1;
@@ -120,7 +125,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const loadgenPid = loadgen.child.pid!;
   const loadgenExe = exePath(loadgenPid);
-  const ctx: Context = { options, pinning, loadgen, workspace, problems, warnings: [], currentCa: undefined };
+  // wrk is a Debian package; without it the engine scenarios still run under autocannon, and that is a problem to fix.
+  const wrkMissing = options.wrk && scenarios.some((s) => s.wrk === true) ? wrkUnavailable() : undefined;
+  if (wrkMissing !== undefined) problems.push(`${wrkMissing}: the wrk rows are left out (install it, or pass --no-wrk to leave them out on purpose)`);
+  const ctx: Context = { options, pinning, loadgen, wrk: options.wrk && wrkMissing === undefined, workspace, problems, warnings: [], currentCa: undefined };
   if (loadgenExe !== NODE_EXE) ctx.problems.push(`load generator pid ${loadgenPid} runs ${loadgenExe}, not node`);
   const loadgenCores = procStatus(loadgenPid).cpusAllowed;
   if (pinning.enabled && loadgenCores !== String(pinning.clientCore)) ctx.problems.push(`load generator allowed on cores ${loadgenCores}, expected ${pinning.clientCore}`);
@@ -136,7 +144,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const perRun = options.warmup + options.duration + (options.warmup > 0 ? 1 : 0.6);
   const estimate = scenarios.reduce((total, s) => {
     const servers = s.nodeHttpUnsupported === undefined ? 3 : 2;
-    const perServer = s.idle === undefined ? perRun : 2 * (settleMs(options) / 1000) + 1 + idleConnections(ctx, s) / 4000;
+    const perServer = s.idle === undefined ? perRun * (s.wrk === true && ctx.wrk ? 2 : 1) : 2 * (settleMs(options) / 1000) + 1 + idleConnections(ctx, s) / 4000;
     return total + 1 + servers * perServer * options.rounds;
   }, 0);
   log(
@@ -190,7 +198,7 @@ async function main(argv: readonly string[]): Promise<number> {
             // Other processes took CPU during the run: measure it again, keep this one aside. A run
             // without a single response (the server starved for the whole run on a busy machine) is
             // measured again at least once, even with --retries 0.
-            const empty = run.measured.requests === 0;
+            const empty = run.measured.requests === 0 || run.wrk?.measured.requests === 0;
             const retries = empty ? Math.max(1, options.retries) : options.retries;
             if (!(disturbed(run) || empty) || attempt >= retries) break;
             checkRun(ctx, scenario, run, true);
@@ -203,10 +211,15 @@ async function main(argv: readonly string[]): Promise<number> {
           mine.push(run);
         }
       }
-      for (const kind of ["startline", "node-http", "ceiling"] as const) {
-        if (scenario.idle !== undefined) idleRows.push(summarizeIdle(scenario.name, kind, mineIdle.filter((r) => r.server === kind)));
-        else if (kind === "node-http" && scenario.nodeHttpUnsupported !== undefined) rows.push(summarize(scenario.name, kind, [], scenario.nodeHttpUnsupported));
-        else rows.push(summarize(scenario.name, kind, mine.filter((r) => r.server === kind)));
+      const loads: LoadTool[] = scenario.wrk === true && ctx.wrk ? ["autocannon", "wrk"] : ["autocannon"];
+      for (const load of loads) {
+        for (const kind of ["startline", "node-http", "ceiling"] as const) {
+          if (scenario.idle !== undefined) {
+            idleRows.push(summarizeIdle(scenario.name, kind, mineIdle.filter((r) => r.server === kind)));
+          } else if (kind === "node-http" && scenario.nodeHttpUnsupported !== undefined) {
+            rows.push(summarize(scenario.name, kind, [], scenario.nodeHttpUnsupported, load));
+          } else rows.push(summarize(scenario.name, kind, mine.filter((r) => r.server === kind), undefined, load));
+        }
       }
     }
   } catch (error) {
@@ -229,6 +242,7 @@ async function main(argv: readonly string[]): Promise<number> {
       clockTicksPerSecond: clockTicksPerSecond(),
       pinning,
       runnerCpusAllowed: procStatus(process.pid).cpusAllowed,
+      wrk: ctx.wrk ? { script: relative(ROOT, WRK_SCRIPT) } : { skipped: wrkMissing ?? "--no-wrk" },
       loadgen: { pid: loadgenPid, exe: loadgenExe, cpusAllowed: loadgenCores, openFilesLimit: loadgenOpenFiles, extraMethods: methods, acceptedMethods: ready.methods },
     },
     // The setup requests are left out (100 posts' bodies): they are in bench/scenarios.ts.
@@ -247,7 +261,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const setup =
     `${options.rounds} round(s) × ${options.duration} s (after ${options.warmup} s warm-up), ${options.connections} connections, ` +
-    `pipelining ${options.pipelining ?? "per scenario"}; ${pinning.enabled ? `servers pinned to core ${pinning.serverCore} (cluster workers: cores ${serverCores(pinning, { workers: 2 } as Scenario)}), autocannon to core ${pinning.clientCore}` : `not pinned (${pinning.reason})`}; ` +
+    `pipelining ${options.pipelining ?? "per scenario"}; ${pinning.enabled ? `servers pinned to core ${pinning.serverCore} (cluster workers: cores ${serverCores(pinning, { workers: 2 } as Scenario)}), autocannon${ctx.wrk ? " and wrk" : ""} to core ${pinning.clientCore}` : `not pinned (${pinning.reason})`}; ` +
     `node ${process.version}, ${cpu?.model ?? "unknown CPU"}`;
   console.log(`\n${setup}\n`);
   if (discarded.length > 0) console.log(`${discarded.length} run(s) disturbed by other load were measured again (the disturbed ones are in the JSON, not in the table).`);
@@ -256,6 +270,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (discarded.length > 0 || stillDisturbed > 0) console.log("");
   const notes = scenarios.filter((s) => s.note !== undefined && s.idle === undefined).map((s) => [s.name, s.note!] as const);
   if (rows.length > 0) console.log(`${markdownTable(rows)}\n\n${legend(rows, notes)}\n`);
+  const engine = scenarios.filter((s) => s.wrk === true && runs.some((r) => r.scenario === s.name)).map((s) => s.name);
+  if (engine.length > 0) console.log(`Latency per run (the tail moves from run to run more than the medians show):\n\n${latencyTable(runs, engine, options.rounds)}\n`);
   if (idleRows.length > 0) console.log(`Idle connections:\n\n${idleTable(idleRows)}\n\n${idleLegend()}\n`);
   const shown = relative(process.cwd(), resultsFile);
   console.log(`raw results: ${shown.startsWith("..") ? resultsFile : shown}`);

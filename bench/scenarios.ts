@@ -84,6 +84,11 @@ export interface Scenario {
    * counts the answers with another status.
    */
   readonly status?: number;
+  /**
+   * An engine scenario: wrk loads the server too (bench/wrk.ts), right after
+   * autocannon, and the table has a row for each. One request, no body.
+   */
+  readonly wrk?: boolean;
   /** Part of the --quick subset. */
   readonly quick?: boolean;
   /** Printed under the table, when the scenario needs a caveat. */
@@ -149,12 +154,15 @@ export const SCENARIOS: readonly Scenario[] = [
     description: "GET /api/v1/status, one request at a time per connection",
     requests: [STATUS_V1],
     pipelining: 1,
+    wrk: true,
   },
   {
     name: "status-pipelined",
     description: "GET /api/v1/status, 10 requests pipelined per connection",
     requests: [STATUS_V1],
     pipelining: 10,
+    wrk: true,
+    quick: true,
   },
   {
     name: "posts-json",
@@ -312,6 +320,9 @@ export function checkScenarios(scenarios: readonly Scenario[]): void {
     if (!Number.isInteger(s.pipelining) || s.pipelining < 1) throw new Error(`scenario ${s.name}: pipelining must be a whole number >= 1`);
     if (s.workers !== undefined && (!Number.isInteger(s.workers) || s.workers < 1)) throw new Error(`scenario ${s.name}: workers must be a whole number >= 1`);
     if (s.idle !== undefined && (!Number.isInteger(s.idle.connections) || s.idle.connections < 1)) throw new Error(`scenario ${s.name}: idle.connections must be a whole number >= 1`);
+    if (s.wrk === true && (s.requests.length !== 1 || s.requests[0]!.body !== undefined || s.idle !== undefined || s.tls === true)) {
+      throw new Error(`scenario ${s.name}: wrk runs one request without a body, over HTTP, not idle connections`);
+    }
     for (const server of ["startline", "node-http"] as const) {
       if (!checks.has(bodyCheck(s, server))) throw new Error(`scenario ${s.name}: unknown body check ${JSON.stringify(bodyCheck(s, server))}`);
     }

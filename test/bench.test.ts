@@ -1,8 +1,9 @@
 // The benchmark suite (bench/): that `npm run bench -- --quick` runs its
 // subset of scenarios (one of each kind: plain, with setup and node:http
 // started from startline's state, UPDATE that node:http refuses, HTTPS,
-// cluster workers, idle connections) and prints both tables with all three
-// servers (no timing figure is asserted: they depend on the machine); that
+// cluster workers, idle connections, pipelined under wrk as well as
+// autocannon) and prints its tables with all three servers (no timing figure
+// is asserted: they depend on the machine); that
 // responses are compared byte for byte or with timestamps masked; that a
 // server started through the open-files wrapper is still node itself; that
 // the ceiling server counts pipelined requests across chunk boundaries; and
@@ -99,10 +100,11 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
   t.ok(quick.some((s) => s.tls), "one over HTTPS");
   t.ok(quick.some((s) => (s.workers ?? 1) > 1), "one with cluster workers");
   t.ok(quick.some((s) => s.idle !== undefined), "one with idle connections");
+  t.ok(quick.some((s) => s.wrk === true && s.pipelining > 1), "one that wrk loads too, pipelined (bench/wrk.lua)");
 
   const lines = outcome.stdout.split("\n").filter((l) => l.startsWith("| "));
   const header = lines[0] ?? "";
-  for (const column of ["scenario", "server", "req/s", "p50", "p99", "CPU µs/req", "RSS MiB", "vs node:http", "vs ceiling", "non-2xx / errors"]) {
+  for (const column of ["scenario", "server", "load", "req/s", "p50", "p99", "CPU µs/req", "RSS MiB", "vs node:http", "vs ceiling", "non-2xx / errors"]) {
     t.match(header, column, `the header has ${column}`);
   }
   t.match(lines[1] ?? "", /^\|( -+:? \|)+$/, "the separator row");
@@ -111,21 +113,39 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
   for (const column of ["idle connections", "RSS before MiB", "RSS with them MiB", "KiB per connection", "vs node:http", "vs ceiling", "failed / closed early"]) {
     t.match(idleHeader, column, `the idle table's header has ${column}`);
   }
+  // A row of the latency-per-run table ends in "p50 / p99 / max"; the main table's, in "non-2xx / errors".
+  const latencyRow = /\| [0-9.]+ \/ [0-9.]+ \/ [0-9.]+ \|$/;
   for (const scenario of quick) {
+    const loads = scenario.idle !== undefined ? [""] : scenario.wrk === true ? [" autocannon |", " wrk |"] : [" autocannon |"];
     for (const server of ["startline", "node:http", "ceiling"]) {
-      const row = lines.find((r) => r.startsWith(`| ${scenario.name} | ${server} |`));
-      t.ok(row, `a row for ${scenario.name} / ${server}`, output);
-      if (row === undefined) continue;
-      // Every cell present: 12 columns in the main table, 10 in the idle one.
-      t.equal(row.split("|").length - 2, scenario.idle === undefined ? 12 : 10, "every cell", { row });
-      if (server === "node:http" && scenario.nodeHttpUnsupported !== undefined) t.match(row, `n/a (${scenario.nodeHttpUnsupported})`);
+      for (const load of loads) {
+        const row = lines.find((r) => r.startsWith(`| ${scenario.name} | ${server} |${load}`) && !latencyRow.test(r));
+        t.ok(row, `a row for ${scenario.name} / ${server}${load}`, output);
+        if (row === undefined) continue;
+        // Every cell present: 13 columns in the main table, 10 in the idle one.
+        t.equal(row.split("|").length - 2, scenario.idle === undefined ? 13 : 10, "every cell", { row });
+        if (server === "node:http" && scenario.nodeHttpUnsupported !== undefined) t.match(row, `n/a (${scenario.nodeHttpUnsupported})`);
+      }
+    }
+  }
+  // Latency per run for the engine scenarios: p50 / p99 / max of round 1 under each load generator.
+  for (const scenario of quick.filter((s) => s.wrk === true)) {
+    for (const load of ["autocannon", "wrk"]) {
+      const row = lines.find((r) => r.startsWith(`| ${scenario.name} | startline | ${load} |`) && latencyRow.test(r));
+      t.ok(row, `latency per run: ${scenario.name} / ${load}`, output);
     }
   }
 
   const files = readdirSync(resultsDir).filter((f) => f.endsWith(".json"));
   t.equal(files.length, 1, "one results file");
   const results = JSON.parse(readFileSync(path.join(resultsDir, files[0]!), "utf8")) as {
-    runs: { scenario: string; server: string; measured: { non2xx: number; errors: number }; processes: { pid: number; cpusAllowed: string }[] }[];
+    runs: {
+      scenario: string;
+      server: string;
+      measured: { non2xx: number; errors: number };
+      wrk?: { measured: { requests: number; non2xx: number; errors: number } };
+      processes: { pid: number; cpusAllowed: string }[];
+    }[];
     idleRuns: { scenario: string; server: string; connections: number; opened: { open: number; failed: number; non2xx: number }; closed: { closedEarly: number }; kibPerConnection: number }[];
     problems: string[];
   };
@@ -135,6 +155,10 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
     t.same(servers(scenario.name), scenario.nodeHttpUnsupported === undefined ? ["ceiling", "node-http", "startline"] : ["ceiling", "startline"], scenario.name);
   }
   for (const run of results.runs) t.same([run.measured.non2xx, run.measured.errors], [0, 0], `${run.scenario} / ${run.server}`);
+  for (const run of results.runs.filter((r) => quick.find((s) => s.name === r.scenario)?.wrk === true)) {
+    t.ok(run.wrk !== undefined && run.wrk.measured.requests > 0, `${run.scenario} / ${run.server}: wrk got responses`);
+    t.same([run.wrk?.measured.non2xx, run.wrk?.measured.errors], [0, 0], `${run.scenario} / ${run.server} under wrk`);
+  }
   for (const run of results.runs.filter((r) => (quick.find((s) => s.name === r.scenario)?.workers ?? 1) > 1)) {
     t.equal(run.processes.length, 3, `${run.scenario} / ${run.server}: the primary and 2 workers measured`);
   }
