@@ -45,6 +45,8 @@ export interface WriteOptions {
 export interface Serialized {
   /** Status line and header section, ASCII only, ending in the empty line. */
   readonly head: string;
+  /** Head and body as one string, when the body is a string: what the connection writes, made once for a remembered response. */
+  readonly text?: string;
   /** The content to send after the head; absent for HEAD, 1xx, 204 and 304. */
   readonly body: string | Uint8Array | undefined;
   /** Length of the content in bytes, as announced (also for HEAD); 0 for a stream, counted as it is sent. */
@@ -92,7 +94,38 @@ function checkValue(name: string, value: string): void {
   }
 }
 
+/** A frozen response's bytes, as last serialized: valid while the Date and the server's own fields are the same. */
+interface Remembered {
+  readonly date: string;
+  readonly extraFields: string;
+  readonly out: Serialized;
+}
+
+/**
+ * Frozen responses (a status answer, a document built once, a compressed
+ * copy: see compress.ts and api/versions.ts) are taken as immutable, headers
+ * included, so each is serialized at most once per Date value, i.e. once a
+ * second, for the common framing (a keep-alive answer to GET or POST); every
+ * request in between gets the very same Serialized object. The writer's
+ * checks ran when it was built.
+ */
+const remembered = new WeakMap<Response, Remembered>();
+
 export function serialize(res: Response, opts: WriteOptions): Serialized {
+  if (opts.omitBody || opts.close || opts.confirmKeepAlive || !Object.isFrozen(res)) return serializeNow(res, opts, httpDate());
+  const date = httpDate();
+  const extraFields = opts.extraFields ?? "";
+  const known = remembered.get(res);
+  if (known !== undefined && known.date === date && known.extraFields === extraFields) return known.out;
+  const out = serializeNow(res, opts, date);
+  if (out.stream !== undefined) return out;
+  const text = typeof out.body === "string" ? out.head + out.body : out.body === undefined ? out.head : undefined;
+  const kept: Serialized = Object.freeze(text === undefined ? out : { ...out, text });
+  remembered.set(res, { date, extraFields, out: kept });
+  return kept;
+}
+
+function serializeNow(res: Response, opts: WriteOptions, date: string): Serialized {
   const status = res.status;
   // A final response is 2xx to 5xx: a 1xx here would be read as interim, and every later
   // response on the connection would answer the wrong request (RFC 9110 §15.2).
@@ -102,7 +135,7 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
   if (content !== undefined && typeof content !== "string" && !(content instanceof Uint8Array)) {
     throw new TypeError(`A response body must be a string, bytes or an async iterable of them, not ${typeof content}`);
   }
-  let head = statusLine(status) + "Date: " + httpDate() + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
+  let head = statusLine(status) + "Date: " + date + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
   if (res.headers !== undefined) head += fieldLines(res.headers);
   let body: string | Uint8Array | undefined;
   let bodyBytes = 0;
