@@ -102,6 +102,25 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
 
   const allMethods = allowOf(new Map(routes.map((r) => [r.method, r])));
 
+  /**
+   * The matches of paths without parameters, made once per resource and
+   * method: most requests are answered without making a Match. Only methods
+   * the resource serves (and HEAD) are kept, so a client sending made-up
+   * methods cannot grow it.
+   */
+  const exactMatches = new Map<Resource, Map<string, Match>>();
+  function chooseExact(resource: Resource, method: string): Match {
+    let byMethod = exactMatches.get(resource);
+    const known = byMethod?.get(method);
+    if (known !== undefined) return known;
+    const match = choose(resource, method, NO_PARAMS);
+    if (resource.methods.has(method) || method === "HEAD") {
+      if (byMethod === undefined) exactMatches.set(resource, (byMethod = new Map()));
+      byMethod.set(method, Object.freeze(match));
+    }
+    return match;
+  }
+
   function choose(resource: Resource, method: string, params: Params): Match {
     // The method's own route; for HEAD, GET's (RFC 9110 §9.3.2); then "any method", except for OPTIONS, which is answered here.
     const route =
@@ -115,7 +134,7 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
 
   function lookup(method: string, path: string): Match {
     const hit = exact.get(path);
-    if (hit !== undefined) return choose(hit, method, NO_PARAMS);
+    if (hit !== undefined) return chooseExact(hit, method);
     const segments = path.split("/");
     let node = root;
     let params: Record<string, string> | null = null;
