@@ -1,22 +1,32 @@
 // Bytes allocated per request on the hot path, measured in process.
 //
-//   npm run --silent build && node --expose-gc --max-semi-space-size=1024 dist/bench/alloc.js [--requests N] [--path /api/v1/status]
+//   npm run --silent build && node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 dist/bench/alloc.js \
+//     [--path /api/v1/status] [--requests N] [--sites N]
 //
-// Runs N pipelined requests through the real Connection (parser, router,
-// handler, writer) over an in-memory stream whose output is dropped, with a
-// young generation large enough that no collection runs meanwhile: the heap's
-// growth divided by N is what one request allocates. Figures for the status
-// endpoint are in bench/README.md.
+// Runs N requests through the real Connection (parser, router, handler,
+// writer) over an in-memory socket whose output is dropped, twice: one
+// request per read (a client that waits for each response) and 10 per read
+// (pipelining). The young generation is made large enough that no
+// collection runs during a measurement (checked: a collection would free
+// garbage and hide it), so the heap's growth divided by N is what one
+// request allocated. The same is measured for a trivial server over the same
+// in-memory socket (one canned write per read): what the stream machinery
+// costs, which a real socket costs as well; startline's own share is the
+// difference. --sites N lists the N sites that allocated most (V8's sampling
+// heap profiler). Figures for the status endpoint are in bench/README.md.
 
+import { Session } from "node:inspector/promises";
+import { PerformanceObserver } from "node:perf_hooks";
 import { Duplex } from "node:stream";
 import { createApp } from "../src/app.js";
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from "../src/http/connection.js";
 import { DEFAULT_LIMITS } from "../src/http/limits.js";
+import type { Service } from "../src/http/connection.js";
 import { createMemoryStore } from "../src/store/memory.js";
 import { seed } from "../src/store/seed.js";
 
 const maybeGc = (globalThis as { gc?: () => void }).gc;
-if (maybeGc === undefined) throw new Error("run with node --expose-gc --max-semi-space-size=1024");
+if (maybeGc === undefined) throw new Error("run with node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256");
 const gc: () => void = maybeGc;
 
 function option(name: string, fallback: string): string {
@@ -24,44 +34,136 @@ function option(name: string, fallback: string): string {
   return i === -1 ? fallback : process.argv[i + 1]!;
 }
 
+let collections = 0;
+new PerformanceObserver((list) => (collections += list.getEntries().length)).observe({ entryTypes: ["gc"] });
+
+const byteLength = (chunk: string | Uint8Array) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength);
+
+/** An in-memory socket as net.Socket behaves for the writer (strings are not turned into Buffers); counts the bytes written. */
+function memorySocket(onBytes: (n: number) => void): Duplex {
+  return new Duplex({
+    decodeStrings: false,
+    read() {},
+    write(chunk: string | Uint8Array, _encoding, callback) {
+      onBytes(byteLength(chunk));
+      callback();
+    },
+    writev(chunks: Array<{ chunk: string | Uint8Array }>, callback) {
+      for (const { chunk } of chunks) onBytes(byteLength(chunk));
+      callback();
+    },
+  });
+}
+
+/** A server on an in-memory socket. */
+type Serve = (socket: Duplex) => void;
+
+/**
+ * Sends `requests` requests, `perRead` to a read, and resolves with the bytes
+ * written once `expectBytes` were (or at once, when it is 0, with what the
+ * first turn wrote).
+ */
+function run(serve: Serve, request: Buffer, requests: number, perRead: number, expectBytes = 0): Promise<number> {
+  return new Promise((resolve) => {
+    const reads = Math.ceil(requests / perRead);
+    let written = 0;
+    const socket = memorySocket((n) => {
+      written += n;
+      if (written === expectBytes) resolve(written);
+    });
+    serve(socket);
+    if (expectBytes === 0) setImmediate(() => resolve(written));
+    const chunk = Buffer.concat(Array.from({ length: perRead }, () => request));
+    let sent = 0;
+    // A few hundred reads per turn of the event loop, so that callbacks queued by the writes run in between.
+    const step = () => {
+      for (let i = 0; i < 256 && sent < reads; i++, sent++) socket.push(chunk);
+      if (sent < reads) setImmediate(step);
+    };
+    step();
+  });
+}
+
+interface ProfileNode {
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly selfSize: number;
+  readonly children: readonly ProfileNode[];
+}
+
+/** The sampling heap profile's allocation sites, by bytes, as "share function file:line". */
+function topSites(head: ProfileNode, count: number): string[] {
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (node: ProfileNode) => {
+    const f = node.callFrame;
+    const site = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(dist|node_modules)\//, "").replace(/^node:/, "node:")}:${f.lineNumber + 1}`;
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(head);
+  return [...bySite]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([site, bytes]) => `${((100 * bytes) / total).toFixed(1).padStart(5)}%  ${site}`);
+}
+
+/** Bytes allocated per request, or an error when a collection ran meanwhile; with `sites`, where they were allocated. */
+async function measure(serve: Serve, request: Buffer, requests: number, perRead: number, sites = 0): Promise<number> {
+  const perResponse = await run(serve, request, 1, 1);
+  await run(serve, request, 5000, perRead, 5000 * perResponse); // warm up: compile the path
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  let session: Session | undefined;
+  if (sites > 0) {
+    // Sampled every 64 bytes; without a collection, every sample is still there at the end.
+    session = new Session();
+    session.connect();
+    await session.post("HeapProfiler.startSampling", { samplingInterval: 64 });
+  }
+  const before = process.memoryUsage().heapUsed;
+  const seen = collections;
+  await run(serve, request, requests, perRead, requests * perResponse);
+  const after = process.memoryUsage().heapUsed;
+  await new Promise((resolve) => setTimeout(resolve, 10)); // the observer reports a turn later
+  if (collections !== seen) throw new Error("a garbage collection ran during the measurement: raise --min-semi-space-size, or lower --requests");
+  if (session !== undefined) {
+    const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: { head: ProfileNode } };
+    session.disconnect();
+    console.log(`  where (sampled, ${perRead} per read):\n${topSites(profile.head, sites).map((l) => `    ${l}`).join("\n")}`);
+  }
+  return (after - before) / requests;
+}
+
 async function main(): Promise<void> {
   const requests = Number(option("--requests", "20000"));
+  const sites = Number(option("--sites", "0"));
   const path = option("--path", "/api/v1/status");
   const store = createMemoryStore();
   await seed(store);
-  const app = createApp({ store });
-  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: alloc\r\nAccept: */*\r\n\r\n`, "latin1");
+  const app: Service = createApp({ store });
+  // What wrk and autocannon send.
+  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n`, "latin1");
 
-  const run = (n: number) =>
-    new Promise<void>((resolve) => {
-      let answered = 0;
-      const wire = new Duplex({
-        read() {},
-        write(_chunk, _encoding, callback) {
-          callback();
-        },
-        writev(_chunks, callback) {
-          callback();
-        },
-      });
-      new Connection(wire, app, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, maxPipelined: n + 1 }, {
-        onExchange: () => {
-          if (++answered === n) resolve();
-        },
-        onHandlerError: (e) => console.error(e),
-        onClose: () => {},
-      });
-      // Reads of about 64 KiB, as a socket would deliver them.
-      const perRead = Math.max(1, Math.floor(65536 / request.length));
-      for (let sent = 0; sent < n; sent += perRead) wire.push(Buffer.concat(Array.from({ length: Math.min(perRead, n - sent) }, () => request)));
+  // As the server runs it with QUIET=1: no access log.
+  const startline: Serve = (socket) => {
+    new Connection(socket, app, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, maxPipelined: 1 << 20 }, {
+      onHandlerError: (e) => console.error(e),
+      onClose: () => {},
     });
+  };
+  // The least a server can do over the same socket: one canned write per read (256 bytes a request), no parsing.
+  const canned = [1, 10].map((n) => Buffer.alloc(256 * n, 0x61));
+  const trivial: Serve = (socket) => socket.on("data", (chunk: Buffer) => socket.write(canned[chunk.length === request.length ? 0 : 1]!));
 
-  await run(2000); // warm up: compile the hot path
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  await run(requests);
-  const after = process.memoryUsage().heapUsed;
-  console.log(`${path}: ${((after - before) / requests).toFixed(0)} bytes allocated per request (${requests} pipelined requests, heap ${((after - before) / 1048576).toFixed(1)} MiB)`);
+  for (const perRead of [1, 10]) {
+    const total = await measure(startline, request, requests, perRead, sites);
+    const base = await measure(trivial, request, requests, perRead);
+    console.log(
+      `${path}, ${perRead} request${perRead === 1 ? "" : "s"} per read: ${total.toFixed(0)} bytes allocated per request; ` +
+        `the in-memory socket's own share ${base.toFixed(0)}, startline's ${(total - base).toFixed(0)} (${requests} requests)`,
+    );
+  }
 }
 
 main().catch((error: unknown) => {
