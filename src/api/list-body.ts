@@ -5,10 +5,11 @@
 //
 // The bytes are exactly those of serializing the whole wrapper at once:
 // JSON.stringify({posts: [...]}) for JSON, js-yaml's dump of it for YAML
-// (each item is dumped as a one-entry sequence and indented under the
-// wrapper's key, which is what dump does when it nests the sequence; the
-// tests hold the two equal on tricky strings), so a client cannot tell a
-// streamed list from one built whole.
+// (a few items at a time are serialized as an array of their own, whose
+// members or entries are what the whole array would hold: in YAML indented
+// under the wrapper's key, as dump does when it nests the sequence; the
+// tests hold the two equal for arbitrary strings), so a client cannot tell
+// a streamed list from one built whole.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { dump as dumpYaml } from "js-yaml";
@@ -32,21 +33,36 @@ export interface ListBodyOptions {
 
 /** About how much text one piece holds before it is handed on: a few milliseconds of YAML at most. */
 export const PIECE_CHARS = 32 * 1024;
-/** About how much text one batch from the store should make; batch sizes follow the items' sizes. */
-export const BATCH_TARGET_CHARS = 128 * 1024;
-/** The first batch is small, so the first byte goes out soon; later ones hold at most this many items. */
-export const FIRST_BATCH = 32;
+/**
+ * One batch from the store: at most MAX_BATCH items, and no more once their
+ * text reaches BATCH_CHARS (the store stops after the item that crosses it),
+ * so a batch is about 128 KiB of text whatever the items' sizes. The first
+ * is smaller, so that the first byte goes out soon.
+ */
+export const BATCH_CHARS = 128 * 1024;
 export const MAX_BATCH = 256;
+export const FIRST_BATCH = 32;
+export const FIRST_BATCH_CHARS = 32 * 1024;
 /**
  * The longest the producer works before it gives the event loop a turn of its
  * own (besides the engine's, every 64 KiB sent): js-yaml writes about 5 to 15
  * MB/s, so 64 KiB of YAML could otherwise hold the loop for 10 ms or more.
  */
 export const TURN_MS = 4;
-/** About how much YAML one call of dump writes: one call per item costs twice as much for small items. */
-const YAML_GROUP_CHARS = 8 * 1024;
+/**
+ * About how much text one call of the serializer writes. Items are
+ * serialized a few at a time: one call per small item costs about half as
+ * much again in JSON, and twice as much in YAML, as one call for many.
+ */
+const GROUP_CHARS: Readonly<Record<Format, number>> = { json: 16 * 1024, yaml: 8 * 1024 };
+const MAX_GROUP = 64;
 
 const YAML_OPTIONS = { noRefs: true, lineWidth: -1 } as const;
+
+/** Items as members of the wrapper's array: JSON.stringify of an array is its members' joined by ",", in brackets. */
+function jsonMembers(items: readonly unknown[]): string {
+  return JSON.stringify(items).slice(1, -1);
+}
 
 /**
  * Items as entries of the wrapper's sequence, as dump({wrapper: [...]})
@@ -61,12 +77,6 @@ function yamlEntries(items: readonly unknown[]): string {
   return lines.join("\n");
 }
 
-/** The next batch's size, from the size of the last one's items. */
-function nextBatch(chars: number, items: number): number {
-  const average = Math.max(1, chars / Math.max(1, items));
-  return Math.min(MAX_BATCH, Math.max(1, Math.floor(BATCH_TARGET_CHARS / average)));
-}
-
 /**
  * The wrapper and its items, in pieces of about PIECE_CHARS. Nothing is read
  * until the first piece is asked for (so HEAD, which never asks, reads
@@ -78,30 +88,24 @@ export async function* listBody<T>(source: ListSource<T>, options: ListBodyOptio
   const yaml = format === "yaml";
   const through = options.through;
   let after = options.after ?? 0;
-  let limit = FIRST_BATCH;
+  let batch = { limit: FIRST_BATCH, maxChars: FIRST_BATCH_CHARS };
   let count = 0;
   let piece = yaml ? "" : `{${JSON.stringify(wrapper)}:[`;
   let turnStarted = performance.now();
   let averageChars = 512;
   for (;;) {
-    const page = await source.page(through === undefined ? { after, limit } : { after, limit, through });
-    let chars = 0;
+    const page = await source.page(through === undefined ? { after, ...batch } : { after, ...batch, through });
     const items = page.items;
+    // An empty batch is the end: a shorter one may only have reached maxChars.
+    if (page.last === undefined) break;
     for (let i = 0; i < items.length; ) {
-      let text: string;
-      if (yaml) {
-        const group = Math.max(1, Math.min(64, Math.floor(YAML_GROUP_CHARS / averageChars)));
-        text = (count === 0 ? `${wrapper}:\n` : "") + yamlEntries(items.slice(i, i + group));
-        const taken = Math.min(group, items.length - i);
-        averageChars = Math.max(1, text.length / taken);
-        i += taken;
-        count += taken;
-      } else {
-        text = (count === 0 ? "" : ",") + JSON.stringify(items[i]);
-        i++;
-        count++;
-      }
-      chars += text.length;
+      const group = items.slice(i, i + Math.max(1, Math.min(MAX_GROUP, Math.floor(GROUP_CHARS[format] / averageChars))));
+      let text = yaml ? yamlEntries(group) : jsonMembers(group);
+      if (yaml && count === 0) text = `${wrapper}:\n${text}`;
+      else if (!yaml && count > 0) text = "," + text;
+      averageChars = Math.max(1, text.length / group.length);
+      i += group.length;
+      count += group.length;
       piece += text;
       if (piece.length >= PIECE_CHARS) {
         yield piece;
@@ -114,9 +118,8 @@ export async function* listBody<T>(source: ListSource<T>, options: ListBodyOptio
         turnStarted = performance.now();
       }
     }
-    if (items.length < limit || page.last === undefined) break;
     after = page.last;
-    limit = nextBatch(chars, items.length);
+    batch = { limit: MAX_BATCH, maxChars: BATCH_CHARS };
   }
   if (yaml) piece += count === 0 ? `${wrapper}: []\n` : "";
   else piece += "]}";

@@ -90,17 +90,25 @@ function firstAfter(order: readonly { readonly position: Position }[], after: Po
 /**
  * A page of `count` items, the i-th at position `positionAt(i)` (ascending),
  * read with `itemAt(i)`; `start` is the first index after the query's `after`.
+ * `chars` is an item's size as PageQuery.maxChars counts it.
  */
-function cut<T>(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, itemAt: (i: number) => T): Page<T> {
+function cut<T>(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, itemAt: (i: number) => T, chars: (item: T) => number): Page<T> {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
+  const maxChars = query.maxChars ?? Infinity;
   const items: T[] = [];
   let last: Position | undefined;
-  for (let i = start; i < count && items.length < query.limit && positionAt(i) <= through; i++) {
-    items.push(itemAt(i));
+  let total = 0;
+  for (let i = start; i < count && items.length < query.limit && positionAt(i) <= through && total < maxChars; i++) {
+    const item = itemAt(i);
+    items.push(item);
+    total += chars(item);
     last = positionAt(i);
   }
   return last === undefined ? { items } : { items, last };
 }
+
+const postChars = (post: Post) => post.title.length + post.body.length;
+const factChars = (fact: Fact) => fact.text.length + fact.source.length;
 
 function spanOf(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position): PageSpan {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
@@ -173,7 +181,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async page(query) {
       open();
       const order = state.postOrder;
-      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => copyPost(state.posts.get(order[i]!.id)!));
+      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => copyPost(state.posts.get(order[i]!.id)!), postChars);
     },
     async span(query) {
       open();
@@ -235,7 +243,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async page(query) {
       open();
       const facts = state.facts;
-      return cut(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => copyFact(facts[i]!));
+      return cut(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => copyFact(facts[i]!), factChars);
     },
     async span(query) {
       open();

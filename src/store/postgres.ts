@@ -137,9 +137,23 @@ function spanOf(rows: Positioned[], limit: number): PageSpan {
 
 const Q = {
   // Keyset pages: a range scan of the unique index on seq (facts: the primary key), the same cost at any depth.
-  postPage: statement("post-page", `SELECT seq AS pos, ${POST} FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`),
+  // At most $3 rows are read (the inner LIMIT); a running sum of their sizes then cuts the page after the row
+  // that reaches maxChars ($4), in the database, so that the rows past it are not sent at all.
+  postPage: statement(
+    "post-page",
+    `SELECT pos, ${POST} FROM (
+       SELECT *, sum(length(title) + length(body)) OVER (ORDER BY pos) - (length(title) + length(body)) AS before
+       FROM (SELECT seq AS pos, ${POST} FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
+     ) AS page WHERE before < $4 ORDER BY pos`,
+  ),
   postSpan: statement("post-span", "SELECT seq AS pos FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3"),
-  factPage: statement("fact-page", `SELECT id AS pos, ${FACT} FROM facts WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3`),
+  factPage: statement(
+    "fact-page",
+    `SELECT pos, ${FACT} FROM (
+       SELECT *, sum(length(text) + length(source)) OVER (ORDER BY pos) - (length(text) + length(source)) AS before
+       FROM (SELECT id AS pos, ${FACT} FROM facts WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3) AS head
+     ) AS page WHERE before < $4 ORDER BY pos`,
+  ),
   factSpan: statement("fact-span", "SELECT id AS pos FROM facts WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3"),
   revision: statement("revision", "SELECT n, epoch FROM revisions WHERE collection = $1"),
   postList: statement("post-list", `SELECT ${POST} FROM posts ORDER BY seq`),
@@ -344,7 +358,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         return (await c.query(Q.postDelete(id))).rowCount === 1;
       });
     },
-    page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit))).rows, toPost),
+    page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toPost),
     span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("posts"),
   };
@@ -379,7 +393,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       return row === undefined ? undefined : toFact(row);
     },
     create: async (text, source) => toFact((await query<FactRow>(Q.factInsert(text, source, stamp()))).rows[0]!),
-    page: async (q) => pageOf((await query<FactRow & Positioned>(Q.factPage(...bounds(q), q.limit))).rows, toFact),
+    page: async (q) => pageOf((await query<FactRow & Positioned>(Q.factPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toFact),
     span: async (q) => spanOf((await query<Positioned>(Q.factSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("facts"),
   };

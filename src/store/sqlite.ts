@@ -94,10 +94,22 @@ const TOKEN = "id, role, origin, hash, created_at, last_used_at";
 /** A page query's bounds as SQL parameters: (after, through], and one row more than the limit for a span. */
 const bounds = (query: PageQuery): [number, number] => [query.after ?? 0, query.through ?? Number.MAX_SAFE_INTEGER];
 
-/** A page from its rows (each with its position), in order. */
-function pageOf<R extends { pos: number }, T>(rows: R[], to: (row: R) => T): Page<T> {
-  const last = rows.at(-1)?.pos;
-  return last === undefined ? { items: rows.map(to) } : { items: rows.map(to), last };
+/**
+ * A page from its rows (each with its position and its size as maxChars
+ * counts it), in order: read one at a time, and no more once the sizes reach
+ * maxChars (leaving the loop early resets the statement).
+ */
+function pageOf<R extends { pos: number; chars: number }, T>(rows: IterableIterator<R>, maxChars: number | undefined, to: (row: R) => T): Page<T> {
+  const items: T[] = [];
+  let last: number | undefined;
+  let total = 0;
+  for (const row of rows) {
+    items.push(to(row));
+    last = row.pos;
+    total += row.chars;
+    if (maxChars !== undefined && total >= maxChars) break;
+  }
+  return last === undefined ? { items } : { items, last };
 }
 
 /** Where a page ends, from up to limit + 1 positions after its start. */
@@ -125,8 +137,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const q = {
     postList: db.prepare<[], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts ORDER BY seq"),
     // Keyset pages: a range of the rowid (seq), so a page costs the same at any depth.
-    postPage: db.prepare<[number, number, number], PostRow & { pos: number }>(
-      "SELECT seq AS pos, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+    postPage: db.prepare<[number, number, number], PostRow & { pos: number; chars: number }>(
+      "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
     ),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").pluck(),
     revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
@@ -141,8 +153,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     articleUpdate: db.prepare("UPDATE articles SET title = ?, body = ?, author = ?, updated_at = ? WHERE id = ?"),
     factList: db.prepare<[], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id"),
     factGet: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id = ?"),
-    factPage: db.prepare<[number, number, number], FactRow & { pos: number }>(
-      "SELECT id AS pos, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+    factPage: db.prepare<[number, number, number], FactRow & { pos: number; chars: number }>(
+      "SELECT id AS pos, length(text) + length(source) AS chars, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
     ),
     factSpan: db.prepare<[number, number, number], number>("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?").pluck(),
     factCount: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM facts"),
@@ -210,7 +222,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     },
     update: async (id, change) => updatePost.immediate(id, change),
     delete: async (id, guard) => deletePost.immediate(id, guard),
-    page: async (query) => pageOf(q.postPage.all(...bounds(query), query.limit), toPost),
+    page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
   };
@@ -238,7 +250,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
         return index === undefined ? undefined : toFact(q.factAt.get(index)!);
       })(),
     create: async (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
-    page: async (query) => pageOf(q.factPage.all(...bounds(query), query.limit), toFact),
+    page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact),
     span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("facts"),
   };

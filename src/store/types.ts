@@ -87,6 +87,15 @@ export interface PageQuery {
   readonly limit: number;
   /** Leave out the items past this position. */
   readonly through?: Position;
+  /**
+   * Stop once the items' text (a post's title and body, a fact's text and
+   * source, in UTF-16 code units) reaches this many characters: the item
+   * that crosses it is the last one. At least one item comes whatever its
+   * size, so a reader walking by `last` still moves on. A count alone cannot
+   * bound a page's memory when item sizes vary (256 posts can be 25 KB or
+   * 25 MB).
+   */
+  readonly maxChars?: number;
 }
 
 /** Where a page ends, without its items. */

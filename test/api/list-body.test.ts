@@ -5,19 +5,30 @@
 import t from "tap";
 import fc from "fast-check";
 import { dump, load } from "js-yaml";
-import { BATCH_TARGET_CHARS, FIRST_BATCH, listBody, MAX_BATCH, PIECE_CHARS, type ListSource } from "../../src/api/list-body.js";
+import { BATCH_CHARS, FIRST_BATCH, FIRST_BATCH_CHARS, listBody, MAX_BATCH, PIECE_CHARS, type ListSource } from "../../src/api/list-body.js";
 import type { Page, PageQuery } from "../../src/store/types.js";
 
-/** Items at positions 1, 2, 3, ..., served a page at a time, with every query recorded. */
-function source<T>(items: readonly T[]): ListSource<T> & { queries: PageQuery[] } {
+/** An item's size as the store counts it for maxChars (here: its JSON). */
+const charsOf = (item: unknown) => JSON.stringify(item).length;
+
+/** Items at positions 1, 2, 3, ..., served a page at a time as a store would, with every query and page recorded. */
+function source<T>(items: readonly T[]): ListSource<T> & { queries: PageQuery[]; pages: T[][] } {
   const queries: PageQuery[] = [];
+  const pages: T[][] = [];
   return {
     queries,
+    pages,
     async page(query): Promise<Page<T>> {
       queries.push(query);
       const from = query.after ?? 0;
       const to = Math.min(items.length, from + query.limit, query.through ?? Infinity);
-      const slice = items.slice(from, Math.max(from, to));
+      const slice: T[] = [];
+      let chars = 0;
+      for (let i = from; i < to && chars < (query.maxChars ?? Infinity); i++) {
+        slice.push(items[i]!);
+        chars += charsOf(items[i]);
+      }
+      pages.push(slice);
       return slice.length === 0 ? { items: [] } : { items: slice, last: from + slice.length };
     },
   };
@@ -64,21 +75,23 @@ t.test("for any items: the bytes of JSON.stringify and of js-yaml's dump of the 
   t.pass("300 random lists");
 });
 
-t.test("batches start small and follow the items' sizes; pieces are about PIECE_CHARS", async (t) => {
+t.test("batches: a small first one, then up to MAX_BATCH items or BATCH_CHARS of text, whatever the items' sizes", async (t) => {
   const small = Array.from({ length: 5000 }, (_, i) => ({ id: `s${i}` }));
   const src = source(small);
   const pieces = await collect(listBody(src, { wrapper: "posts", format: "json" }));
-  t.equal(src.queries[0]!.limit, FIRST_BATCH, "the first batch is small, for an early first byte");
-  t.ok(src.queries.slice(1).every((q) => q.limit === MAX_BATCH), "small items: full batches");
-  // A piece is handed on once it reaches PIECE_CHARS, or earlier when the producer has worked TURN_MS (which depends on the machine).
-  t.ok(pieces.every((p) => p.length < PIECE_CHARS + 100), "pieces of at most about PIECE_CHARS");
+  t.strictSame(src.queries[0], { after: 0, limit: FIRST_BATCH, maxChars: FIRST_BATCH_CHARS }, "the first batch is small, for an early first byte");
+  t.ok(src.queries.slice(1).every((q) => q.limit === MAX_BATCH && q.maxChars === BATCH_CHARS), "then full batches");
+  // A piece is handed on once it reaches PIECE_CHARS (a group of items may take it past), or earlier when the producer has worked TURN_MS.
+  t.ok(pieces.every((p) => p.length < PIECE_CHARS + 16 * 1024 + 100), "pieces of about PIECE_CHARS");
   t.equal(pieces.join(""), JSON.stringify({ posts: small }));
 
-  const large = Array.from({ length: 60 }, (_, i) => ({ id: `l${i}`, body: "x".repeat(50_000) }));
-  const big = source(large);
-  await collect(listBody(big, { wrapper: "posts", format: "yaml" }));
-  const later = big.queries.slice(1).map((q) => q.limit);
-  t.ok(later.every((limit) => limit * 50_000 <= BATCH_TARGET_CHARS * 1.1), `large items: batches of about ${BATCH_TARGET_CHARS} characters (${later.join(", ")})`);
+  // Small posts, then large ones: no batch grows with the items (a count alone would read 256 large ones at once).
+  const mixed = [...Array.from({ length: 600 }, (_, i) => ({ id: `m${i}` })), ...Array.from({ length: 600 }, (_, i) => ({ id: `l${i}`, body: "x".repeat(50_000) }))];
+  const src2 = source(mixed);
+  const yaml = (await collect(listBody(src2, { wrapper: "posts", format: "yaml" }))).join("");
+  t.equal(yaml, dump({ posts: mixed }, { noRefs: true, lineWidth: -1 }));
+  const largest = Math.max(...src2.pages.map((page) => page.reduce((sum, item) => sum + charsOf(item), 0)));
+  t.ok(largest < BATCH_CHARS + 51_000, `the largest batch held ${largest} characters: about BATCH_CHARS and one item`);
 });
 
 t.test("through and after bound the items; nothing is read before the first piece is asked for", async (t) => {

@@ -87,6 +87,31 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
       t.strictSame(await store.posts.page({ after: Number.MAX_SAFE_INTEGER, limit: 10 }), { items: [] }, "far past the end: empty");
     });
 
+    await t.test("maxChars ends a page after the item whose text reaches it; at least one item always comes", async (t) => {
+      const store = await open(t);
+      // A post's size is its title and body: 100, 100, 5000, 10 characters.
+      for (const [id, chars] of [["a", 100], ["b", 100], ["c", 5000], ["d", 10]] as const) await store.posts.create({ id, title: "t", body: "x".repeat(chars - 1) });
+      t.strictSame(ids((await store.posts.page({ limit: 10, maxChars: 150 })).items), ["a", "b"], "b reaches 150: the page ends with it");
+      t.strictSame(ids((await store.posts.page({ limit: 10, maxChars: 100 })).items), ["a"], "a reaches 100 by itself");
+      const b = (await store.posts.page({ limit: 2 })).last!;
+      t.strictSame(ids((await store.posts.page({ after: b, limit: 10, maxChars: 1 })).items), ["c"], "one item, however large");
+      t.strictSame(ids((await store.posts.page({ after: b, limit: 10, maxChars: 5010 })).items), ["c", "d"]);
+      t.strictSame(ids((await store.posts.page({ limit: 1, maxChars: 1_000_000 })).items), ["a"], "limit still counts");
+      const walked: string[] = [];
+      for (let after: Position = 0; ; ) {
+        const page = await store.posts.page({ after, limit: 10, maxChars: 120 });
+        if (page.last === undefined) break;
+        walked.push(...ids(page.items));
+        after = page.last;
+      }
+      t.strictSame(walked, ["a", "b", "c", "d"], "walking by last with maxChars reads everything once");
+      await seed(store);
+      // A fact's size is its text and source.
+      const fact = (await store.facts.page({ limit: 1 })).items[0]!;
+      const two = (await store.facts.page({ limit: 10, maxChars: fact.text.length + fact.source.length + 1 })).items;
+      t.equal(two.length, 2, "facts count their text and source");
+    });
+
     await t.test("paging while posts are added, changed and deleted between pages: nothing skipped, nothing repeated", async (t) => {
       const random = prng(14);
       for (let round = 0; round < 4; round++) {
