@@ -78,17 +78,16 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
 /** Room past `keepBytes` for the head of the response that crosses it (this server's heads are far smaller). */
 const HEAD_ROOM = 8 * 1024;
 
-function isPromise(value: unknown): value is Promise<unknown> {
-  return typeof (value as Promise<unknown> | null)?.then === "function";
-}
-
 /**
  * Every write is acknowledged from setImmediate, with a write buffer of one
  * byte, so the connection stops reading until each response is taken; the
  * next chunk of input (and in the end the client's half-close) is delivered
  * only when nothing is busy or unwritten, so a request never starts while
  * an earlier one is still at work, and the half-close never drops a request
- * still waiting to be read.
+ * still waiting to be read. A request is at work from its handler's call
+ * until its exchange is logged: a streamed body is logged once its last piece
+ * is written, so the half-close never arrives while one is still going out
+ * (it would make the next response say Connection: close).
  */
 function stepwise(service: Handler | Service, chunks: readonly Buffer[], connectionOptions: ConnectionOptions, options: InjectOptions): Promise<InjectResult> {
   const keep = options.keepBytes ?? Infinity;
@@ -96,7 +95,10 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
   let keptBytes = 0;
   let written = 0;
   let exchangeStart = 0;
-  let busy = 0;
+  /** Requests handed to the handler, and those of them whose response is all written. */
+  let handled = 0;
+  let answered = 0;
+  const busy = () => handled - answered;
   let next = 0;
   let feeding = false;
   let done = false;
@@ -129,7 +131,7 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
       feeding = true;
       setImmediate(() => {
         feeding = false;
-        if (done || next > chunks.length || busy > 0 || wire.writableLength > 0) return; // an acknowledgement feeds again
+        if (done || next > chunks.length || busy() > 0 || wire.writableLength > 0) return; // an acknowledgement feeds again
         if (next < chunks.length) {
           wire.push(chunks[next++]);
           feed();
@@ -145,7 +147,7 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
     const later = (callback: (error?: Error | null) => void, length: number) =>
       setImmediate(() => {
         if (done) return;
-        if (wire.writableLength === length && busy === 0) {
+        if (wire.writableLength === length && busy() === 0) {
           if (written >= keep) {
             wire.destroy();
             finish();
@@ -181,13 +183,16 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
     wire.on("close", finish);
     const { handle, admit } = asService(service);
     const counted: Handler = (request) => {
-      const response = handle(request);
-      if (!isPromise(response)) return response;
-      busy++;
-      return response.finally(() => busy--);
+      handled++;
+      return handle(request);
     };
     new Connection(wire, admit === undefined ? { handle: counted } : { handle: counted, admit }, connectionOptions, {
-      onExchange: (e) => exchanges.push(e),
+      onExchange: (e) => {
+        exchanges.push(e);
+        // Responses go out in order, and one the parser or admission gave (not a handler) comes after every handled one.
+        if (answered < handled) answered++;
+        feed();
+      },
       onHandlerError: options.onHandlerError ?? (() => {}),
       onClose: () => {},
     });

@@ -75,3 +75,26 @@ t.test("keepBytes: the first bytes are kept, all are counted, and no request run
   t.ok(result.output.length >= 1000 && result.output.length < 1000 + 8 * 1024, `about the limit is kept (${result.output.length})`);
   t.match(result.output.toString("latin1"), /HTTP\/1\.1 200 OK\r\n[\s\S]*Content-Length: 100000\r\n\r\nxxx/, "with the head of the response that crossed it");
 });
+
+t.test("a streamed body holds the next request and the half-close back until its last piece is written", async (t) => {
+  const events: string[] = [];
+  const handler: Handler = async (request) => {
+    events.push(`start ${request.target}`);
+    if (request.target !== "/stream") return { status: 200, headers: { "Content-Type": "text/plain" }, body: "after" };
+    async function* pieces() {
+      for (let i = 0; i < 5; i++) {
+        // Each piece on a later turn: a stream takes a while, with nothing written in between.
+        await new Promise((resolve) => setImmediate(resolve));
+        events.push(`piece ${i}`);
+        yield `piece ${i};`;
+      }
+    }
+    return { status: 200, headers: { "Content-Type": "text/plain" }, body: pieces() };
+  };
+  const result = await inject(handler, [get("/stream"), get("/next")], { stepwise: true });
+  t.same(events, ["start /stream", "piece 0", "piece 1", "piece 2", "piece 3", "piece 4", "start /next"], "the next request waits for the stream's end");
+  const text = result.output.toString("latin1");
+  t.match(text, /Transfer-Encoding: chunked\r\n\r\n[\s\S]*piece 4;\r\n0\r\n\r\nHTTP\/1\.1 200 OK\r\n/, "the stream whole, then the next response");
+  t.notMatch(text, /Connection: close/, "the half-close came after both: no response says the connection closes");
+  t.same(result.exchanges.map((e) => e.target), ["/stream", "/next"]);
+});
