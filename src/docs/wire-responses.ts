@@ -5,7 +5,7 @@
 // spans its real length and says how much of it is left out.
 
 import { charge, type Budget } from "./wire-budget.js";
-import { latin1, partMaker, utf8, type WirePart } from "./wire-parts.js";
+import { latin1, partMaker, utf8, type PartMaker, type WirePart } from "./wire-parts.js";
 import type { RequestAccount } from "./wire.js";
 
 const CR = 0x0d;
@@ -39,10 +39,63 @@ export interface ResponseAccount {
 }
 
 /**
+ * The parts of a chunked body the server wrote (a streamed list), from `pos`:
+ * each chunk's size line, data and CR LF, the last chunk and the empty line
+ * (this server sends no trailer). Returns where the body ends: in the bytes
+ * kept, or at `written` when the kept output stops inside it. Once nothing
+ * more is shown, the rest is one omitted stretch, found from the sizes alone.
+ */
+function chunkParts(m: PartMaker, bytes: Buffer, parts: WirePart[], pos: number, written: number): number {
+  const len = bytes.length;
+  /** The kept bytes ran out inside the body: the rest was written but not kept, or never written. */
+  const cut = (from: number): number => {
+    if (written > len) {
+      m.push(parts, m.part("omitted", NOT_KEPT, from, written));
+      return written;
+    }
+    if (from < len) m.push(parts, m.part("incomplete", "Unfinished output", from, len, undefined, utf8));
+    return len;
+  };
+  let omitFrom = -1;
+  for (;;) {
+    const line = lineAt(bytes, pos);
+    if (line === null) return omitFrom >= 0 ? cut(omitFrom) : cut(pos);
+    const hex = latin1(bytes, line.start, line.contentEnd).split(";")[0]!;
+    const size = parseInt(hex, 16);
+    if (omitFrom < 0 && m.exhausted()) omitFrom = pos;
+    if (size === 0 || Number.isNaN(size)) {
+      const blank = lineAt(bytes, line.end);
+      if (blank === null) return cut(omitFrom >= 0 ? omitFrom : pos);
+      if (omitFrom >= 0) m.push(parts, m.part("omitted", "", omitFrom, blank.end));
+      else {
+        m.push(parts, m.part("last-chunk", "Last chunk (size 0): the body is complete", line.start, line.end));
+        m.push(parts, m.part("blank-line", "Blank line: the chunked body ends", blank.start, blank.end));
+      }
+      return blank.end;
+    }
+    const dataEnd = line.end + size;
+    if (dataEnd + 2 > len) {
+      // The kept output stops in this chunk.
+      if (omitFrom >= 0 || written <= len) return cut(omitFrom >= 0 ? omitFrom : pos);
+      m.push(parts, m.part("chunk-size", `Chunk size: 0x${hex} = ${size} bytes`, line.start, line.end));
+      m.push(parts, m.part("chunk-data", `Chunk data (${size} bytes)`, line.end, Math.min(dataEnd, written), undefined, utf8));
+      return dataEnd < written ? cut(dataEnd) : written;
+    }
+    if (omitFrom < 0) {
+      m.push(parts, m.part("chunk-size", `Chunk size: 0x${hex} = ${size} bytes`, line.start, line.end));
+      m.push(parts, m.part("chunk-data", `Chunk data (${size} bytes)`, line.end, dataEnd, undefined, utf8));
+      m.push(parts, m.part("chunk-end", "CR LF after the chunk data", dataEnd, dataEnd + 2));
+    }
+    pos = dataEnd + 2;
+  }
+}
+
+/**
  * The responses in the server's output. Framing as this server writes it:
- * Content-Length on every response whose status allows content; no content on
- * 1xx, 204, 304, or in answer to HEAD. `bytes` holds the first bytes of the
- * `written` the server wrote (all of them, unless the output was cut).
+ * Content-Length on every response whose status allows content, or chunked
+ * for a streamed body; no content on 1xx, 204, 304, or in answer to HEAD.
+ * `bytes` holds the first bytes of the `written` the server wrote (all of
+ * them, unless the output was cut).
  */
 export function accountOfResponses(bytes: Buffer, requests: readonly RequestAccount[], budget: Budget | null = null, written = bytes.length): ResponseAccount[] {
   const m = partMaker(bytes, budget, "response");
@@ -70,6 +123,7 @@ export function accountOfResponses(bytes: Buffer, requests: readonly RequestAcco
     m.push(parts, m.part("status-line", "Status line", first.start, first.end, `Version ${statusLine.split(" ")[0]}, status ${status}, reason "${statusLine.split(" ").slice(2).join(" ")}"`));
     pos = first.end;
     let contentLength: number | undefined;
+    let chunked = false;
     let headEnded = false;
     for (let line = lineAt(bytes, pos); line !== null; line = lineAt(bytes, pos)) {
       pos = line.end;
@@ -84,6 +138,7 @@ export function accountOfResponses(bytes: Buffer, requests: readonly RequestAcco
       const value = text.slice(colon + 1).trim();
       fields.push({ name, value });
       if (name.toLowerCase() === "content-length") contentLength = Number(value);
+      if (name.toLowerCase() === "transfer-encoding" && value === "chunked") chunked = true;
       m.push(parts, m.part("field", `Header field ${name}`, line.start, line.end));
     }
     if (!headEnded && written > len) {
@@ -94,7 +149,9 @@ export function accountOfResponses(bytes: Buffer, requests: readonly RequestAcco
     }
     const request = interim ? undefined : requests[answered];
     const noContent = interim || status === 204 || status === 304 || request?.method === "HEAD";
-    if (!noContent) {
+    if (!noContent && chunked) {
+      pos = chunkParts(m, bytes, parts, pos, written);
+    } else if (!noContent) {
       // A body cut short by the budget still ends where Content-Length says; one cut by the input ending does not.
       const end = contentLength === undefined ? Math.max(len, written) : Math.min(pos + contentLength, Math.max(len, written));
       if (end > pos || contentLength !== undefined) {
