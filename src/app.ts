@@ -9,27 +9,9 @@ import { withCompression } from "./http/compress.js";
 import { applyVersions } from "./api/versions.js";
 import type { Admission, Handler, Service } from "./http/connection.js";
 import type { RequestHead } from "./http/request.js";
-import type { Response } from "./http/response.js";
-import { isBodyStream } from "./http/stream-body.js";
 import { createRouter } from "./router/router.js";
 import type { Route } from "./router/route.js";
 import type { Store } from "./store/types.js";
-
-/**
- * A streamed body (a list) collected whole, for the wire view: its account
- * and its output budget read responses framed by Content-Length, and its
- * in-memory connection takes a request as done when its handler returns, so
- * a body still streaming would let the next request run before it. This is
- * how lists were built before they were streamed: the whole list in memory
- * for one request at a time, and the wire view's budget still cuts what it
- * shows.
- */
-async function collected(response: Response): Promise<Response> {
-  if (!isBodyStream(response.body)) return response;
-  const parts: Buffer[] = [];
-  for await (const piece of response.body) parts.push(typeof piece === "string" ? Buffer.from(piece, "utf8") : Buffer.from(piece));
-  return { ...response, body: Buffer.concat(parts) };
-}
 
 /** v1 of the status resource was superseded by v2 when v2 shipped. */
 export const V1_DEPRECATED_SINCE = new Date("2026-01-01T00:00:00Z");
@@ -79,7 +61,7 @@ export function createApp(options: AppOptions): App {
       : {
           wire: {
             // Late-bound: the wire view runs requests through this very app, which is built from its own table.
-            handler: async (request) => collected(await app.handle(request)),
+            handler: (request) => app.handle(request),
             admit: (head) => app.admit(head),
             limits: { ...DEFAULT_LIMITS, ...options.limits },
             onHandlerError: (error) => console.error("startline: handler error in the wire view:", error),

@@ -248,9 +248,13 @@ export const PAGE_SCRIPT = String.raw`
         var view = JSON.parse(r.text);
         var finals = view.response.responses.filter(function (m) { return m.answers != null; });
         finals.forEach(function (m) {
-          var b = m.parts.filter(function (p) { return p.kind === "body"; })[0];
-          var text = b ? b.text : "";
-          if (b && b.omitted) text += "\n\u2026 " + b.omitted + " more bytes not shown (the wire view's output budget)";
+          // The body: one part, or the data of each chunk of a streamed one.
+          var text = "", omitted = 0;
+          m.parts.forEach(function (p) {
+            if (p.kind === "body" || p.kind === "chunk-data") { text += p.text; omitted += p.omitted || 0; }
+            else if (p.kind === "omitted" && text) omitted += p.omitted || 0;
+          });
+          if (omitted) text += "\n\u2026 " + omitted + " more bytes not shown (the wire view's output budget)";
           art.appendChild(message(m.statusLine, m.fields.map(function (f) { return [f.name, f.value]; }), text));
         });
         if (view.cut) art.appendChild(el("p", { class: "err", role: "note", text: view.cut.detail }));

@@ -7,7 +7,8 @@ import net from "node:net";
 import { once } from "node:events";
 import t from "tap";
 import { ADMIN, docsApp, wire } from "../helpers/app.js";
-import { listen } from "../helpers/wire.js";
+import type { Store } from "../../src/store/types.js";
+import { dechunk, listen } from "../helpers/wire.js";
 
 /** Each complete response's head lines (status line first, Date left out), and where the complete ones end. */
 function heads(bytes: Buffer, headRequests: readonly boolean[]): { heads: string[][]; end: number } {
@@ -19,9 +20,17 @@ function heads(bytes: Buffer, headRequests: readonly boolean[]): { heads: string
     const lines = bytes.toString("latin1", pos, end).split("\r\n");
     const status = Number(lines[0]!.split(" ")[1]);
     const length = /^content-length: *(\d+)$/im.exec(lines.join("\n"))?.[1];
+    const chunked = /^transfer-encoding: *chunked$/im.test(lines.join("\n"));
     const final = status >= 200;
     const isHead = final && headRequests[out.filter((h) => Number(h[0]!.split(" ")[1]) >= 200).length] === true;
-    const bodyEnd = end + 4 + (final && !isHead && length !== undefined ? Number(length) : 0);
+    let bodyEnd = end + 4 + (final && !isHead && length !== undefined ? Number(length) : 0);
+    if (final && !isHead && chunked) {
+      try {
+        bodyEnd = dechunk(bytes, end + 4).next;
+      } catch {
+        break; // its last chunk has not come yet
+      }
+    }
     if (bodyEnd > bytes.length) break;
     out.push(lines.filter((l) => !/^date:/i.test(l)));
     pos = bodyEnd;
@@ -29,14 +38,19 @@ function heads(bytes: Buffer, headRequests: readonly boolean[]): { heads: string
   return { heads: out, end: pos };
 }
 
+/** Three posts, so that a list has something to stream. */
+async function posts(store: Store): Promise<void> {
+  for (const id of ["one", "two", "three"]) await store.posts.create({ id, title: `Post ${id}`, body: "Listed." });
+}
+
 /**
  * Sends `raw` on a real connection that stays open (no half-close), and
  * collects responses until `expected` final ones are complete or the server
- * closes; then waits a round trip more (a GET on a second connection) for
- * anything the server would still send on the first.
+ * closes.
  */
-async function overSocket(raw: string, expected: number, headRequests: readonly boolean[] = []): Promise<string[][]> {
-  const { app } = await docsApp();
+async function overSocket(raw: string, expected: number, headRequests: readonly boolean[] = [], prepare = posts): Promise<string[][]> {
+  const { app, store } = await docsApp();
+  await prepare(store);
   const server = await listen(app);
   try {
     const socket = net.connect(server.port, "127.0.0.1");
@@ -64,8 +78,9 @@ async function overSocket(raw: string, expected: number, headRequests: readonly 
 }
 
 /** The same bytes through POST /api/wire, on an app of its own with the same seed. */
-async function throughWire(raw: string, headRequests: readonly boolean[] = []): Promise<{ heads: string[][]; body: any }> {
-  const { app } = await docsApp();
+async function throughWire(raw: string, headRequests: readonly boolean[] = [], prepare = posts): Promise<{ heads: string[][]; body: any }> {
+  const { app, store } = await docsApp();
+  await prepare(store);
   const { status, body } = await wire(app, raw);
   if (status !== 200) throw new Error(`the wire view answered ${status}`);
   return { heads: heads(Buffer.from(body.response.raw, "utf8"), headRequests).heads, body };
@@ -139,4 +154,32 @@ t.test("a head its route refuses is refused as on a socket: answered at once, it
     );
     t.match(body.request.unread, { kind: "unread", start: headEnd, end: c.raw.length }, `${name}: the body and the next request are never read`);
   }
+});
+
+t.test("a streamed list, and requests pipelined behind it: chunked as on a socket, every one answered", async (t) => {
+  const raw =
+    "GET /api/v1/posts HTTP/1.1\r\nHost: x\r\n\r\n" +
+    "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n" +
+    "HEAD /api/v1/posts HTTP/1.1\r\nHost: x\r\n\r\n" +
+    "GET /api/v1/posts HTTP/1.1\r\nHost: x\r\nAccept: application/yaml\r\n\r\n";
+  const headRequests = [false, false, true, false];
+  const socket = maskEtag(await overSocket(raw, 4, headRequests));
+  const { heads: wireHeads, body } = await throughWire(raw, headRequests);
+  t.ok(socket[0]!.includes("Transfer-Encoding: chunked"), "a socket gets the list streamed");
+  t.same(maskEtag(wireHeads), socket, "the wire view's responses are the socket's");
+  t.same(body.response.responses.map((r: any) => r.answers), [0, 1, 2, 3]);
+  const list = body.response.responses[0];
+  t.same(
+    [...new Set(list.parts.map((p: any) => p.kind))],
+    ["status-line", "field", "blank-line", "chunk-size", "chunk-data", "chunk-end", "last-chunk"],
+    "its body is read as chunks",
+  );
+  const content = list.parts.filter((p: any) => p.kind === "chunk-data").map((p: any) => p.text).join("");
+  t.same(JSON.parse(content).posts.map((p: any) => p.id), ["one", "two", "three"], "whose data is the list");
+  let at = list.start;
+  for (const p of list.parts) {
+    t.equal(p.start, at, `${p.kind} follows on`);
+    at = p.end;
+  }
+  t.equal(at, list.end, "the parts tile the response");
 });
