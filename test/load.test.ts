@@ -12,6 +12,10 @@ import type { Exchange } from "../src/http/connection.js";
 import { ADMIN, docsApp, request } from "./helpers/app.js";
 import { listen } from "./helpers/wire.js";
 
+// Each run waits out at least one of autocannon's one-second samples, and
+// each has a server of its own: they run side by side rather than in turn.
+t.jobs = 3;
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 interface Run {
