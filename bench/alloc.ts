@@ -1,7 +1,7 @@
 // Bytes allocated per request on the hot path, measured in process.
 //
-//   npm run --silent build && node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 dist/bench/alloc.js \
-//     [--path /api/v1/status] [--requests N] [--sites N]
+//   npm run bench:alloc -- [--path /api/v1/status] [--requests N] [--sites N]
+//   (that is: node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 dist/bench/alloc.js ...)
 //
 // Runs N requests through the real Connection (parser, router, handler,
 // writer) over an in-memory socket whose output is dropped, twice: one
