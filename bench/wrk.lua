@@ -26,13 +26,39 @@ function request()
   return batch
 end
 
+-- The latency at each percentile in ps, from the distribution itself:
+-- latency:percentile() sometimes answers 0 (wrk issues #236, #354: it ranks
+-- against a sample count that its coordinated-omission correction has put
+-- out of step with the distribution), so the ranks here come from the sum of
+-- the distribution's own counts. #latency is the number of distinct values,
+-- latency(i) the i-th value (µs, ascending) and how many samples had it.
+local function percentiles(latency, ps)
+  local total = 0
+  for i = 1, #latency do
+    local _, count = latency(i)
+    total = total + count
+  end
+  local out, seen, k = {}, 0, 1
+  for i = 1, #latency do
+    local value, count = latency(i)
+    seen = seen + count
+    while k <= #ps and seen >= ps[k] / 100 * total do
+      out[k] = value
+      k = k + 1
+    end
+  end
+  for j = k, #ps do out[j] = latency.max end
+  return out
+end
+
 function done(summary, latency, requests)
   local e = summary.errors
+  local p = percentiles(latency, { 50, 90, 99 })
   io.write(string.format(
     'WRK_SUMMARY {"requests":%d,"durationUs":%d,"bytes":%d,' ..
       '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
       '"latencyUs":{"p50":%d,"p90":%d,"p99":%d,"max":%d,"mean":%.1f}}\n',
     summary.requests, summary.duration, summary.bytes,
     e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean))
+    p[1], p[2], p[3], latency.max, latency.mean))
 end
