@@ -60,7 +60,8 @@ export interface Exchange {
 }
 
 export interface ConnectionHooks {
-  onExchange(exchange: Exchange): void;
+  /** The access log; without it, nothing is timed or gathered per exchange. */
+  onExchange?(exchange: Exchange): void;
   /** A handler threw or rejected, or returned a response the writer refused. */
   onHandlerError(error: unknown, request: Request | null): void;
   onClose(connection: Connection): void;

@@ -13,6 +13,7 @@ import { HttpError, problem, protocolProblem } from "./problem.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
+import { Outbox } from "./outbox.js";
 import { isBodyStream, sendStream } from "./stream-body.js";
 import type { ConnectionHooks, ConnectionOptions, Transport } from "./connection-options.js";
 import type { ConnectionTrace } from "./trace-hook.js";
@@ -54,6 +55,8 @@ const INTERNAL_ERROR_DETAIL = "The server failed while handling this request. Th
 
 export class Connection implements ParserSink {
   private readonly socket: Transport;
+  /** Everything written to the socket goes through it (see outbox.ts). */
+  private readonly out: Outbox;
   private readonly handler: Handler;
   private readonly admit: ((head: RequestHead) => Admission) | undefined;
   private readonly options: ConnectionOptions;
@@ -85,6 +88,7 @@ export class Connection implements ParserSink {
   constructor(socket: Transport, service: Handler | Service, options: ConnectionOptions, hooks: ConnectionHooks) {
     const { handle, admit } = asService(service);
     this.socket = socket;
+    this.out = new Outbox(socket);
     this.client = socket.remoteAddress ?? "-";
     this.handler = handle;
     this.admit = admit;
@@ -116,12 +120,11 @@ export class Connection implements ParserSink {
 
   private onData(chunk: Buffer): void {
     if (this.parser.closed) return; // lingering after a closing response: read and drop
-    const socket = this.socket;
-    // Cork so that all responses produced by this chunk (pipelining) leave in one write.
-    socket.cork();
+    // All responses produced by this chunk (pipelining) leave in one write.
+    this.out.hold();
     this.trace?.received(chunk);
     this.parser.feed(chunk);
-    socket.uncork();
+    this.out.release();
     this.updatePhase(true);
   }
 
@@ -134,7 +137,7 @@ export class Connection implements ParserSink {
       sendContinue: head.expectContinue && head.framing.kind !== "none",
       response: null,
       close: !head.keepAlive,
-      started: performance.now(),
+      started: this.hooks.onExchange === undefined ? 0 : performance.now(),
     };
     this.queue.push(slot);
     this.reading = slot;
@@ -191,7 +194,7 @@ export class Connection implements ParserSink {
     let slot = this.reading;
     this.reading = null;
     if (slot === null) {
-      slot = { head: null, request: null, sendContinue: false, response: null, close: true, started: performance.now() };
+      slot = { head: null, request: null, sendContinue: false, response: null, close: true, started: this.hooks.onExchange === undefined ? 0 : performance.now() };
       this.queue.push(slot);
     }
     slot.sendContinue = false;
@@ -208,6 +211,15 @@ export class Connection implements ParserSink {
   }
 
   private flush(): void {
+    // The responses ready now leave together.
+    this.out.hold();
+    const closed = this.writeReady();
+    this.out.release();
+    if (!closed) this.updatePhase(false);
+  }
+
+  /** Writes the responses at the front of the queue that are ready; true when the last one closed the connection. */
+  private writeReady(): boolean {
     const queue = this.queue;
     while (queue.length > 0 && !this.streaming) {
       const slot = queue[0]!;
@@ -220,10 +232,10 @@ export class Connection implements ParserSink {
       if (this.streaming) break;
       if (slot.close) {
         this.closeAfterResponse();
-        return;
+        return true;
       }
     }
-    this.updatePhase(false);
+    return false;
   }
 
   private write(slot: Slot, response: Response): void {
@@ -249,7 +261,9 @@ export class Connection implements ParserSink {
     const body = out.body;
     this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
-      socket.write(out.head, "latin1");
+      // The stream writes to the socket itself: nothing may stay pending before it.
+      this.out.send(out.head);
+      this.out.flush();
       this.streaming = true;
       sendStream(socket, out.stream, chunked).then(
         (bytes) => this.finishStream(slot, response.status, bytes),
@@ -262,25 +276,26 @@ export class Connection implements ParserSink {
       );
       return;
     }
-    if (body === undefined) socket.write(out.head, "latin1");
-    else if (typeof body === "string") socket.write(out.head + body);
+    if (out.bytes !== undefined) this.out.send(out.bytes);
+    else if (body === undefined) this.out.send(out.head);
+    else if (typeof body === "string") this.out.send(out.head + body);
     else {
-      socket.write(out.head, "latin1");
-      socket.write(body);
+      this.out.send(out.head);
+      this.out.send(body);
     }
-    this.logExchange(slot, response.status, out.bodyBytes);
+    if (this.hooks.onExchange !== undefined) this.logExchange(slot, response.status, out.bodyBytes);
   }
 
   /** The interim answer an Expect: 100-continue asked for (RFC 9110 §10.1.1). */
   private sendContinue(slot: Slot): void {
     slot.sendContinue = false;
-    this.socket.write(CONTINUE, "latin1");
+    this.out.send(CONTINUE);
     this.trace?.response(CONTINUE, undefined, false);
   }
 
   private logExchange(slot: Slot, status: number, bodyBytes: number): void {
     const current = slot.head ?? this.parser.current;
-    this.hooks.onExchange({
+    this.hooks.onExchange?.({
       client: this.client,
       method: current.method || "-",
       target: current.target || "-",
@@ -295,7 +310,7 @@ export class Connection implements ParserSink {
   /** A streamed body was sent (`bytes`), or its client went away (-1): go on with the queue. */
   private finishStream(slot: Slot, status: number, bytes: number): void {
     this.streaming = false;
-    if (bytes >= 0) this.logExchange(slot, status, bytes);
+    if (bytes >= 0 && this.hooks.onExchange !== undefined) this.logExchange(slot, status, bytes);
     if (this.ended || bytes < 0) return;
     if (slot.close || (this.draining && this.queue.length === 0)) {
       this.closeAfterResponse();
@@ -339,7 +354,7 @@ export class Connection implements ParserSink {
       this.paused = false;
       this.socket.resume();
     }
-    this.socket.end();
+    this.out.end();
   }
 
   // ---- Timing and flow ----
@@ -405,9 +420,9 @@ export class Connection implements ParserSink {
     } else if (!stop && this.paused) {
       this.paused = false;
       this.socket.resume();
-      this.socket.cork();
+      this.out.hold();
       this.parser.resume();
-      this.socket.uncork();
+      this.out.release();
     }
   }
 
@@ -487,7 +502,7 @@ export class Connection implements ParserSink {
     this.parser.stop();
     this.phase = Phase.Closing;
     this.deadline = Date.now() + this.options.lingerMs;
-    this.socket.end();
+    this.out.end();
   }
 
   /** Forced close at the end of a shutdown's grace period. */

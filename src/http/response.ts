@@ -45,8 +45,8 @@ export interface WriteOptions {
 export interface Serialized {
   /** Status line and header section, ASCII only, ending in the empty line. */
   readonly head: string;
-  /** Head and body as one string, when the body is a string: what the connection writes, made once for a remembered response. */
-  readonly text?: string;
+  /** Head and body encoded once, for a remembered response: what the connection writes, with nothing to encode per request. */
+  readonly bytes?: Buffer;
   /** The content to send after the head; absent for HEAD, 1xx, 204 and 304. */
   readonly body: string | Uint8Array | undefined;
   /** Length of the content in bytes, as announced (also for HEAD); 0 for a stream, counted as it is sent. */
@@ -119,8 +119,9 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
   if (known !== undefined && known.date === date && known.extraFields === extraFields) return known.out;
   const out = serializeNow(res, opts, date);
   if (out.stream !== undefined) return out;
-  const text = typeof out.body === "string" ? out.head + out.body : out.body === undefined ? out.head : undefined;
-  const kept: Serialized = Object.freeze(text === undefined ? out : { ...out, text });
+  const body = out.body;
+  const bytes = Buffer.concat([Buffer.from(out.head, "latin1"), typeof body === "string" ? Buffer.from(body) : body ?? Buffer.alloc(0)]);
+  const kept: Serialized = Object.freeze({ ...out, bytes });
   remembered.set(res, { date, extraFields, out: kept });
   return kept;
 }

@@ -91,10 +91,9 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     trace: options.trace,
   };
   const maxConnections = options.maxConnections ?? Infinity;
-  const onExchange = options.onExchange ?? (() => {});
   const live = new Set<Connection>();
   const hooks = {
-    onExchange,
+    ...(options.onExchange === undefined ? {} : { onExchange: options.onExchange }),
     onHandlerError: options.onHandlerError ?? logHandlerError,
     onClose(connection: Connection) {
       live.delete(connection);

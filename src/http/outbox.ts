@@ -1,0 +1,79 @@
+// Everything a connection sends, gathered so that the responses one read of
+// the socket produces leave in one write (pipelining), and a lone response in
+// one write, without the stream's cork buffer in between.
+//
+// Corking the socket for every read, as the connection once did, sent even a
+// lone response through the stream's buffer: an entry per write, then a
+// writev with its arrays and callbacks. Here a read's pieces wait in an array
+// and leave as one string (all text), one Buffer (all bytes: a remembered
+// response's encoded bytes, see response.ts) or, when the two are mixed, one
+// corked burst. Everything the connection writes goes through here, so
+// nothing can overtake a piece still waiting.
+//
+// Pending pieces are written as soon as they reach the socket's high-water
+// mark: the socket's own back-pressure (writableNeedDrain, which the
+// connection looks at between two requests of a read) must see them, or one
+// read of many small pipelined requests could pile up responses here.
+
+import type { Writable } from "node:stream";
+
+export class Outbox {
+  private readonly socket: Writable;
+  private pieces: (string | Uint8Array)[] = [];
+  /** Bytes pending; a string counts its length, which is at most its UTF-8 size. */
+  private size = 0;
+  private texts = 0;
+  private holds = 0;
+
+  constructor(socket: Writable) {
+    this.socket = socket;
+  }
+
+  /** Gather what is sent until the matching release(). Holds nest. */
+  hold(): void {
+    this.holds++;
+  }
+
+  release(): void {
+    if (--this.holds === 0) this.flush();
+  }
+
+  /** Text to send (written as UTF-8; heads are ASCII), or bytes. */
+  send(data: string | Uint8Array): void {
+    if (this.holds === 0 && this.pieces.length === 0) {
+      this.socket.write(data);
+      return;
+    }
+    this.pieces.push(data);
+    if (typeof data === "string") {
+      this.texts++;
+      this.size += data.length;
+    } else this.size += data.byteLength;
+    if (this.holds === 0 || this.size >= this.socket.writableHighWaterMark) this.flush();
+  }
+
+  /** Write what is pending now: before someone else writes to the socket (a streamed body), or at the end of a hold. */
+  flush(): void {
+    const pieces = this.pieces;
+    if (pieces.length === 0) return;
+    const texts = this.texts;
+    this.pieces = [];
+    this.size = 0;
+    this.texts = 0;
+    const socket = this.socket;
+    if (pieces.length === 1) socket.write(pieces[0]!);
+    else if (texts === pieces.length) socket.write(pieces.join(""));
+    else if (texts === 0) socket.write(Buffer.concat(pieces as Uint8Array[]));
+    else {
+      socket.cork();
+      for (const piece of pieces) socket.write(piece);
+      socket.uncork();
+    }
+  }
+
+  /** What is pending goes out, then FIN once everything is written. */
+  end(): void {
+    this.flush();
+    this.socket.end();
+  }
+}
