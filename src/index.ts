@@ -22,10 +22,9 @@ export type { Deprecation, Params, Route, RouteHandler, RouteParamDoc, RouteRequ
 // ---- Requests and responses ----
 export { headerValue } from "./http/request.js";
 export type { Framing, Request, RequestHead } from "./http/request.js";
-// A body is a string or bytes, sent with Content-Length. Streamed bodies
-// (chunked, for content produced as it is sent) are being added to Response
-// in src/http/response.ts; they are exported here, beside Response, when they land.
-export type { FieldValue, Response } from "./http/response.js";
+// A body may be a string, bytes, or an async iterable of them (BodyStream), sent
+// with chunked framing as its pieces come.
+export type { BodyStream, FieldValue, Response } from "./http/response.js";
 
 // ---- Errors (RFC 9457 application/problem+json) ----
 export { fail, HttpError, problem } from "./http/problem.js";
