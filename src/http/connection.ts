@@ -9,7 +9,9 @@
 
 import { protocolError, type ProtocolError } from "./errors.js";
 import { RequestParser, type ParserSink } from "./parser.js";
-import { HttpError, problem, protocolProblem } from "./problem.js";
+import { protocolProblem } from "./problem.js";
+import { answerFailure } from "./handler-failure.js";
+import { isPromise, Phase, type Slot } from "./connection-state.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
@@ -21,37 +23,6 @@ import type { ConnectionTrace } from "./trace-hook.js";
 export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 
 export { DEFAULT_CONNECTION_OPTIONS, type ConnectionHooks, type ConnectionOptions, type Exchange, type Transport } from "./connection-options.js";
-
-/** What the connection is waiting for, which decides its deadline. */
-const enum Phase {
-  /** No request in flight: the keep-alive timeout runs. */
-  Idle,
-  /** Part of a request head has arrived: the headers timeout runs. */
-  Head,
-  /** A body is arriving: the body timeout runs, restarted by every chunk. */
-  Body,
-  /** Requests are with their handlers; nothing to time. */
-  Busy,
-  /** The closing response is out: draining the client until it closes or the linger ends. */
-  Closing,
-}
-
-interface Slot {
-  readonly head: RequestHead | null;
-  request: Request | null;
-  /** A 100 Continue is owed before the body (RFC 9110 §10.1.1). */
-  sendContinue: boolean;
-  response: Response | null;
-  /** The connection closes after this response. */
-  close: boolean;
-  readonly started: number;
-}
-
-function isPromise(value: unknown): value is Promise<Response> {
-  return typeof (value as Promise<Response> | null)?.then === "function";
-}
-
-const INTERNAL_ERROR_DETAIL = "The server failed while handling this request. The error has been logged; no details are sent to clients.";
 
 export class Connection implements ParserSink {
   private readonly socket: Transport;
@@ -320,22 +291,7 @@ export class Connection implements ParserSink {
   }
 
   private internalError(error: unknown, request: Request | null): Response {
-    try {
-      if (error instanceof HttpError) return error.response;
-    } catch {
-      // A Proxy can throw even from instanceof; it is certainly not an HttpError.
-    }
-    try {
-      this.hooks.onHandlerError(error, request);
-    } catch {
-      // An error whose message or stack getter throws cannot be printed; the client still gets its 500.
-      try {
-        console.error("startline: a handler failed with an error that could not be logged");
-      } catch {
-        // stdout/stderr gone: nothing left to tell
-      }
-    }
-    return problem(500, { kind: "internal-error", detail: INTERNAL_ERROR_DETAIL, instance: request?.target ?? "" });
+    return answerFailure(error, request, this.hooks.onHandlerError);
   }
 
   /**
