@@ -5,7 +5,10 @@
 // queue the moment its head arrives and responses leave from the front only.
 // Reading pauses while the client is not reading its responses, or while too
 // many requests wait for answers: a client cannot make the server buffer
-// without bound by pipelining and never reading.
+// without bound by pipelining and never reading. It also pauses for one turn
+// of the event loop after REQUESTS_PER_TURN requests of one read: a read of
+// 64 KiB can hold a thousand small pipelined requests, and the other
+// connections' requests must not wait behind all of them.
 
 import { protocolError, type ProtocolError } from "./errors.js";
 import { RequestParser, type ParserSink } from "./parser.js";
@@ -24,6 +27,9 @@ export { admitHead, asService, type Admission, type Handler, type Service } from
 
 export { DEFAULT_CONNECTION_OPTIONS, type ConnectionHooks, type ConnectionOptions, type Exchange, type Transport } from "./connection-options.js";
 
+/** Requests taken from one read (or one resumption) before the connection lets the others have a turn. */
+export const REQUESTS_PER_TURN = 64;
+
 export class Connection implements ParserSink {
   private readonly socket: Transport;
   /** Everything written to the socket goes through it (see outbox.ts). */
@@ -41,6 +47,10 @@ export class Connection implements ParserSink {
   /** When the current phase runs out (ms since the epoch). */
   deadline: number;
   private paused = false;
+  /** Requests taken since the read (or resumption) began; at REQUESTS_PER_TURN, the connection yields. */
+  private turnRequests = 0;
+  /** Paused until the next turn of the event loop, for the other connections' sake. */
+  private yielded = false;
   private draining = false;
   /** Heads seen so far, and at the time the headers deadline was set. */
   private headsSeen = 0;
@@ -92,6 +102,7 @@ export class Connection implements ParserSink {
   private onData(chunk: Buffer): void {
     if (this.parser.closed) return; // lingering after a closing response: read and drop
     // All responses produced by this chunk (pipelining) leave in one write.
+    this.turnRequests = 0;
     this.out.hold();
     this.trace?.received(chunk);
     this.parser.feed(chunk);
@@ -123,6 +134,7 @@ export class Connection implements ParserSink {
   }
 
   onRequest(request: Request): void {
+    if (++this.turnRequests === REQUESTS_PER_TURN) this.yieldTurn();
     const slot = this.reading!;
     this.reading = null;
     slot.request = request;
@@ -366,9 +378,19 @@ export class Connection implements ParserSink {
     this.updateFlow();
   }
 
+  /** Stop after this request until the event loop has served the others (see REQUESTS_PER_TURN). */
+  private yieldTurn(): void {
+    this.yielded = true;
+    this.updateFlow();
+    setImmediate(() => {
+      this.yielded = false;
+      this.updateFlow();
+    });
+  }
+
   private updateFlow(): void {
     if (this.phase === Phase.Closing || this.ended) return;
-    const stop = this.socket.writableNeedDrain || this.queue.length >= this.options.maxPipelined;
+    const stop = this.yielded || this.socket.writableNeedDrain || this.queue.length >= this.options.maxPipelined;
     if (stop && !this.paused) {
       this.paused = true;
       this.parser.pause();
@@ -376,6 +398,7 @@ export class Connection implements ParserSink {
     } else if (!stop && this.paused) {
       this.paused = false;
       this.socket.resume();
+      this.turnRequests = 0;
       this.out.hold();
       this.parser.resume();
       this.out.release();
