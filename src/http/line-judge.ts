@@ -13,12 +13,13 @@ import { requestLineTooLong } from "./request-line.js";
 
 export type LineKind = "request-line" | "header-line" | "trailer-line" | "chunk-size-line";
 
+/** What a line's verdict depends on besides its bytes; the parser keeps one and refills it per line. */
 export interface LineContext {
-  readonly kind: LineKind;
+  kind: LineKind;
   /** How many bytes the line may hold before it breaks a limit. */
-  readonly room: number;
+  room: number;
   readonly limits: ParserLimits;
-  /** For field lines: what their verdict depends on besides their bytes. */
+  /** For field lines. */
   readonly field: FieldContext;
 }
 

@@ -42,12 +42,31 @@ export interface ScanError {
 /** What a field line's verdict depends on besides its own bytes. */
 export interface FieldContext {
   /** Field lines already in this section, and how many it may hold. */
-  readonly fields: number;
+  fields: number;
   readonly maxFields: number;
   /** A Content-Length was already seen (a second one is refused, RFC 9110 §8.6). */
-  readonly contentLengthSeen: boolean;
+  contentLengthSeen: boolean;
   /** Content-Length in a trailer section frames nothing: its value is not judged here. */
-  readonly trailer: boolean;
+  trailer: boolean;
+}
+
+/** Where a field line's name ends, and where its value lies without the OWS around it. */
+export interface FieldBounds {
+  nameEnd: number;
+  vs: number;
+  ve: number;
+}
+
+/** RFC 9112 §5: OWS before and after the value is not part of it; fills and returns `into`. */
+export function fieldBounds(buf: Buffer, nameEnd: number, e: number, into: FieldBounds): FieldBounds {
+  let vs = nameEnd + 1;
+  while (vs < e && (buf[vs] === SP || buf[vs] === HTAB)) vs++;
+  let ve = e;
+  while (ve > vs && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
+  into.nameEnd = nameEnd;
+  into.vs = vs;
+  into.ve = ve;
+  return into;
 }
 
 // Request line phases (RFC 9112 §3): method SP request-target SP HTTP-version.

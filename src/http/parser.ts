@@ -18,21 +18,22 @@
 // every leniency is a place where this server and a proxy in front of it could
 // disagree about where a request ends (request smuggling).
 
-import { CR, HTAB, LF, SP } from "./chars.js";
+import { CR, LF } from "./chars.js";
 import { BodyBuffer } from "./body-buffer.js";
 import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
 import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
 import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-import { judgeLineSoFar, type LineKind } from "./line-judge.js";
+import { judgeLineSoFar, type LineContext, type LineKind } from "./line-judge.js";
 import { LineReader, type LineConsumer } from "./line-reader.js";
-import { describe, endFieldLine, endRequestLine, startScan, type LineScan, type ScanError } from "./line-scan.js";
+import { describe, endFieldLine, endRequestLine, startScan, fieldBounds, type FieldBounds, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
 import { fieldName } from "./names.js";
 import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
 import type { Request, RequestHead } from "./request.js";
 import type { SpanKind, SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
+
 
 export interface ParserSink {
   /** The head is complete and valid; the body (if any) follows. */
@@ -72,6 +73,10 @@ export class RequestParser implements LineConsumer {
   private readonly partialScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
   /** The same judgement for a line that arrived whole. */
   private readonly wholeScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
+  /** Scratch, refilled for each line (nothing keeps them): no object is made per line. */
+  private readonly bounds: FieldBounds = { nameEnd: 0, vs: 0, ve: 0 };
+  private readonly fieldContext: FieldContext;
+  private readonly lineContext: LineContext;
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -102,6 +107,8 @@ export class RequestParser implements LineConsumer {
     this.sink = sink;
     this.limits = limits;
     this.spans = spans;
+    this.fieldContext = { fields: 0, maxFields: limits.maxHeaderCount, contentLengthSeen: false, trailer: false };
+    this.lineContext = { kind: "request-line", room: 0, limits, field: this.fieldContext };
   }
 
   /** True between requests: no byte of a next request has arrived yet. */
@@ -302,18 +309,13 @@ export class RequestParser implements LineConsumer {
   }
 
   /** The value of the field line buf[s, e) without the OWS around it, and where its name ends. */
-  private valueOf(buf: Buffer, s: number, e: number): { nameEnd: number; vs: number; ve: number } | null {
+  private valueOf(buf: Buffer, s: number, e: number): FieldBounds | null {
     const ended = endFieldLine(buf, e, this.wholeScan);
     if (ended !== null) {
       this.failWith(ended);
       return null;
     }
-    const nameEnd = this.wholeScan.split;
-    let vs = nameEnd + 1;
-    while (vs < e && (buf[vs] === SP || buf[vs] === HTAB)) vs++;
-    let ve = e;
-    while (ve > vs && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
-    return { nameEnd, vs, ve };
+    return fieldBounds(buf, this.wholeScan.split, e, this.bounds);
   }
 
   private headerLine(buf: Buffer, s: number, e: number, lineBytes: number, lineAbs: number): boolean {
@@ -457,12 +459,14 @@ export class RequestParser implements LineConsumer {
       scan = partial ? this.partialScan : this.wholeScan;
       if (!partial) this.startScan(scan, s);
     }
-    const error = judgeLineSoFar(buf, s, n, scan, {
-      kind,
-      room: this.lineRoom(),
-      limits: this.limits,
-      field: { fields: this.fieldCount, maxFields: this.limits.maxHeaderCount, contentLengthSeen: this.fields.contentLength !== -1, trailer: kind === "trailer-line" },
-    });
+    const ctx = this.lineContext;
+    ctx.kind = kind;
+    ctx.room = this.lineRoom();
+    const field = this.fieldContext;
+    field.fields = this.fieldCount;
+    field.contentLengthSeen = this.fields.contentLength !== -1;
+    field.trailer = kind === "trailer-line";
+    const error = judgeLineSoFar(buf, s, n, scan, ctx);
     return error === null || this.failWith(error);
   }
 
