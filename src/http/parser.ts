@@ -34,7 +34,6 @@ import type { SpanKind, SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 
-
 export interface ParserSink {
   /** The head is complete and valid; the body (if any) follows. */
   onHead(head: RequestHead): void;

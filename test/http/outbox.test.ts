@@ -1,0 +1,103 @@
+// The Outbox: what one read of the socket produces leaves in one write, in
+// order, and no more than the socket's high-water mark waits in it, so the
+// socket's back-pressure still sees the responses.
+
+import t from "tap";
+import { Duplex, Writable } from "node:stream";
+import { Connection, DEFAULT_CONNECTION_OPTIONS, type Handler } from "../../src/http/connection.js";
+import { Outbox } from "../../src/http/outbox.js";
+import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { splitResponses } from "../helpers/wire.js";
+
+/** Stream methods that record each write handed down (a writev counts as one write). */
+function recording(writes: Buffer[][]) {
+  return {
+    write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void) {
+      writes.push([chunk]);
+      callback();
+    },
+    writev(chunks: Array<{ chunk: unknown }>, callback: () => void) {
+      writes.push(chunks.map((c) => c.chunk as Buffer));
+      callback();
+    },
+  };
+}
+
+function recorder(highWaterMark = 16 * 1024): { sink: Writable; writes: Buffer[][]; ended: () => boolean } {
+  const writes: Buffer[][] = [];
+  let ended = false;
+  const sink = new Writable({
+    highWaterMark,
+    ...recording(writes),
+    final(callback) {
+      ended = true;
+      callback();
+    },
+  });
+  return { sink, writes, ended: () => ended };
+}
+
+const text = (writes: Buffer[][]) => writes.map((w) => Buffer.concat(w).toString("latin1"));
+
+t.test("a held run of text, then bytes, then text leaves in one burst, in the order sent", async (t) => {
+  const { sink, writes } = recorder();
+  const out = new Outbox(sink);
+  out.hold();
+  out.send("a");
+  out.send(Buffer.from("b"));
+  out.send("c");
+  t.equal(writes.length, 0, "nothing is written while held");
+  out.release();
+  t.same(text(writes).join(""), "abc", "in order");
+  t.equal(writes.length, 1, "mixed pieces left as one corked burst (one writev)");
+});
+
+t.test("text only leaves as one string; bytes only as one Buffer; outside a hold, at once", async (t) => {
+  const { sink, writes } = recorder();
+  const out = new Outbox(sink);
+  out.hold();
+  out.send("x");
+  out.send("y");
+  out.release();
+  out.hold();
+  out.send(Buffer.from("1"));
+  out.send(Buffer.from("2"));
+  out.release();
+  out.send("now");
+  t.same(text(writes), ["xy", "12", "now"]);
+});
+
+t.test("pending pieces past the high-water mark are written before the hold ends, so back-pressure sees them", async (t) => {
+  const { sink, writes } = recorder(1024);
+  const out = new Outbox(sink);
+  out.hold();
+  for (let i = 0; i < 10; i++) out.send("z".repeat(300));
+  t.ok(writes.length >= 2, `written during the hold (${writes.length} writes of the 10 pieces)`);
+  const during = writes.length;
+  out.release();
+  t.equal(text(writes).join("").length, 3000, "every byte, once");
+  t.ok(writes.length <= during + 1, "the rest at release, in one write");
+});
+
+t.test("end() writes what is pending, then ends the stream", async (t) => {
+  const { sink, writes, ended } = recorder();
+  const out = new Outbox(sink);
+  out.hold();
+  out.send("last words");
+  out.end();
+  await new Promise((resolve) => sink.on("finish", resolve));
+  t.same(text(writes), ["last words"]);
+  t.ok(ended());
+});
+
+t.test("a Connection answers ten pipelined requests of one read in one socket write, with no access-log hook", async (t) => {
+  const writes: Buffer[][] = [];
+  const socket = new Duplex({ read() {}, ...recording(writes) });
+  const handler: Handler = (req) => ({ status: 200, body: req.path });
+  new Connection(socket, handler, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS }, { onHandlerError: (e) => t.fail(String(e)), onClose: () => {} });
+  socket.push(Buffer.from(Array.from({ length: 10 }, (_, i) => `GET /${i} HTTP/1.1\r\nHost: t\r\n\r\n`).join("")));
+  while (writes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  t.equal(writes.length, 1, "one write");
+  t.equal(writes[0]!.length, 1, "of one piece, not a writev");
+  t.same(splitResponses(Buffer.concat(writes[0]!)).map((r) => r.body), Array.from({ length: 10 }, (_, i) => `/${i}`), "all ten, in order");
+});
