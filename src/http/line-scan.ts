@@ -102,6 +102,14 @@ function isDigit(b: number): boolean {
   return b >= 0x30 && b <= 0x39;
 }
 
+/** "HTTP/1." and a digit at buf[i] (the caller checked that 8 bytes are there). */
+function isHttp1At(buf: Buffer, i: number): boolean {
+  return (
+    buf[i] === 0x48 && buf[i + 1] === 0x54 && buf[i + 2] === 0x54 && buf[i + 3] === 0x50 &&
+    buf[i + 4] === 0x2f && buf[i + 5] === 0x31 && buf[i + 6] === 0x2e && isDigit(buf[i + 7]!)
+  );
+}
+
 function err(code: ProtocolErrorCode, what: string, at: number): ScanError {
   return { code, what, at };
 }
@@ -134,7 +142,11 @@ export function scanRequestLine(buf: Buffer, end: number, scan: LineScan): ScanE
         else return err("INVALID_METHOD", `Unexpected ${describe(b)} in the method`, i);
         break;
       case METHOD:
-        if (TCHAR[b] === 1) break;
+        if (TCHAR[b] === 1) {
+          // The rest of the run in a tight loop: one table lookup per byte, no dispatch.
+          while (i + 1 < end && TCHAR[buf[i + 1]!] === 1) i++;
+          break;
+        }
         if (b === SP) {
           phase = TARGET_FIRST;
           scan.split = i;
@@ -147,7 +159,10 @@ export function scanRequestLine(buf: Buffer, end: number, scan: LineScan): ScanE
         else return err("INVALID_TARGET", `Unexpected ${describe(b)} in the request target`, i);
         break;
       case TARGET_REST:
-        if (TARGET[b] === 1) break;
+        if (TARGET[b] === 1) {
+          while (i + 1 < end && TARGET[buf[i + 1]!] === 1) i++;
+          break;
+        }
         if (b !== SP) return err("INVALID_TARGET", `Unexpected ${describe(b)} in the request target`, i);
         phase = VERSION;
         scan.count = 0;
@@ -155,6 +170,12 @@ export function scanRequestLine(buf: Buffer, end: number, scan: LineScan): ScanE
         break;
       case VERSION: {
         const k = scan.count;
+        // The usual case, a whole "HTTP/1.x" in this piece, in one go; any other bytes take the byte-by-byte path below.
+        if (k === 0 && i + 8 <= end && isHttp1At(buf, i)) {
+          i += 7;
+          phase = AFTER_VERSION;
+          break;
+        }
         const want = VERSION_TEMPLATE[k]!;
         if (want === 0 ? isDigit(b) : b === want) {
           if (k < 7) {
@@ -211,7 +232,10 @@ export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: Fie
         scan.mark = i;
         break;
       case FIELD_NAME:
-        if (TCHAR[b] === 1) break;
+        if (TCHAR[b] === 1) {
+          while (i + 1 < end && TCHAR[buf[i + 1]!] === 1) i++;
+          break;
+        }
         if (b === SP || b === HTAB) {
           return err("WHITESPACE_BEFORE_COLON", `Whitespace follows the field name "${buf.toString("latin1", scan.mark, i)}"`, i);
         }
@@ -226,6 +250,7 @@ export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: Fie
         break;
       case FIELD_VALUE_BYTES:
         if (FIELD_VALUE[b] !== 1) return err("INVALID_FIELD_VALUE", `Unexpected ${describe(b)} in the value of "${buf.toString("latin1", scan.mark, scan.split)}"`, i);
+        while (i + 1 < end && FIELD_VALUE[buf[i + 1]!] === 1) i++;
         break;
       // RFC 9110 §8.6: Content-Length = 1*DIGIT, one value only.
       case LENGTH_LEADING_OWS:
