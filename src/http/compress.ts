@@ -93,6 +93,17 @@ function compressed(response: Response, body: string | Uint8Array, coding: Codin
 }
 
 /**
+ * Whether `text` is under `bytes` once UTF-8 encoded, mostly without encoding
+ * it: each UTF-16 code unit takes 1 to 3 bytes, so the length alone decides
+ * unless it lies between a third of the limit and the limit.
+ */
+function textSmallerThan(text: string, bytes: number): boolean {
+  if (text.length >= bytes) return false;
+  if (text.length * 3 < bytes) return true;
+  return Buffer.byteLength(text) < bytes;
+}
+
+/**
  * What `response` becomes for `request`: compressed when worth it and asked
  * for, as it is otherwise. Only actual compression is asynchronous, so the
  * common small response costs no promise.
@@ -102,8 +113,8 @@ export function negotiateCoding(request: Request, response: Response): Response 
   const headers = response.headers;
   if (response.status === 304) return notModified(request, response);
   if (headers === undefined || (typeof body !== "string" && !(body instanceof Uint8Array))) return response;
-  const size = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
-  if (size < MIN_COMPRESS_BYTES || headers["Content-Encoding"] !== undefined) return response;
+  const small = typeof body === "string" ? textSmallerThan(body, MIN_COMPRESS_BYTES) : body.byteLength < MIN_COMPRESS_BYTES;
+  if (small || headers["Content-Encoding"] !== undefined) return response;
   const type = headers["Content-Type"];
   if (type === undefined || !COMPRESSIBLE.test(String(type))) return response;
   // Whether or not this client gets it compressed, a cache must know the answer depends on Accept-Encoding.

@@ -4,7 +4,7 @@
 import t from "tap";
 import zlib from "node:zlib";
 import { createApp } from "../../src/app.js";
-import { chooseCoding } from "../../src/http/compress.js";
+import { MIN_COMPRESS_BYTES, chooseCoding, negotiateCoding } from "../../src/http/compress.js";
 import { inject } from "../../src/http/inject.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
@@ -61,6 +61,23 @@ t.test("a small body is never coded", async (t) => {
   const server = await app();
   const { r } = await one(server, "GET", "/api/v2/status", { "Accept-Encoding": "gzip, br" });
   t.equal(r.headers["content-encoding"], undefined);
+});
+
+t.test("the size limit is in UTF-8 bytes, not characters: 2- and 3-byte characters either side of it", async (t) => {
+  const request = { fields: ["accept-encoding", "gzip"] } as unknown as Parameters<typeof negotiateCoding>[0];
+  const coded = async (body: string) => {
+    const response = await negotiateCoding(request, { status: 200, headers: { "Content-Type": "text/plain; charset=utf-8" }, body });
+    return response.headers?.["Content-Encoding"] === "gzip";
+  };
+  const twoByte = "é"; // U+00E9: 2 bytes in UTF-8
+  const threeByte = "€"; // U+20AC: 3 bytes
+  t.equal(Buffer.byteLength(twoByte.repeat(MIN_COMPRESS_BYTES / 2)), MIN_COMPRESS_BYTES);
+  t.equal(await coded(twoByte.repeat(MIN_COMPRESS_BYTES / 2)), true, "512 characters, 1024 bytes: coded");
+  t.equal(await coded(twoByte.repeat(MIN_COMPRESS_BYTES / 2 - 1) + "a"), false, "1023 bytes: not coded");
+  t.equal(await coded(threeByte.repeat(342)), true, "342 characters, 1026 bytes: coded");
+  t.equal(await coded(threeByte.repeat(341)), false, "341 characters, 1023 bytes: not coded");
+  t.equal(await coded("a".repeat(MIN_COMPRESS_BYTES)), true, "1024 ASCII characters: coded");
+  t.equal(await coded("a".repeat(MIN_COMPRESS_BYTES - 1)), false, "1023 ASCII characters: not coded");
 });
 
 t.test("revalidation through a coded tag: 304 carrying that tag; HEAD announces the coded length", async (t) => {
