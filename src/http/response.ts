@@ -112,11 +112,13 @@ interface Remembered {
 const remembered = new WeakMap<Response, Remembered>();
 
 export function serialize(res: Response, opts: WriteOptions): Serialized {
-  if (opts.omitBody || opts.close || opts.confirmKeepAlive || !Object.isFrozen(res)) return serializeNow(res, opts, httpDate());
   const date = httpDate();
+  if (opts.omitBody || opts.close || opts.confirmKeepAlive) return serializeNow(res, opts, date);
   const extraFields = opts.extraFields ?? "";
+  // Only frozen responses are remembered, and a frozen object stays frozen: a hit needs no isFrozen call.
   const known = remembered.get(res);
   if (known !== undefined && known.date === date && known.extraFields === extraFields) return known.out;
+  if (!Object.isFrozen(res)) return serializeNow(res, opts, date);
   const out = serializeNow(res, opts, date);
   if (out.stream !== undefined) return out;
   const body = out.body;
