@@ -23,6 +23,16 @@ export interface LineContext {
   readonly field: FieldContext;
 }
 
+const NOT_SEARCHED = -2;
+
+/** The first CR in buf[s, n), or -1. */
+function firstCr(buf: Buffer, s: number, n: number): number {
+  // With the line's own CR at n - 1 the search stops there; otherwise search only the line.
+  if (buf[n - 1] === CR) return buf.indexOf(CR, s);
+  const i = buf.subarray(s, n).indexOf(CR);
+  return i === -1 ? -1 : s + i;
+}
+
 /**
  * Judges buf[s, n), a line or the start of one (no LF in it); `scan` carries
  * how far an unfinished line was already judged (null for chunk-size lines,
@@ -30,22 +40,24 @@ export interface LineContext {
  */
 export function judgeLineSoFar(buf: Buffer, s: number, n: number, scan: LineScan | null, ctx: LineContext): ScanError | null {
   if (n <= s) return null;
-  // With the line's own CR at n - 1 the search stops there; otherwise search only the line.
-  let crAt: number;
-  if (buf[n - 1] === CR) crAt = buf.indexOf(CR, s);
-  else {
-    const i = buf.subarray(s, n).indexOf(CR);
-    crAt = i === -1 ? -1 : s + i;
-  }
-  const crShownBy = crAt !== -1 && crAt + 1 < n ? crAt + 1 : Infinity;
   const over = s + ctx.room;
   const overShownBy = over < n && buf[over] !== CR ? over : Infinity;
-  // The syntax of the line so far; the scan stops at a CR, so it never looks past crAt.
+  // The syntax of the line so far. The scan stops at a CR, and never moves past one, so
+  // buf[s, scan.at) holds no CR (earlier pieces of the line included).
+  let crAt = NOT_SEARCHED;
   if (scan !== null) {
     const end = Math.min(n, over);
     const scanned = ctx.kind === "request-line" ? scanRequestLine(buf, end, scan) : scanFieldLine(buf, end, scan, ctx.field);
-    if (scanned !== null && scanned.at < overShownBy) return scanned;
+    if (scanned !== null) {
+      if (scanned.at < overShownBy) return scanned;
+    } else if (scan.at < end) {
+      crAt = scan.at; // where it stopped: the line's first CR
+    } else if (end === n) {
+      crAt = -1; // it read the whole line and found none
+    }
   }
+  if (crAt === NOT_SEARCHED) crAt = firstCr(buf, s, n);
+  const crShownBy = crAt !== -1 && crAt + 1 < n ? crAt + 1 : Infinity;
   if (crShownBy === Infinity && overShownBy === Infinity) return null;
   if (crShownBy <= overShownBy) return { code: "BARE_CR", what: "A CR is not followed by LF", at: crAt };
   const limits = ctx.limits;
