@@ -1,7 +1,7 @@
 // Measuring a process from outside, through /proc (Linux), and pinning
 // processes to cores with taskset.
 
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { availableParallelism } from "node:os";
 
@@ -168,4 +168,21 @@ export function systemTicks(): SystemTicks {
   const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0] ?? "";
   const [, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
   return { busy: (user ?? 0) + (nice ?? 0) + (system ?? 0), irq: (irq ?? 0) + (softirq ?? 0), steal: steal ?? 0 };
+}
+
+/**
+ * The port a server child announces on stdout ("listening on http://HOST:PORT");
+ * rejects if it fails to start or exits first, with `describeExit()` in the message.
+ */
+export function listeningPort(child: ChildProcess, what: string, describeExit: () => string = () => ""): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout!.setEncoding("utf8").on("data", (s: string) => {
+      out += s;
+      const m = /listening on https?:\/\/[^\s]*:(\d+)/.exec(out);
+      if (m !== null) resolve(Number(m[1]));
+    });
+    child.once("error", reject);
+    child.once("exit", (code, signal) => reject(new Error(`${what} exited (code ${code}, signal ${signal}) before listening${describeExit()}`)));
+  });
 }

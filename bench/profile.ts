@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, STARTLINE_MAIN } from "./paths.js";
-import { detectPinning, pinnedNode } from "./proc.js";
+import { detectPinning, listeningPort, pinnedNode } from "./proc.js";
 import { runWrk } from "./wrk.js";
 
 interface ProfileNode {
@@ -106,15 +106,7 @@ async function main(): Promise<void> {
   const [command, args] = pinnedNode(pinning, pinning.serverCore, ["--cpu-prof", "--cpu-prof-dir", dir, STARTLINE_MAIN]);
   const server = spawn(command, args, { cwd: ROOT, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" }, stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise((resolve) => server.once("exit", resolve));
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = "";
-    server.stdout!.setEncoding("utf8").on("data", (s: string) => {
-      out += s;
-      const m = /listening on http:\/\/[^\s]*:(\d+)/.exec(out);
-      if (m !== null) resolve(Number(m[1]));
-    });
-    server.once("exit", (code) => reject(new Error(`startline exited with ${code} before listening`)));
-  });
+  const port = await listeningPort(server, "startline");
   const job = { url: `http://127.0.0.1:${port}`, request: { method: "GET", path }, connections: 100, pipelining: depth, timeout: 10 };
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const result = await runWrk(pinning, { ...job, duration });
