@@ -1,0 +1,90 @@
+// A load of an exact number of requests, for measurements that count work
+// rather than time (bench/instructions.ts): `connections` sockets share
+// `total` requests, each writing `depth` of them at once and the next batch
+// once all of that batch's responses are in. Responses are counted by
+// reading each head's Content-Length, so a body can never be mistaken for
+// the start of the next response.
+
+import net from "node:net";
+
+export interface FixedLoad {
+  readonly port: number;
+  /** The request's bytes, sent `depth` times back to back per batch. */
+  readonly request: Buffer;
+  readonly total: number;
+  readonly connections: number;
+  readonly depth: number;
+}
+
+const HEAD_END = Buffer.from("\r\n\r\n", "latin1");
+
+/** Counts whole responses in a stream of fixed-length (Content-Length) responses. */
+export class ResponseCounter {
+  private held = Buffer.alloc(0);
+  /** Body bytes still to skip of the response being read. */
+  private bodyLeft = 0;
+
+  /** Takes the next bytes; returns how many responses they completed. */
+  push(chunk: Buffer): number {
+    let buf = this.held.length === 0 ? chunk : Buffer.concat([this.held, chunk]);
+    let done = 0;
+    for (;;) {
+      if (this.bodyLeft > 0) {
+        const skip = Math.min(this.bodyLeft, buf.length);
+        this.bodyLeft -= skip;
+        buf = buf.subarray(skip);
+        if (this.bodyLeft > 0) break;
+        done++;
+        continue;
+      }
+      const end = buf.indexOf(HEAD_END);
+      if (end === -1) break;
+      const head = buf.toString("latin1", 0, end);
+      const m = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
+      if (m === null) throw new Error(`a response without Content-Length: ${head.split("\r\n")[0]}`);
+      if (!head.startsWith("HTTP/1.1 2")) throw new Error(`not a 2xx response: ${head.split("\r\n")[0]}`);
+      buf = buf.subarray(end + HEAD_END.length);
+      this.bodyLeft = Number(m[1]);
+      if (this.bodyLeft === 0) done++;
+    }
+    this.held = Buffer.from(buf);
+    return done;
+  }
+}
+
+/** Sends the load and resolves once every response arrived; rejects on a socket error or a bad response. */
+export function sendFixedLoad(load: FixedLoad): Promise<void> {
+  let unsent = load.total;
+  const batch = Buffer.concat(Array<Buffer>(load.depth).fill(load.request));
+  const one = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect(load.port, "127.0.0.1");
+      const counter = new ResponseCounter();
+      let awaited = 0;
+      const next = () => {
+        const n = Math.min(load.depth, unsent);
+        if (n === 0) {
+          socket.end();
+          resolve();
+          return;
+        }
+        unsent -= n;
+        awaited = n;
+        socket.write(n === load.depth ? batch : batch.subarray(0, n * load.request.length));
+      };
+      socket.setNoDelay(true);
+      socket.on("connect", next);
+      socket.on("data", (chunk: Buffer) => {
+        try {
+          awaited -= counter.push(chunk);
+        } catch (error) {
+          socket.destroy();
+          reject(error as Error);
+          return;
+        }
+        if (awaited === 0) next();
+      });
+      socket.on("error", reject);
+    });
+  return Promise.all(Array.from({ length: load.connections }, one)).then(() => undefined);
+}

@@ -1,0 +1,246 @@
+// Instructions per request, counted, not timed: each server runs under
+// valgrind's callgrind while a client outside it sends an exact number of
+// requests; the count of the server's instructions over that window, divided
+// by the requests, is the user-space work of one request (the kernel's share
+// of a socket write is not counted: valgrind sees only the process).
+//
+//   npm run bench:instructions -- [--path /api/v1/status] [--requests 10000]
+//     [--connections 10] [--servers startline,node-http,ceiling] [--top 30]
+//
+// Why: on a shared machine a timed run of one server swings by 30% from
+// minute to minute with the neighbours' load, so CPU time per request cannot
+// settle a 10% question. An instruction count does not depend on that load:
+// two windows of the same server agree to about 1%. It is not the whole
+// cost (cache misses, branch mispredictions and the kernel are not in it), so
+// it complements the timed runs of `npm run bench`; it does not replace them.
+//
+// Each server is warmed up first (20,000 requests one at a time, 20,000 ten
+// at a time, 10,000 one at a time), under valgrind, which runs about 50 times slower, so that
+// V8 has compiled the hot path before the windows are counted. Windows
+// alternate depth 1 (one request per read) and depth 10 (10 pipelined), three
+// times each; the table gives their median, and every window, so that their
+// agreement can be seen (a major collection in one window shows). --top N
+// lists, for each server, the N functions with the most instructions in its last
+// window of each depth (JavaScript named through node's --perf-basic-prof
+// map, native code by its symbol).
+
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sendFixedLoad } from "./fixed-load.js";
+import { ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
+import { listeningPort } from "./proc.js";
+import { SERVER_LABEL, type ServerKind } from "./report.js";
+import { withoutSettings } from "../src/config.js";
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : process.argv[i + 1]!;
+}
+
+const SCRIPTS: Record<ServerKind, string> = {
+  startline: STARTLINE_MAIN,
+  "node-http": benchScript("servers/node-http"),
+  ceiling: benchScript("servers/ceiling"),
+};
+
+interface Counted {
+  readonly kind: ServerKind;
+  /** Instructions per request, by depth, one entry per window. */
+  readonly perRequest: Map<number, number[]>;
+  /** --top: the functions of the last window of each depth. */
+  readonly top: Map<number, string[]>;
+}
+
+interface Valgrinded {
+  readonly pid: number;
+  readonly port: number;
+  /** Zero callgrind's counters; write them out (returns the file). */
+  zero(): void;
+  dump(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boolean): Promise<Valgrinded> {
+  // callgrind names the file with the pid (%p), and each dump adds its part number: <kind>.<pid>.<part>.
+  const outFile = join(dir, `${kind}.%p`);
+  // --perf-basic-prof also makes V8 write a log; into the temporary directory with it, not the repository.
+  const nodeArgs = [...(symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : []), SCRIPTS[kind]];
+  const env = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" };
+  const child = spawn("valgrind", ["--tool=callgrind", `--callgrind-out-file=${outFile}`, process.execPath, ...nodeArgs], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stderr!.setEncoding("utf8").on("data", (s: string) => (log += s));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const port = await listeningPort(child, `${kind} under valgrind`, () => `:\n${log.slice(-2000)}`);
+  const pid = child.pid!;
+  let parts = 0;
+  return {
+    pid,
+    port,
+    // vgdb, which carries the request, finds the server by a file named after USER and HOST: the server's own env says which.
+    zero: () => execFileSync("callgrind_control", ["--zero", String(pid)], { env, stdio: "ignore" }),
+    dump: async () => {
+      execFileSync("callgrind_control", ["--dump", String(pid)], { env, stdio: "ignore" });
+      // The request reaches the server through vgdb, and the file may come a moment after callgrind_control returns:
+      // wait until the next part is there and whole (its last line, "totals:", is written last).
+      parts++;
+      const file = join(dir, `${kind}.${pid}.${parts}`);
+      for (let waited = 0; !(existsSync(file) && /^totals:/m.test(readFileSync(file, "utf8"))); waited += 50) {
+        if (waited > 60_000) throw new Error(`callgrind wrote no ${file} within a minute (files: ${readdirSync(dir).join(", ")})`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return file;
+    },
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The "summary:" line of a callgrind dump: instructions executed in the window. */
+function instructionsIn(file: string): number {
+  const m = /^summary:\s+(\d+)/m.exec(readFileSync(file, "utf8"));
+  if (m === null) throw new Error(`no summary line in ${file}`);
+  return Number(m[1]);
+}
+
+/** The perf map node writes with --perf-basic-prof: JIT code ranges and their functions. */
+function readPerfMap(pid: number): Array<{ start: number; end: number; name: string }> {
+  const file = `/tmp/perf-${pid}.map`;
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .map((line) => /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ start: parseInt(m[1]!, 16), end: parseInt(m[1]!, 16) + parseInt(m[2]!, 16), name: m[3]! }))
+    .sort((a, b) => a.start - b.start);
+}
+
+/** The functions of a dump with the most instructions of their own, per request. */
+function topFunctions(file: string, pid: number, requests: number, count: number): string[] {
+  const text = execFileSync("callgrind_annotate", ["--threshold=100", "--auto=no", "--inclusive=no", file], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const map = readPerfMap(pid);
+  const find = (address: number) => {
+    let lo = 0;
+    let hi = map.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (map[mid]!.end <= address) lo = mid + 1;
+      else if (map[mid]!.start > address) hi = mid - 1;
+      else return map[mid]!.name;
+    }
+    return undefined;
+  };
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const line of text.split("\n")) {
+    const m = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
+    if (m === null) continue;
+    const n = Number(m[1]!.replace(/,/g, ""));
+    let name = m[2]!;
+    if (name.includes("PROGRAM TOTALS")) {
+      total = n;
+      continue;
+    }
+    const jit = /^\?\?\?:0x([0-9a-f]+) \[\?\?\?\]$/.exec(name);
+    if (jit !== null) name = find(parseInt(jit[1]!, 16)) ?? "(code without a name in the perf map)";
+    else {
+      name = name
+        .replace(/^\?\?\?:/, "")
+        .replace(/ \[[^\]]*\]$/, "")
+        .replace(/\(anonymous namespace\)::/g, "")
+        .replace(/\(.*\)( const)?$/, "");
+    }
+    // The frames every sample sits under (main, the event loop) carry the whole count; they say nothing.
+    if (total > 0 && n > 0.9 * total) continue;
+    self.set(name, (self.get(name) ?? 0) + n);
+  }
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, n]) => `${(n / requests).toFixed(0).padStart(7)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name.replace(/file:\/\/.*\/dist\//, "")}`);
+}
+
+async function count(kind: ServerKind, dir: string, request: Buffer, requests: number, connections: number, top: number): Promise<Counted> {
+  const server = await startUnderCallgrind(kind, dir, top > 0);
+  const load = (total: number, depth: number) => sendFixedLoad({ port: server.port, request, total, connections, depth });
+  const counted: Counted = { kind, perRequest: new Map(), top: new Map() };
+  try {
+    await load(20_000, 1);
+    await load(20_000, 10);
+    // The first window of one depth after the other came out 20% high without this.
+    await load(10_000, 1);
+    for (const depth of [1, 10, 1, 10, 1, 10]) {
+      server.zero();
+      await load(requests, depth);
+      const file = await server.dump();
+      const list = counted.perRequest.get(depth) ?? [];
+      list.push(instructionsIn(file) / requests);
+      counted.perRequest.set(depth, list);
+      if (top > 0) counted.top.set(depth, topFunctions(file, server.pid, requests, top));
+      rmSync(file);
+    }
+  } finally {
+    await server.stop();
+    rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
+  }
+  return counted;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const thousands = (n: number) => Math.round(n).toLocaleString("en-US");
+
+async function main(): Promise<void> {
+  const path = option("--path", "/api/v1/status");
+  const requests = Number(option("--requests", "10000"));
+  const connections = Number(option("--connections", "10"));
+  const top = Number(option("--top", "0"));
+  const kinds = option("--servers", "startline,node-http,ceiling").split(",") as ServerKind[];
+  for (const kind of kinds) if (!(kind in SCRIPTS)) throw new Error(`--servers: unknown server "${kind}" (startline, node-http, ceiling)`);
+  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n`, "latin1");
+  const dir = mkdtempSync(join(tmpdir(), "startline-instructions-"));
+  const results: Counted[] = [];
+  try {
+    for (const kind of kinds) {
+      console.error(`counting ${SERVER_LABEL[kind]} under callgrind (a minute or two)...`);
+      results.push(await count(kind, dir, request, requests, connections, top));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const of = (kind: ServerKind, depth: number) => {
+    const r = results.find((c) => c.kind === kind);
+    return r === undefined ? undefined : median(r.perRequest.get(depth)!);
+  };
+  console.log(`GET ${path}: instructions per request (user space), ${requests} requests per window over ${connections} connections\n`);
+  console.log("| server | depth | windows | per request | vs node:http | vs ceiling |");
+  console.log("|---|---:|---|---:|---:|---:|");
+  for (const depth of [1, 10]) {
+    for (const r of results) {
+      const windows = r.perRequest.get(depth)!.map(thousands).join(" / ");
+      const mine = median(r.perRequest.get(depth)!);
+      const node = of("node-http", depth);
+      const ceiling = of("ceiling", depth);
+      const ratio = (base: number | undefined) => (base === undefined ? "" : `${(mine / base).toFixed(2)}×`);
+      console.log(`| ${SERVER_LABEL[r.kind]} | ${depth} | ${windows} | ${thousands(mine)} | ${ratio(node)} | ${ratio(ceiling)} |`);
+    }
+  }
+  for (const r of results) {
+    for (const [depth, lines] of r.top) {
+      console.log(`\n${SERVER_LABEL[r.kind]}, depth ${depth}: instructions per request by function (own, not callees)`);
+      for (const line of lines) console.log(`  ${line}`);
+    }
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
