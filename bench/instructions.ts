@@ -10,7 +10,7 @@
 // Why: on a shared machine a timed run of one server swings by 30% from
 // minute to minute with the neighbours' load, so CPU time per request cannot
 // settle a 10% question. An instruction count does not depend on that load:
-// two windows of the same server agree to about 1%. It is not the whole
+// windows of the same server agree within about 3%. It is not the whole
 // cost (cache misses, branch mispredictions and the kernel are not in it), so
 // it complements the timed runs of `npm run bench`; it does not replace them.
 //
