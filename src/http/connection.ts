@@ -402,6 +402,8 @@ export class Connection implements ParserSink {
       this.out.hold();
       this.parser.resume();
       this.out.release();
+      // What was held may be part of a head or body: its deadline starts now, not at the next byte.
+      this.updatePhase(true);
     }
   }
 
