@@ -7,6 +7,7 @@ import type { Connection } from "./connection.js";
 import type { ParserLimits } from "./limits.js";
 import type { Request } from "./request.js";
 import type { TraceFactory } from "./trace-hook.js";
+import type { Turns } from "./turns.js";
 
 /** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
 export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined; readonly remotePort?: number | undefined };
@@ -33,6 +34,8 @@ export interface ConnectionOptions {
   readonly sendTimeoutMs: number;
   /** Field lines added to every response, already serialized ("Name: value\r\n"), e.g. HSTS. */
   readonly responseFields: string;
+  /** The server's turns of the event loop, shared by its connections (turns.ts); absent (inject(), tests), turns nobody arrives in. */
+  readonly turns?: Turns | undefined;
   /** Someone to tell every part read and written, per connection (TRACE=1); absent, nothing is made. */
   readonly trace?: TraceFactory | undefined;
 }

@@ -5,10 +5,9 @@
 // queue the moment its head arrives and responses leave from the front only.
 // Reading pauses while the client is not reading its responses, or while too
 // many requests wait for answers: a client cannot make the server buffer
-// without bound by pipelining and never reading. It also pauses for one turn
-// of the event loop after REQUESTS_PER_TURN requests of one read: a read of
-// 64 KiB can hold a thousand small pipelined requests, and the other
-// connections' requests must not wait behind all of them.
+// without bound by pipelining and never reading. It also waits for its turn
+// (turns.ts) after REQUESTS_PER_TURN requests of one read, which can hold a
+// thousand small pipelined requests, and while new connections arrive.
 
 import { protocolError, type ProtocolError } from "./errors.js";
 import { RequestParser, type ParserSink } from "./parser.js";
@@ -22,13 +21,12 @@ import { Outbox } from "./outbox.js";
 import { isBodyStream, sendStream } from "./stream-body.js";
 import type { ConnectionHooks, ConnectionOptions, Transport } from "./connection-options.js";
 import type { ConnectionTrace } from "./trace-hook.js";
+import { LONE_TURNS, REQUESTS_PER_TURN, type Turns } from "./turns.js";
 
 export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 
 export { DEFAULT_CONNECTION_OPTIONS, type ConnectionHooks, type ConnectionOptions, type Exchange, type Transport } from "./connection-options.js";
-
-/** Requests taken from one read (or one resumption) before the connection lets the others have a turn. */
-export const REQUESTS_PER_TURN = 64;
+export { REQUESTS_PER_TURN } from "./turns.js";
 
 export class Connection implements ParserSink {
   private readonly socket: Transport;
@@ -40,6 +38,7 @@ export class Connection implements ParserSink {
   private readonly hooks: ConnectionHooks;
   private readonly parser: RequestParser;
   private readonly trace: ConnectionTrace | null;
+  private readonly turns: Turns;
   private readonly queue: Slot[] = [];
   /** The slot whose head has arrived and whose body is still being read. */
   private reading: Slot | null = null;
@@ -49,7 +48,7 @@ export class Connection implements ParserSink {
   private paused = false;
   /** Requests taken since the read (or resumption) began; at REQUESTS_PER_TURN, the connection yields. */
   private turnRequests = 0;
-  /** Paused until the next turn of the event loop, for the other connections' sake. */
+  /** Waiting for a turn of the event loop (turns.ts), for the other connections' sake. */
   private yielded = false;
   private draining = false;
   /** Heads seen so far, and at the time the headers deadline was set. */
@@ -76,6 +75,7 @@ export class Connection implements ParserSink {
     this.options = options;
     this.hooks = hooks;
     this.trace = options.trace?.(socket) ?? null;
+    this.turns = options.turns ?? LONE_TURNS;
     this.parser = new RequestParser(this, options.limits, this.trace);
     this.deadline = Date.now() + options.keepAliveTimeoutMs;
     // Responses are written whole; waiting for more (Nagle) would only add latency.
@@ -105,6 +105,8 @@ export class Connection implements ParserSink {
     this.turnRequests = 0;
     this.out.hold();
     this.trace?.received(chunk);
+    // Connections are arriving: this read waits its turn, so that the loop's turns stay short (see turns.ts).
+    if (this.turns.queuing && !this.yielded) this.waitTurn();
     this.parser.feed(chunk);
     this.out.release();
     this.updatePhase(true);
@@ -134,7 +136,7 @@ export class Connection implements ParserSink {
   }
 
   onRequest(request: Request): void {
-    if (++this.turnRequests === REQUESTS_PER_TURN) this.yieldTurn();
+    if (++this.turnRequests === REQUESTS_PER_TURN) this.waitTurn();
     const slot = this.reading!;
     this.reading = null;
     slot.request = request;
@@ -378,15 +380,20 @@ export class Connection implements ParserSink {
     this.updateFlow();
   }
 
-  /** Stop after this request until the event loop has served the others (see REQUESTS_PER_TURN). */
-  private yieldTurn(): void {
+  /** Stop reading until the connection's turn comes (turns.ts): after REQUESTS_PER_TURN of one read, or while connections arrive. */
+  private waitTurn(): void {
     this.yielded = true;
     this.updateFlow();
-    setImmediate(() => {
-      this.yielded = false;
-      this.updateFlow();
-    });
+    this.turns.wait(this.takeTurn);
   }
+
+  /** The turn came: read on; tells the turns how many requests that served. */
+  private readonly takeTurn = (): number => {
+    this.yielded = false;
+    this.turnRequests = 0;
+    this.updateFlow();
+    return this.turnRequests;
+  };
 
   private updateFlow(): void {
     if (this.phase === Phase.Closing || this.ended) return;

@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
 import type { Request } from "./request.js";
 import { problem } from "./problem.js";
 import { serialize } from "./response.js";
+import { Turns } from "./turns.js";
 
 export interface TlsFiles {
   /** PEM certificate chain and private key (contents, not paths). */
@@ -77,6 +78,7 @@ function logHandlerError(error: unknown, request: Request | null): void {
 
 export function createServer(handler: Handler | Service, options: ServerOptions = {}): HttpServer {
   const service = asService(handler);
+  const turns = new Turns();
   const d = DEFAULT_CONNECTION_OPTIONS;
   const connectionOptions: ConnectionOptions = {
     limits: { ...DEFAULT_LIMITS, ...options.limits },
@@ -89,6 +91,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     sendTimeoutMs: options.sendTimeoutMs ?? d.sendTimeoutMs,
     responseFields: options.responseFields ?? d.responseFields,
     trace: options.trace,
+    turns,
   };
   const maxConnections = options.maxConnections ?? Infinity;
   const live = new Set<Connection>();
@@ -104,6 +107,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
 
   const accept = (socket: net.Socket) => {
     if (live.size >= maxConnections) return refuse(socket, connectionOptions.responseFields);
+    turns.arrival();
     live.add(new Connection(socket, service, connectionOptions, hooks));
   };
   // allowHalfOpen: a client that half-closes after its last request still gets its
