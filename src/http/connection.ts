@@ -5,9 +5,8 @@
 // queue the moment its head arrives and responses leave from the front only.
 // Reading pauses while the client is not reading its responses, or while too
 // many requests wait for answers: a client cannot make the server buffer
-// without bound by pipelining and never reading. It also waits for its turn
-// (turns.ts) after REQUESTS_PER_TURN requests of one read, which can hold a
-// thousand small pipelined requests, and while new connections arrive.
+// without bound by pipelining and never reading. It also waits its turn
+// (turns.ts) after REQUESTS_PER_TURN requests of one read, and while new connections arrive.
 
 import { protocolError, type ProtocolError } from "./errors.js";
 import { RequestParser, type ParserSink } from "./parser.js";
@@ -24,9 +23,7 @@ import type { ConnectionTrace } from "./trace-hook.js";
 import { LONE_TURNS, REQUESTS_PER_TURN, type Turns } from "./turns.js";
 
 export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
-
 export { DEFAULT_CONNECTION_OPTIONS, type ConnectionHooks, type ConnectionOptions, type Exchange, type Transport } from "./connection-options.js";
-export { REQUESTS_PER_TURN } from "./turns.js";
 
 export class Connection implements ParserSink {
   private readonly socket: Transport;
@@ -51,9 +48,10 @@ export class Connection implements ParserSink {
   /** Waiting for a turn of the event loop (turns.ts), for the other connections' sake. */
   private yielded = false;
   private draining = false;
-  /** Heads seen so far, and at the time the headers deadline was set. */
+  /** Heads seen so far; how many had been seen when the headers deadline was set, and that deadline. */
   private headsSeen = 0;
   private headsAtDeadline = -1;
+  private headDeadline = Infinity;
   /** Which request the whole-request deadline belongs to (see requestNumber), and when it runs out. */
   private requestTimed = -1;
   private requestDeadline = Infinity;
@@ -364,10 +362,12 @@ export class Connection implements ParserSink {
         this.deadline = Date.now() + this.options.keepAliveTimeoutMs;
         break;
       case Phase.Head:
-        if (this.phase !== Phase.Head || this.headsSeen !== this.headsAtDeadline) {
+        // Once per head: a pause of the server's own (a turn, back-pressure) must not restart it.
+        if (this.headsSeen !== this.headsAtDeadline) {
           this.headsAtDeadline = this.headsSeen;
-          this.deadline = Date.now() + this.options.headersTimeoutMs;
+          this.headDeadline = Date.now() + this.options.headersTimeoutMs;
         }
+        this.deadline = this.headDeadline;
         break;
       case Phase.Body:
         if (data || this.phase !== Phase.Body) this.deadline = Date.now() + this.options.bodyTimeoutMs;
@@ -387,7 +387,7 @@ export class Connection implements ParserSink {
     this.turns.wait(this.takeTurn);
   }
 
-  /** The turn came: read on; tells the turns how many requests that served. */
+  /** The turn came: read on; returns how many requests that served. */
   private readonly takeTurn = (): number => {
     this.yielded = false;
     this.turnRequests = 0;

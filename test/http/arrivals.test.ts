@@ -10,7 +10,11 @@
 
 import t from "tap";
 import net from "node:net";
+import { Duplex } from "node:stream";
 import { ResponseCounter } from "../../bench/fixed-load.js";
+import { Connection, DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection.js";
+import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { Turns } from "../../src/http/turns.js";
 import { listen } from "../helpers/wire.js";
 
 const BUSY = 20;
@@ -75,4 +79,32 @@ t.test("a burst of new connections is answered within a few rounds of the busy o
   // Measured here: 3.5 rounds; 16 with every read served at once (one accept per turn, a turn per round or two).
   const rounds = Math.max(...waited) / (BUSY * DEPTH);
   t.ok(rounds < 8, `the last newcomer was answered after ${Math.max(...waited)} busy responses: ${rounds.toFixed(1)} rounds of the ${BUSY} busy connections`);
+});
+
+t.test("a head trickled while connections arrive keeps the headers deadline of its first byte", async (t) => {
+  // In process, so that the read of every byte falls while the turns queue reads (an arrival just before it).
+  const turns = new Turns();
+  const socket = new Duplex({ read() {}, write: (_chunk, _encoding, callback) => callback() });
+  const options = { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, headersTimeoutMs: 1000, turns };
+  const connection = new Connection(socket, () => ({ status: 200 }), options, { onHandlerError: () => {}, onClose: () => {} });
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const byte = async (b: string) => {
+    turns.arrival();
+    socket.push(b);
+    await turn();
+    await turn();
+    t.equal(turns.waiting, 0, "the read had its turn");
+  };
+
+  await byte("G");
+  const first = connection.deadline;
+  t.ok(first <= Date.now() + 1000, "the headers deadline runs from the first byte");
+  for (const b of "ET / HTTP/1.1\r\n") {
+    // Let the clock move, so that a deadline restarted by this byte would differ.
+    const before = Date.now();
+    while (Date.now() === before) await turn();
+    await byte(b);
+    t.equal(connection.deadline, first, `still the first byte's deadline after ${JSON.stringify(b)}`);
+  }
+  socket.destroy();
 });

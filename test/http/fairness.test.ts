@@ -7,7 +7,8 @@ import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
 import { Duplex } from "node:stream";
-import { Connection, DEFAULT_CONNECTION_OPTIONS, REQUESTS_PER_TURN, type Handler } from "../../src/http/connection.js";
+import { Connection, DEFAULT_CONNECTION_OPTIONS, type Handler } from "../../src/http/connection.js";
+import { REQUESTS_PER_TURN } from "../../src/http/turns.js";
 import { DEFAULT_LIMITS } from "../../src/http/parser.js";
 import { listen, splitResponses } from "../helpers/wire.js";
 
