@@ -8,7 +8,7 @@
 
 import { CR } from "./chars.js";
 import type { ParserLimits } from "./limits.js";
-import { scanFieldLine, scanRequestLine, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
+import { scanFieldLine, scanRequestLine, startScan, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
 import { requestLineTooLong } from "./request-line.js";
 
 export type LineKind = "request-line" | "header-line" | "trailer-line" | "chunk-size-line";
@@ -70,5 +70,46 @@ export function judgeLineSoFar(buf: Buffer, s: number, n: number, scan: LineScan
       return { code: "HEADERS_TOO_LARGE", what: `The trailer section is larger than ${limits.maxHeaderBytes} bytes`, at: s };
     case "chunk-size-line":
       return { code: "CHUNK_EXTENSIONS_TOO_LARGE", what: `A chunk-size line is longer than the ${limits.maxChunkExtensionBytes}-byte extension limit allows`, at: s };
+  }
+}
+
+/** Which piece of a line is judged: all of it, or the start of an unfinished one (its first piece, or a later one). */
+export type LinePiece = "whole" | "first" | "more";
+
+/**
+ * One parser's judge of its lines. It keeps how far an unfinished line was
+ * judged, so that each byte is looked at once, however many pieces the line
+ * comes in; nothing is allocated per line.
+ */
+export class LineJudge {
+  /** The unfinished line's scan, carried from piece to piece. */
+  private readonly partialScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
+  /** The scan of a line that arrived whole; the parser reads its marks (the method's end, the colon) after. */
+  readonly whole: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
+  private readonly ctx: LineContext;
+
+  constructor(limits: ParserLimits) {
+    const field: FieldContext = { fields: 0, maxFields: limits.maxHeaderCount, contentLengthSeen: false, trailer: false };
+    this.ctx = { kind: "request-line", room: 0, limits, field };
+  }
+
+  /**
+   * Judges buf[s, n), a whole line without its LF or the start of one
+   * (`piece`). `room` is what the line may hold; `fields` and
+   * `contentLengthSeen` say what its section held before it.
+   */
+  judge(buf: Buffer, s: number, n: number, piece: LinePiece, kind: LineKind, room: number, fields: number, contentLengthSeen: boolean): ScanError | null {
+    let scan: LineScan | null = null;
+    if (kind !== "chunk-size-line") {
+      scan = piece === "whole" ? this.whole : this.partialScan;
+      if (piece !== "more") startScan(scan, kind === "request-line" ? "request-line" : "field-line", s);
+    }
+    const ctx = this.ctx;
+    ctx.kind = kind;
+    ctx.room = room;
+    ctx.field.fields = fields;
+    ctx.field.contentLengthSeen = contentLengthSeen;
+    ctx.field.trailer = kind === "trailer-line";
+    return judgeLineSoFar(buf, s, n, scan, ctx);
   }
 }

@@ -18,30 +18,22 @@
 // every leniency is a place where this server and a proxy in front of it could
 // disagree about where a request ends (request smuggling).
 
-import { CR, LF } from "./chars.js";
 import { BodyBuffer } from "./body-buffer.js";
+import { CR, LF } from "./chars.js";
 import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
-import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
+import { protocolError, type ProtocolErrorCode } from "./errors.js";
 import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-import { judgeLineSoFar, type LineContext, type LineKind } from "./line-judge.js";
+import { LineJudge, type LineKind, type LinePiece } from "./line-judge.js";
 import { LineReader, type LineConsumer } from "./line-reader.js";
-import { describe, endFieldLine, endRequestLine, startScan, fieldBounds, type FieldBounds, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
+import { describe, endFieldLine, endRequestLine, fieldBounds, type FieldBounds, type ScanError } from "./line-scan.js";
 import { fieldName } from "./names.js";
 import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
-import type { Request, RequestHead } from "./request.js";
-import type { SpanKind, SpanListener } from "./spans.js";
+import type { ParserSink, Request } from "./request.js";
+import { chunkSizeSpans, fieldSpans, requestLineSpans, type SpanKind, type SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-
-export interface ParserSink {
-  /** The head is complete and valid; the body (if any) follows. */
-  onHead(head: RequestHead): void;
-  /** The whole request has arrived. */
-  onRequest(request: Request): void;
-  /** The bytes broke a rule; the parser accepts nothing more. */
-  onError(error: ProtocolError): void;
-}
+export type { ParserSink } from "./request.js";
 
 const enum State {
   RequestLine,
@@ -68,14 +60,10 @@ export class RequestParser implements LineConsumer {
 
   /** Finds the lines; this class says what they mean. */
   private readonly reader: LineReader = new LineReader(this);
-  /** How far the unfinished line has been judged, so each of its bytes is looked at once. */
-  private readonly partialScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
-  /** The same judgement for a line that arrived whole. */
-  private readonly wholeScan: LineScan = { phase: 0, at: 0, count: 0, mark: 0, split: -1 };
+  /** Judges each line, whole or in pieces, before it is read. */
+  private readonly judge: LineJudge;
   /** Scratch, refilled for each line (nothing keeps them): no object is made per line. */
   private readonly bounds: FieldBounds = { nameEnd: 0, vs: 0, ve: 0 };
-  private readonly fieldContext: FieldContext;
-  private readonly lineContext: LineContext;
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -106,8 +94,7 @@ export class RequestParser implements LineConsumer {
     this.sink = sink;
     this.limits = limits;
     this.spans = spans;
-    this.fieldContext = { fields: 0, maxFields: limits.maxHeaderCount, contentLengthSeen: false, trailer: false };
-    this.lineContext = { kind: "request-line", room: 0, limits, field: this.fieldContext };
+    this.judge = new LineJudge(limits);
   }
 
   /** True between requests: no byte of a next request has arrived yet. */
@@ -176,10 +163,9 @@ export class RequestParser implements LineConsumer {
 
   /** Limits apply to unfinished lines too, so a line that never ends cannot grow without bound. */
   partial(carry: Buffer, length: number, fresh: boolean): void {
-    if (fresh) this.startScan(this.partialScan, 0);
     this.lineBase = this.msgBytes;
     this.lineStart = 0;
-    this.checkLineSoFar(carry, 0, length, true);
+    this.checkLineSoFar(carry, 0, length, fresh ? "first" : "more");
   }
 
   /** Body bytes, in the body's states: data, then (chunked) the CR LF after each chunk's data. */
@@ -241,16 +227,13 @@ export class RequestParser implements LineConsumer {
 
   /** One line, buf[start, lf) with lf at the LF. Returns false when parsing must stop. */
   line(buf: Buffer, start: number, lf: number): boolean {
-    this.lineBase = this.msgBytes;
-    this.lineStart = start;
+    const lineAbs = this.enter(start, lf);
     // The checks an unfinished line gets come first, so that a line's verdict
     // does not depend on whether it arrived whole or in pieces.
-    if (!this.checkLineSoFar(buf, start, lf, false)) return false;
+    if (!this.checkLineSoFar(buf, start, lf, "whole")) return false;
     let end = lf;
     if (lf > start && buf[lf - 1] === CR) end = lf - 1;
     else if (!this.limits.allowBareLf) return this.fail("BARE_LF", "A line of the request head ended with LF alone", lf);
-    const lineAbs = this.consumed;
-    this.take(lf + 1 - start);
     switch (this.state) {
       case State.RequestLine:
         return this.requestLine(buf, start, end, lineAbs);
@@ -265,32 +248,39 @@ export class RequestParser implements LineConsumer {
     }
   }
 
+  /** The line buf[start, lf] is taken: errors in it are placed from here. Returns where it began in the stream. */
+  private enter(start: number, lf: number): number {
+    const lineAbs = this.consumed;
+    this.lineBase = this.msgBytes;
+    this.lineStart = start;
+    this.take(lf + 1 - start);
+    return lineAbs;
+  }
+
   // ---- Request line (RFC 9112 §3) ----
 
   private requestLine(buf: Buffer, s: number, e: number, lineAbs: number): boolean {
-    const lineEnd = lineAbs + this.msgBytes - this.lineBase;
     if (s === e) {
       // RFC 9112 §2.2: ignore empty lines received before the request line.
       if (++this.leadingEmptyLines > MAX_LEADING_EMPTY_LINES) {
         return this.fail("INVALID_REQUEST_LINE", "Too many empty lines before the request line", s);
       }
-      this.emit("empty-line", lineAbs, lineEnd);
+      this.emit("empty-line", lineAbs, lineAbs + this.msgBytes - this.lineBase);
       this.msgBytes = 0;
       return true;
     }
-    const scan = this.wholeScan;
+    const scan = this.judge.whole;
     const ended = endRequestLine(buf, e, scan);
     if (ended !== null) return this.failWith(ended);
-    const read = readRequestLine(buf, s, e, scan.split, scan.mark);
+    return this.takeRequestLine(buf, s, e, scan.split, scan.mark, lineAbs);
+  }
+
+  /** What a request line buf[s, e) means, its syntax already judged sound. */
+  private takeRequestLine(buf: Buffer, s: number, e: number, methodEnd: number, versionStart: number, lineAbs: number): boolean {
+    const read = readRequestLine(buf, s, e, methodEnd, versionStart);
     if (isScanError(read)) return this.failWith(read);
     this.start = read;
-    if (this.spans !== null) {
-      const at = (i: number) => lineAbs + (i - s);
-      this.emit("method", at(s), at(scan.split));
-      this.emit("target", at(scan.split + 1), at(scan.mark - 1));
-      this.emit("version", at(scan.mark), at(e));
-      this.emit("request-line", lineAbs, lineEnd);
-    }
+    if (this.spans !== null) requestLineSpans(this.spans, s, methodEnd, versionStart, e, lineAbs, this.msgBytes - this.lineBase);
     this.state = State.HeaderLine;
     return true;
   }
@@ -309,12 +299,12 @@ export class RequestParser implements LineConsumer {
 
   /** The value of the field line buf[s, e) without the OWS around it, and where its name ends. */
   private valueOf(buf: Buffer, s: number, e: number): FieldBounds | null {
-    const ended = endFieldLine(buf, e, this.wholeScan);
+    const ended = endFieldLine(buf, e, this.judge.whole);
     if (ended !== null) {
       this.failWith(ended);
       return null;
     }
-    return fieldBounds(buf, this.wholeScan.split, e, this.bounds);
+    return fieldBounds(buf, this.judge.whole.split, e, this.bounds);
   }
 
   private headerLine(buf: Buffer, s: number, e: number, lineBytes: number, lineAbs: number): boolean {
@@ -322,9 +312,14 @@ export class RequestParser implements LineConsumer {
     if (!this.countField(s, lineBytes, "header")) return false;
     const v = this.valueOf(buf, s, e);
     if (v === null) return false;
-    const error = readField(this.fields, fieldName(buf, s, v.nameEnd), buf, v.vs, v.ve);
+    return this.takeField(buf, s, fieldName(buf, s, v.nameEnd), v, lineBytes, lineAbs);
+  }
+
+  /** What a header field line means, its syntax judged sound and the line counted. */
+  private takeField(buf: Buffer, s: number, name: string, v: FieldBounds, lineBytes: number, lineAbs: number): boolean {
+    const error = readField(this.fields, name, buf, v.vs, v.ve);
     if (error !== null) return this.failWith(error);
-    if (this.spans !== null) this.fieldSpans("field", s, v.nameEnd, v.vs, v.ve, lineAbs, lineBytes);
+    if (this.spans !== null) fieldSpans(this.spans, false, s, v.nameEnd, v.vs, v.ve, lineAbs, lineBytes);
     return true;
   }
 
@@ -339,15 +334,8 @@ export class RequestParser implements LineConsumer {
     // Trailers never reach the request: a trailer cannot rewrite Content-Length or Host.
     const v = this.valueOf(buf, s, e);
     if (v === null) return false;
-    if (this.spans !== null) this.fieldSpans("trailer", s, v.nameEnd, v.vs, v.ve, lineAbs, lineBytes);
+    if (this.spans !== null) fieldSpans(this.spans, true, s, v.nameEnd, v.vs, v.ve, lineAbs, lineBytes);
     return true;
-  }
-
-  private fieldSpans(kind: "field" | "trailer", s: number, nameEnd: number, vs: number, ve: number, lineAbs: number, lineBytes: number): void {
-    const at = (i: number) => lineAbs + (i - s);
-    this.emit(kind === "field" ? "field-name" : "trailer-name", at(s), at(nameEnd));
-    this.emit(kind === "field" ? "field-value" : "trailer-value", at(vs), at(ve));
-    this.emit(kind === "field" ? "field-line" : "trailer-line", lineAbs, lineAbs + lineBytes);
   }
 
   /** The empty line: judge the framing (RFC 9112 §6.3) and hand the head on. */
@@ -393,12 +381,7 @@ export class RequestParser implements LineConsumer {
         return this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `Chunk extensions exceed ${this.limits.maxChunkExtensionBytes} bytes`, read.digitsEnd);
       }
     }
-    if (this.spans !== null) {
-      const at = (i: number) => lineAbs + (i - s);
-      this.emit("chunk-size", at(s), at(read.digitsEnd));
-      if (read.digitsEnd < e) this.emit("chunk-extension", at(read.digitsEnd), at(e));
-      this.emit(read.size === 0 ? "last-chunk" : "chunk-size-line", lineAbs, this.consumed);
-    }
+    if (this.spans !== null) chunkSizeSpans(this.spans, s, read.digitsEnd, e, read.size === 0, lineAbs, this.consumed - lineAbs);
     if (read.size === 0) {
       this.state = State.TrailerLine;
     } else {
@@ -451,36 +434,14 @@ export class RequestParser implements LineConsumer {
   }
 
   /** See line-judge.ts. Returns false after reporting an error. */
-  private checkLineSoFar(buf: Buffer, s: number, n: number, partial: boolean): boolean {
-    const kind = this.lineKind();
-    let scan: LineScan | null = null;
-    if (kind !== "chunk-size-line") {
-      scan = partial ? this.partialScan : this.wholeScan;
-      if (!partial) this.startScan(scan, s);
-    }
-    const ctx = this.lineContext;
-    ctx.kind = kind;
-    ctx.room = this.lineRoom();
-    const field = this.fieldContext;
-    field.fields = this.fieldCount;
-    field.contentLengthSeen = this.fields.contentLength !== -1;
-    field.trailer = kind === "trailer-line";
-    const error = judgeLineSoFar(buf, s, n, scan, ctx);
+  private checkLineSoFar(buf: Buffer, s: number, n: number, piece: LinePiece): boolean {
+    const error = this.judge.judge(buf, s, n, piece, this.lineKind(), this.lineRoom(), this.fieldCount, this.fields.contentLength !== -1);
     return error === null || this.failWith(error);
   }
 
   private lineKind(): LineKind {
-    return this.state === State.RequestLine
-      ? "request-line"
-      : this.state === State.HeaderLine
-        ? "header-line"
-        : this.state === State.TrailerLine
-          ? "trailer-line"
-          : "chunk-size-line";
-  }
-
-  private startScan(scan: LineScan, at: number): void {
-    startScan(scan, this.state === State.RequestLine ? "request-line" : "field-line", at);
+    const state = this.state;
+    return state === State.RequestLine ? "request-line" : state === State.HeaderLine ? "header-line" : state === State.TrailerLine ? "trailer-line" : "chunk-size-line";
   }
 
   /** How many bytes the line being read may hold before it breaks a limit. */

@@ -1,5 +1,17 @@
 // What the parser hands on: one request, framed and checked.
 
+import type { ProtocolError } from "./errors.js";
+
+/** Where the parser hands on what it reads. */
+export interface ParserSink {
+  /** The head is complete and valid; the body (if any) follows. */
+  onHead(head: RequestHead): void;
+  /** The whole request has arrived. */
+  onRequest(request: Request): void;
+  /** The bytes broke a rule; the parser accepts nothing more. */
+  onError(error: ProtocolError): void;
+}
+
 /** What the head of a request says, once every framing rule has been checked. */
 export interface RequestHead {
   /** Case-sensitive token, exactly as sent (RFC 9110 §9.1). */

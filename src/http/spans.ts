@@ -42,3 +42,31 @@ export type SpanKind =
 export interface SpanListener {
   span(kind: SpanKind, start: number, end: number): void;
 }
+
+// The parts of each kind of line, for the parser. Indexes are into the buffer
+// the line lies in; `lineAbs` is where the line starts in the stream.
+
+/** A request line buf[s, e) (CR LF not included), and the whole line, lineBytes long. */
+export function requestLineSpans(to: SpanListener, s: number, methodEnd: number, versionStart: number, e: number, lineAbs: number, lineBytes: number): void {
+  const at = (i: number) => lineAbs + (i - s);
+  to.span("method", at(s), at(methodEnd));
+  to.span("target", at(methodEnd + 1), at(versionStart - 1));
+  to.span("version", at(versionStart), at(e));
+  to.span("request-line", lineAbs, lineAbs + lineBytes);
+}
+
+/** A header or trailer field line starting at buf[s]: its name, its value without OWS, and the whole line. */
+export function fieldSpans(to: SpanListener, trailer: boolean, s: number, nameEnd: number, vs: number, ve: number, lineAbs: number, lineBytes: number): void {
+  const at = (i: number) => lineAbs + (i - s);
+  to.span(trailer ? "trailer-name" : "field-name", at(s), at(nameEnd));
+  to.span(trailer ? "trailer-value" : "field-value", at(vs), at(ve));
+  to.span(trailer ? "trailer-line" : "field-line", lineAbs, lineAbs + lineBytes);
+}
+
+/** A chunk-size line buf[s, e) (CR LF not included): the size, the extensions if any, and the whole line. */
+export function chunkSizeSpans(to: SpanListener, s: number, digitsEnd: number, e: number, last: boolean, lineAbs: number, lineBytes: number): void {
+  const at = (i: number) => lineAbs + (i - s);
+  to.span("chunk-size", at(s), at(digitsEnd));
+  if (digitsEnd < e) to.span("chunk-extension", at(digitsEnd), at(e));
+  to.span(last ? "last-chunk" : "chunk-size-line", lineAbs, lineAbs + lineBytes);
+}
