@@ -16,6 +16,12 @@ export interface LineConsumer {
   readonly wantsLine: boolean;
   /** True once nothing more is accepted (an error, or a request that closes the connection). */
   readonly done: boolean;
+  /**
+   * As many whole lines as the consumer can take in one go from buf[pos] (the
+   * common case, read fast); returns where it stopped (pos: none taken, read
+   * line by line), or -1 to stop reading.
+   */
+  lines(buf: Buffer, pos: number): number;
   /** A whole line, buf[start, lf] with lf at its LF. Returns false to stop reading. */
   line(buf: Buffer, start: number, lf: number): boolean;
   /** The start of a line that has not ended yet: carry[0, length); `fresh` when the line began in this piece. */
@@ -108,6 +114,12 @@ export class LineReader {
         return;
       }
       if (c.wantsLine) {
+        const next = c.lines(buf, pos);
+        if (next !== pos) {
+          if (next < 0) return;
+          pos = next;
+          continue;
+        }
         const lf = buf.indexOf(LF, pos);
         if (lf === -1) {
           const fresh = this.carryLen === 0;

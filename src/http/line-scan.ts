@@ -103,7 +103,7 @@ function isDigit(b: number): boolean {
 }
 
 /** "HTTP/1." and a digit at buf[i] (the caller checked that 8 bytes are there). */
-function isHttp1At(buf: Buffer, i: number): boolean {
+export function isHttp1At(buf: Buffer, i: number): boolean {
   return (
     buf[i] === 0x48 && buf[i + 1] === 0x54 && buf[i + 2] === 0x54 && buf[i + 3] === 0x50 &&
     buf[i + 4] === 0x2f && buf[i + 5] === 0x31 && buf[i + 6] === 0x2e && isDigit(buf[i + 7]!)

@@ -8,11 +8,13 @@
 //
 // Each part of the work lives in its own module, and this one holds the
 // state: line-reader.ts finds lines in the stream (copying only an unfinished
-// one); line-scan.ts and line-judge.ts judge a line's bytes as they arrive,
-// so a request is refused at the byte that breaks a rule, whatever the cuts;
-// request-line.ts reads the request line's tokens; head.ts turns fields into
-// framing and keep-alive; chunked.ts reads chunk-size lines; body-buffer.ts
-// holds body bytes. Strings are made once per token, never per byte.
+// one); clean-line.ts reads the common case, a whole line that breaks no
+// rule, in one pass; line-scan.ts and line-judge.ts judge any other line's
+// bytes as they arrive, so a request is refused at the byte that breaks a
+// rule, whatever the cuts; request-line.ts reads the request line's tokens;
+// head.ts turns fields into framing and keep-alive; chunked.ts reads
+// chunk-size lines; body-buffer.ts holds body bytes. Strings are made once
+// per token, never per byte.
 //
 // Strict by default: anything RFC 9112 lets a server reject, it rejects, since
 // every leniency is a place where this server and a proxy in front of it could
@@ -20,6 +22,7 @@
 
 import { BodyBuffer } from "./body-buffer.js";
 import { CR, LF } from "./chars.js";
+import { cleanFieldLine, cleanRequestLine, isPlainLength, type RequestLineBounds } from "./clean-line.js";
 import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
 import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
@@ -64,6 +67,7 @@ export class RequestParser implements LineConsumer {
   private readonly judge: LineJudge;
   /** Scratch, refilled for each line (nothing keeps them): no object is made per line. */
   private readonly bounds: FieldBounds = { nameEnd: 0, vs: 0, ve: 0 };
+  private readonly lineBounds: RequestLineBounds = { methodEnd: 0, versionStart: 0 };
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -246,6 +250,41 @@ export class RequestParser implements LineConsumer {
       default:
         return false;
     }
+  }
+
+  /**
+   * The whole, clean lines of a head from buf[pos], read in one pass
+   * (clean-line.ts): the request line, field lines, and the empty line,
+   * whose head is then judged and handed on. Stops at the first line that
+   * is not whole and clean, which the line-by-line path then reads. Returns
+   * where it stopped, or -1 when parsing must stop.
+   */
+  lines(buf: Buffer, pos: number): number {
+    // The span listener wants every part named: that is the line-by-line path's work.
+    if (this.spans !== null) return pos;
+    const limits = this.limits;
+    if (this.state === State.RequestLine) {
+      const line = this.lineBounds;
+      const lf = cleanRequestLine(buf, pos, limits.maxRequestLineBytes, line);
+      if (lf === -1) return pos;
+      if (!this.takeRequestLine(buf, pos, lf - 1, line.methodEnd, line.versionStart, this.enter(pos, lf))) return -1;
+      pos = lf + 1;
+    }
+    while (this.state === State.HeaderLine) {
+      if (buf[pos] === CR && buf[pos + 1] === LF) return this.endOfHead(pos, this.enter(pos, pos + 1), 2) ? pos + 2 : -1;
+      if (this.fieldCount >= limits.maxHeaderCount) return pos;
+      const v = this.bounds;
+      const lf = cleanFieldLine(buf, pos, limits.maxHeaderBytes - this.sectionBytes, v);
+      if (lf === -1) return pos;
+      const name = fieldName(buf, pos, v.nameEnd);
+      // RFC 9110 §8.6: a second Content-Length, or one that is not plain digits, is refused the full way.
+      if (name === "content-length" && (this.fields.contentLength !== -1 || !isPlainLength(buf, v.vs, v.ve))) return pos;
+      const lineAbs = this.enter(pos, lf);
+      this.countField(pos, lf + 1 - pos, "header");
+      if (!this.takeField(buf, pos, name, v, lf + 1 - pos, lineAbs)) return -1;
+      pos = lf + 1;
+    }
+    return pos;
   }
 
   /** The line buf[start, lf] is taken: errors in it are placed from here. Returns where it began in the stream. */
