@@ -1,5 +1,6 @@
-// What a connection keeps: the phase that decides its deadline, and a slot
-// per request in the queue of answers, which leave strictly in order.
+// What a connection keeps: the phase that decides its deadline, a slot per
+// request in the queue of answers, which leave strictly in order, and a watch
+// on the responses still leaving.
 
 import type { Request, RequestHead } from "./request.js";
 import type { Response } from "./response.js";
@@ -31,4 +32,38 @@ export interface Slot {
 
 export function isPromise(value: unknown): value is Promise<Response> {
   return typeof (value as Promise<Response> | null)?.then === "function";
+}
+
+/** What the bytes a connection has not yet sent say, at one sweep of the timers. */
+export const enum Sending {
+  /** Nothing waits to be sent, and nothing did at the last sweep. */
+  Idle,
+  /** Bytes wait, and the client has read some since the last sweep (or the send is not yet timed out). */
+  Moving,
+  /** The same bytes have waited for the whole send timeout: the client stopped reading. */
+  Stalled,
+  /** Everything is out since the last sweep: the other timers start from now. */
+  Done,
+}
+
+/**
+ * While responses are on their way out, the client is reading (perhaps
+ * slowly): no other timer may cut it off mid-response. Only a send that
+ * makes no progress for the send timeout ends the connection.
+ */
+export class SendWatch {
+  private unsentAtCheck = 0;
+  private deadline = Infinity;
+
+  check(unsent: number, now: number, timeoutMs: number): Sending {
+    if (unsent > 0) {
+      if (unsent === this.unsentAtCheck) return now >= this.deadline ? Sending.Stalled : Sending.Moving;
+      this.unsentAtCheck = unsent;
+      this.deadline = now + timeoutMs;
+      return Sending.Moving;
+    }
+    if (this.unsentAtCheck === 0) return Sending.Idle;
+    this.unsentAtCheck = 0;
+    return Sending.Done;
+  }
 }

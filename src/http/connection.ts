@@ -12,7 +12,7 @@ import { protocolError, type ProtocolError } from "./errors.js";
 import { RequestParser, type ParserSink } from "./parser.js";
 import { protocolProblem } from "./problem.js";
 import { answerFailure } from "./handler-failure.js";
-import { isPromise, Phase, type Slot } from "./connection-state.js";
+import { isPromise, Phase, SendWatch, Sending, type Slot } from "./connection-state.js";
 import type { Request, RequestHead } from "./request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
@@ -55,9 +55,7 @@ export class Connection implements ParserSink {
   /** Which request the whole-request deadline belongs to (see requestNumber), and when it runs out. */
   private requestTimed = -1;
   private requestDeadline = Infinity;
-  /** Bytes waiting to be sent at the last sweep, and when a send that stalls there gives up. */
-  private unsentAtCheck = 0;
-  private sendDeadline = Infinity;
+  private readonly sends = new SendWatch();
   private ended = false;
   /** A streamed body is going out: later responses wait for it (RFC 9112 §9.3.2 order). */
   private streaming = false;
@@ -417,25 +415,16 @@ export class Connection implements ParserSink {
   /** Called by the server's sweep; acts when the current phase has run out. */
   checkDeadline(now: number): void {
     if (this.ended) return;
-    // While responses are still on their way out, the client is reading (perhaps
-    // slowly): no other timer may cut it off mid-response. Only a send that makes
-    // no progress for sendTimeoutMs ends the connection.
-    const unsent = this.socket.writableLength;
-    if (unsent > 0) {
-      if (unsent !== this.unsentAtCheck) {
-        this.unsentAtCheck = unsent;
-        this.sendDeadline = now + this.options.sendTimeoutMs;
-      } else if (now >= this.sendDeadline) {
+    switch (this.sends.check(this.socket.writableLength, now, this.options.sendTimeoutMs)) {
+      case Sending.Stalled:
         this.socket.destroy();
-      }
-      return;
-    }
-    if (this.unsentAtCheck > 0) {
-      // Everything is out: the other timers start from now.
-      this.unsentAtCheck = 0;
-      if (this.phase === Phase.Closing) this.deadline = now + this.options.lingerMs;
-      else this.updatePhase(false);
-      return;
+        return;
+      case Sending.Moving:
+        return;
+      case Sending.Done:
+        if (this.phase === Phase.Closing) this.deadline = now + this.options.lingerMs;
+        else this.updatePhase(false);
+        return;
     }
     if ((this.phase === Phase.Head || this.phase === Phase.Body) && now >= this.requestDeadline) {
       this.parser.stop();

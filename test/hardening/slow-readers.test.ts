@@ -95,3 +95,24 @@ t.test("pipelined requests, answered to a slow reader: every response whole, no 
   t.equal(handled, 4);
   t.equal(error, null, "no reset");
 });
+
+t.test("a client that stops reading is cut off once its response has made no progress for the send timeout", async (t) => {
+  const body = Buffer.alloc(32 * MiB, 0x63);
+  // A paused client socket does not see its peer close; the trace hook tells when the server's side is gone.
+  let serverClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (serverClosed = resolve));
+  const quiet = () => {};
+  const trace = () => ({ span: quiet, received: quiet, head: quiet, request: quiet, error: quiet, response: quiet, closed: () => serverClosed() });
+  const s = await listen(() => ({ status: 200, body }), { ...SHORT, sendTimeoutMs: 200, trace });
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.pause(); // never reads: the response fills the kernel's buffers and stops there
+  socket.on("error", () => {});
+  socket.write("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+  // Without the send watch nothing would end this connection: the other timers wait while a response is leaving.
+  await closed;
+  socket.resume();
+  await once(socket, "close");
+  t.ok(socket.bytesRead < body.length, `the connection closed with the response unread (${socket.bytesRead} of ${body.length} bytes)`);
+});
