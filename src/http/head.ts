@@ -15,8 +15,13 @@ import type { RequestLine } from "./request-line.js";
 
 /** What the head's fields have said so far; reset for each message. */
 export interface HeadFields {
-  /** Flattened lower-cased name, value, name, value... in arrival order. */
-  fields: string[];
+  /**
+   * Flattened lower-cased name, value, name, value... in arrival order: the
+   * first `count` entries of an array kept from head to head, so that a head
+   * costs one array of its exact size (headOf), not one grown field by field.
+   */
+  readonly fields: string[];
+  count: number;
   hostCount: number;
   host: string;
   /** -1 until a Content-Length arrives. */
@@ -31,6 +36,7 @@ export interface HeadFields {
 export function newHeadFields(): HeadFields {
   return {
     fields: [],
+    count: 0,
     hostCount: 0,
     host: "",
     contentLength: -1,
@@ -42,7 +48,9 @@ export function newHeadFields(): HeadFields {
 }
 
 export function resetHeadFields(h: HeadFields): void {
-  h.fields = [];
+  // The strings are the handed-on head's now; the scratch array lets go of them.
+  for (let i = 0; i < h.count; i++) h.fields[i] = "";
+  h.count = 0;
   h.hostCount = 0;
   h.host = "";
   h.contentLength = -1;
@@ -61,7 +69,13 @@ const CHUNKED: Framing = { kind: "chunked" };
  */
 export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, ve: number): ScanError | null {
   const value = vs === ve ? "" : buf.toString("latin1", vs, ve);
-  h.fields.push(name, value);
+  const fields = h.fields;
+  const n = h.count;
+  if (n < fields.length) {
+    fields[n] = name;
+    fields[n + 1] = value;
+  } else fields.push(name, value);
+  h.count = n + 2;
   switch (name) {
     case "host": {
       h.hostCount++;
@@ -146,7 +160,7 @@ export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): 
     path: line.path,
     query: line.query,
     minor: line.minor,
-    fields: h.fields,
+    fields: h.fields.slice(0, h.count),
     // RFC 9112 §3.2.2: an absolute-form target's authority stands in for Host.
     host: line.absoluteHost ?? h.host,
     framing: verdict.framing,
@@ -163,6 +177,9 @@ function isToken(s: string): boolean {
   return TOKEN.test(s);
 }
 
+/** The bytes of a reg-name or IPv4 address: HOST without the colon and the brackets. */
+const REG_NAME = HOST.map((ok, b) => (ok === 1 && b !== 0x3a && b !== 0x5b && b !== 0x5d ? 1 : 0));
+
 /**
  * Host = uri-host [ ":" port ] (RFC 9110 §7.2), where uri-host is an
  * IP-literal in brackets or a reg-name / IPv4 address, and port = *DIGIT
@@ -172,19 +189,21 @@ function isToken(s: string): boolean {
 function hostError(buf: Buffer, vs: number, ve: number): number {
   let i = vs;
   if (i < ve && buf[i] === 0x5b /* "[" */) {
-    i++;
-    while (i < ve && buf[i] !== 0x5d /* "]" */) {
-      if (HOST[buf[i]!] !== 1 || buf[i] === 0x5b) return i;
-      i++;
+    for (i++; i < ve; i++) {
+      const b = buf[i]!;
+      if (b === 0x5d /* "]" */) break;
+      if (HOST[b] !== 1 || b === 0x5b) return i;
     }
     if (i === ve) return ve;
     i++;
   } else {
-    while (i < ve && HOST[buf[i]!] === 1 && buf[i] !== 0x3a && buf[i] !== 0x5b && buf[i] !== 0x5d) i++;
+    while (i < ve && REG_NAME[buf[i]!] === 1) i++;
   }
   if (i < ve && buf[i] === 0x3a /* ":" */) {
-    i++;
-    while (i < ve && buf[i]! >= 0x30 && buf[i]! <= 0x39) i++;
+    for (i++; i < ve; i++) {
+      const b = buf[i]!;
+      if (b < 0x30 || b > 0x39) break;
+    }
   }
   return i === ve ? -1 : i;
 }
