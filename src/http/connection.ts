@@ -43,6 +43,8 @@ export class Connection implements ParserSink {
   /** When the current phase runs out (ms since the epoch). */
   deadline: number;
   private paused = false;
+  /** Parsing a read: its responses' flushes leave the phase to be recomputed once, after it. */
+  private inRead = false;
   /** Requests taken since the read (or resumption) began; at REQUESTS_PER_TURN, the connection yields. */
   private turnRequests = 0;
   /** Waiting for a turn of the event loop (turns.ts), for the other connections' sake. */
@@ -97,13 +99,24 @@ export class Connection implements ParserSink {
 
   private onData(chunk: Buffer): void {
     if (this.parser.closed) return; // lingering after a closing response: read and drop
-    // All responses produced by this chunk (pipelining) leave in one write.
     this.turnRequests = 0;
-    this.out.hold();
     this.trace?.received(chunk);
     // Connections are arriving: this read waits its turn, so that the loop's turns stay short (see turns.ts).
     if (this.turns.queuing && !this.yielded) this.waitTurn();
-    this.parser.feed(chunk);
+    this.parse(chunk);
+  }
+
+  /**
+   * Parse a read, or (null) the bytes held while paused. Its responses leave in one write (pipelining);
+   * the phase is recomputed once, after it: a head or body it leaves unfinished is timed from now.
+   */
+  private parse(chunk: Buffer | null): void {
+    this.out.hold();
+    const outer = this.inRead;
+    this.inRead = true;
+    if (chunk === null) this.parser.resume();
+    else this.parser.feed(chunk);
+    this.inRead = outer;
     this.out.release();
     this.updatePhase(true);
   }
@@ -196,7 +209,9 @@ export class Connection implements ParserSink {
     this.out.hold();
     const closed = this.writeReady();
     this.out.release();
-    if (!closed) this.updatePhase(false);
+    if (closed) return;
+    if (this.inRead) this.updateFlow(); // whether to read on; the phase follows once the read is parsed
+    else this.updatePhase(false);
   }
 
   /** Writes the responses at the front of the queue that are ready; true when the last one closed the connection. */
@@ -404,11 +419,7 @@ export class Connection implements ParserSink {
       this.paused = false;
       this.socket.resume();
       this.turnRequests = 0;
-      this.out.hold();
-      this.parser.resume();
-      this.out.release();
-      // What was held may be part of a head or body: its deadline starts now, not at the next byte.
-      this.updatePhase(true);
+      this.parse(null);
     }
   }
 
