@@ -9,7 +9,7 @@
 // most of what a request cost to parse.
 //
 // These functions accept a subset of what the full path accepts, within the
-// same limits, and answer -1 ("not here") for anything else: a line cut by
+// same limits (whole numbers, which limits.ts requires), and answer -1 ("not here") for anything else: a line cut by
 // the end of the buffer, a byte out of place, a limit reached, an unusual
 // Content-Length. The parser then reads that line the full way, so every
 // refusal is still found, worded and placed by one code path, and a line

@@ -86,7 +86,7 @@ export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, 
       return null;
     }
     case "content-length":
-      // RFC 9110 §8.6: the scan let through only OWS, then 1 to 15 significant digits, then OWS.
+      // RFC 9110 §8.6: the scan (or, for a plain value, isPlainLength) let through only 1 to 15 significant digits, OWS around.
       h.contentLength = Number(value);
       return null;
     case "transfer-encoding":

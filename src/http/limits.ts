@@ -23,3 +23,19 @@ export const DEFAULT_LIMITS: ParserLimits = {
   maxChunkExtensionBytes: 4 * 1024,
   allowBareLf: false,
 };
+
+const COUNTED = ["maxRequestLineBytes", "maxHeaderBytes", "maxHeaderCount", "maxBodyBytes", "maxChunkExtensionBytes"] as const;
+
+/**
+ * Limits are counted in whole bytes and fields: a line of exactly the limit
+ * fits, one byte more does not. The parser's two readers (clean-line.ts and
+ * the line scan) draw that edge the same way only for whole numbers, so a
+ * fraction, a negative number or NaN is refused up front.
+ */
+export function checkLimits(limits: ParserLimits): ParserLimits {
+  for (const name of COUNTED) {
+    const value = limits[name];
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`The parser limit ${name} must be a whole number, 0 or more; it is ${value}`);
+  }
+  return limits;
+}

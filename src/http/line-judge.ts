@@ -4,7 +4,9 @@
 // that shows it (the offending byte; the byte after the CR; the first byte
 // past the limit, unless that byte is a CR that may yet end the line), and
 // the earliest one wins. Unfinished and whole lines are judged by this same
-// function, so a verdict never depends on where the stream was cut.
+// function, so a verdict never depends on where the stream was cut. (A whole
+// line that breaks no rule may be read by clean-line.ts instead, which takes
+// only lines this judge takes: a line it leaves comes here.)
 
 import { CR } from "./chars.js";
 import type { ParserLimits } from "./limits.js";

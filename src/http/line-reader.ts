@@ -1,12 +1,13 @@
 // The line reader: finds lines in a byte stream cut anywhere, and hands on
 // what is not a line (body bytes) as it comes.
 //
-// Lines are found with Buffer#indexOf (a native memchr). Only an unfinished
-// line is ever copied, into `carry`, and its consumer judges it as it grows
-// (so its limits hold before it ends). While paused, bytes not yet read wait
-// as a slice of the caller's chunk: the connection pauses reading when
-// responses back up, so one large read of pipelined requests cannot queue up
-// work without bound.
+// The consumer first takes what it can in one go (whole, sound lines: see
+// clean-line.ts); other lines are found with Buffer#indexOf (a native
+// memchr) and handed on one by one. Only an unfinished line is ever copied,
+// into `carry`, and its consumer judges it as it grows (so its limits hold
+// before it ends). While paused, bytes not yet read wait as a slice of the
+// caller's chunk: the connection pauses reading when responses back up, so
+// one large read of pipelined requests cannot queue up work without bound.
 
 import { LF } from "./chars.js";
 
@@ -18,8 +19,9 @@ export interface LineConsumer {
   readonly done: boolean;
   /**
    * As many whole lines as the consumer can take in one go from buf[pos] (the
-   * common case, read fast); returns where it stopped (pos: none taken, read
-   * line by line), or -1 to stop reading.
+   * common case, read fast). Returns where it stopped: pos when it took
+   * none (the next line is then handed to line() or partial()), a later
+   * position to be asked again from there, or -1 to stop reading.
    */
   lines(buf: Buffer, pos: number): number;
   /** A whole line, buf[start, lf] with lf at its LF. Returns false to stop reading. */

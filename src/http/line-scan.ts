@@ -6,9 +6,9 @@
 // first field line starting with a space, and then never the CRLF, must be
 // answered when the byte that rules out every valid message arrives, not
 // when the headers timeout runs out (llhttp does the same). And because the
-// same scan judges whole lines, before the parser's line-end checks, a
-// line's verdict (code, offset and detail) is the same however the stream
-// was cut: the scan reports only what the bytes up to the offending one
+// same scan judges whole lines (all but the sound ones clean-line.ts reads,
+// which this scan would pass), before the parser's line-end checks, a line's
+// verdict (code, offset and detail) is the same however the stream was cut: the scan reports only what the bytes up to the offending one
 // show, never anything that depends on later bytes.
 //
 // The scan stops at a CR: whether that CR ends the line or is a bare CR

@@ -26,7 +26,7 @@ import { cleanFieldLine, cleanRequestLine, isPlainLength, type RequestLineBounds
 import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
 import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
+import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { LineJudge, type LineKind, type LinePiece } from "./line-judge.js";
 import { LineReader, type LineConsumer } from "./line-reader.js";
 import { describe, endFieldLine, endRequestLine, fieldBounds, type FieldBounds, type ScanError } from "./line-scan.js";
@@ -96,7 +96,7 @@ export class RequestParser implements LineConsumer {
 
   constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null) {
     this.sink = sink;
-    this.limits = limits;
+    this.limits = limits === DEFAULT_LIMITS ? limits : checkLimits(limits);
     this.spans = spans;
     this.judge = new LineJudge(limits);
   }
@@ -280,8 +280,7 @@ export class RequestParser implements LineConsumer {
       // RFC 9110 §8.6: a second Content-Length, or one that is not plain digits, is refused the full way.
       if (name === "content-length" && (this.fields.contentLength !== -1 || !isPlainLength(buf, v.vs, v.ve))) return pos;
       const lineAbs = this.enter(pos, lf);
-      this.countField(pos, lf + 1 - pos, "header");
-      if (!this.takeField(buf, pos, name, v, lf + 1 - pos, lineAbs)) return -1;
+      if (!this.countField(pos, lf + 1 - pos, "header") || !this.takeField(buf, pos, name, v, lf + 1 - pos, lineAbs)) return -1;
       pos = lf + 1;
     }
     return pos;

@@ -5,6 +5,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
 import { asService, Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
+import { checkLimits } from "./limits.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
 import type { Request } from "./request.js";
 import { problem } from "./problem.js";
@@ -81,7 +82,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   const turns = new Turns();
   const d = DEFAULT_CONNECTION_OPTIONS;
   const connectionOptions: ConnectionOptions = {
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    limits: checkLimits({ ...DEFAULT_LIMITS, ...options.limits }),
     headersTimeoutMs: options.headersTimeoutMs ?? d.headersTimeoutMs,
     bodyTimeoutMs: options.bodyTimeoutMs ?? d.bodyTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,

@@ -11,7 +11,7 @@ import t from "tap";
 import { cleanFieldLine, cleanRequestLine, isPlainLength } from "../../src/http/clean-line.js";
 import { LineJudge } from "../../src/http/line-judge.js";
 import { endFieldLine, endRequestLine, fieldBounds } from "../../src/http/line-scan.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parser.js";
 import { httpishArb, mutate, mutationArb, pipelineArb, smallLimitsArb } from "./fixtures/generators.js";
 
 /** Every index just after an LF, and 0: where a line may start. */
@@ -86,6 +86,9 @@ t.test("lines the one-pass reader leaves to the judge", (t) => {
     ["GET / HTTP/1.1 \r\n", "a space after the version"],
     [" GET / HTTP/1.1\r\n", "whitespace first"],
     ["GET /a b HTTP/1.1\r\n", "a space in the target"],
+    ["GET  HTTP/1.1\r\n", "no target"],
+    ["GET\t/ HTTP/1.1\r\n", "a tab after the method"],
+    ["GET / HTTP/1.1\r\r\n", "a CR before the CR LF"],
   ];
   for (const [line, why] of cases) {
     t.equal(cleanRequestLine(Buffer.from(line, "latin1"), 0, 8192, { methodEnd: 0, versionStart: 0 }), -1, why);
@@ -111,5 +114,13 @@ t.test("lines the one-pass reader leaves to the judge", (t) => {
   t.ok(isPlainLength(Buffer.from("000000000000000000123456789012345"), 0, 33), "leading zeros do not count");
   t.notOk(isPlainLength(Buffer.from("1234567890123456"), 0, 16), "16 significant digits are the judge's to refuse");
   for (const value of ["", "1,1", "+1", "1 1", "0x1"]) t.notOk(isPlainLength(Buffer.from(value), 0, value.length), JSON.stringify(value));
+  t.end();
+});
+
+t.test("limits are whole numbers, or the parser refuses them: the two readers draw a limit's edge the same way only then", (t) => {
+  for (const bad of [17.5, -1, Number.NaN, Infinity]) {
+    t.throws(() => new RequestParser({ onHead() {}, onRequest() {}, onError() {} }, { ...DEFAULT_LIMITS, maxRequestLineBytes: bad }), RangeError, String(bad));
+  }
+  t.doesNotThrow(() => new RequestParser({ onHead() {}, onRequest() {}, onError() {} }, { ...DEFAULT_LIMITS, maxHeaderCount: 0 }), "0 is a limit");
   t.end();
 });
