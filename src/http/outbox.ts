@@ -19,7 +19,10 @@ import type { Writable } from "node:stream";
 
 export class Outbox {
   private readonly socket: Writable;
-  private pieces: (string | Uint8Array)[] = [];
+  /** The first piece waiting: most reads answer one request, and one piece needs no array. */
+  private first: string | Uint8Array | null = null;
+  /** The pieces after the first, when a read answers several. */
+  private rest: (string | Uint8Array)[] = [];
   /** Bytes pending; a string counts its length, which is at most its UTF-8 size. */
   private size = 0;
   private texts = 0;
@@ -40,11 +43,13 @@ export class Outbox {
 
   /** Text to send (written as UTF-8; heads are ASCII), or bytes. */
   send(data: string | Uint8Array): void {
-    if (this.holds === 0 && this.pieces.length === 0) {
-      this.socket.write(data);
-      return;
-    }
-    this.pieces.push(data);
+    if (this.first === null) {
+      if (this.holds === 0) {
+        this.socket.write(data);
+        return;
+      }
+      this.first = data;
+    } else this.rest.push(data);
     if (typeof data === "string") {
       this.texts++;
       this.size += data.length;
@@ -54,15 +59,21 @@ export class Outbox {
 
   /** Write what is pending now: before someone else writes to the socket (a streamed body), or at the end of a hold. */
   flush(): void {
-    const pieces = this.pieces;
-    if (pieces.length === 0) return;
+    const first = this.first;
+    if (first === null) return;
     const texts = this.texts;
-    this.pieces = [];
+    this.first = null;
     this.size = 0;
     this.texts = 0;
     const socket = this.socket;
-    if (pieces.length === 1) socket.write(pieces[0]!);
-    else if (texts === pieces.length) socket.write(pieces.join(""));
+    if (this.rest.length === 0) {
+      socket.write(first);
+      return;
+    }
+    const pieces = this.rest;
+    this.rest = [];
+    pieces.unshift(first);
+    if (texts === pieces.length) socket.write(pieces.join(""));
     else if (texts === 0) socket.write(Buffer.concat(pieces as Uint8Array[]));
     else {
       socket.cork();
