@@ -35,14 +35,17 @@ export interface RequestLineBounds {
 export function cleanRequestLine(buf: Buffer, s: number, max: number, into: RequestLineBounds): number {
   // Every byte before the CR lies in [s, stop): past it the line is too long.
   const stop = Math.min(buf.length, s + max);
+  // The tables as locals: an imported binding is checked (initialized? a Uint8Array?) at every byte.
+  const tchar = TCHAR;
+  const targetChar = TARGET;
   let i = s;
   // method = token (RFC 9110 §9.1), then one SP (RFC 9112 §3).
-  while (i < stop && TCHAR[buf[i]!] === 1) i++;
+  while (i < stop && tchar[buf[i]!] === 1) i++;
   if (i === s || i >= stop || buf[i] !== SP) return -1;
   const methodEnd = i++;
   // request-target: the bytes RFC 3986 allows (RFC 9112 §3.2), then one SP.
   const target = i;
-  while (i < stop && TARGET[buf[i]!] === 1) i++;
+  while (i < stop && targetChar[buf[i]!] === 1) i++;
   if (i === target || i >= stop || buf[i] !== SP) return -1;
   const versionStart = ++i;
   // HTTP-version (RFC 9112 §2.3), then CR LF (§2.2).
@@ -62,14 +65,16 @@ export function cleanRequestLine(buf: Buffer, s: number, max: number, into: Requ
 export function cleanFieldLine(buf: Buffer, s: number, room: number, into: FieldBounds): number {
   // The whole line, CR LF included, lies in [s, stop).
   const stop = Math.min(buf.length, s + room);
+  const tchar = TCHAR;
+  const valueChar = FIELD_VALUE;
   let i = s;
   // field-name = token (RFC 9110 §5.1), then the colon with no whitespace before it (RFC 9112 §5.1).
-  while (i < stop && TCHAR[buf[i]!] === 1) i++;
+  while (i < stop && tchar[buf[i]!] === 1) i++;
   if (i === s || i >= stop || buf[i] !== COLON) return -1;
   const nameEnd = i++;
   while (i < stop && (buf[i] === SP || buf[i] === HTAB)) i++;
   const vs = i;
-  while (i < stop && FIELD_VALUE[buf[i]!] === 1) i++;
+  while (i < stop && valueChar[buf[i]!] === 1) i++;
   if (i + 1 >= stop || buf[i] !== CR || buf[i + 1] !== LF) return -1;
   let ve = i;
   while (ve > vs && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
