@@ -68,6 +68,8 @@ export class RequestParser implements LineConsumer {
   /** Scratch, refilled for each line (nothing keeps them): no object is made per line. */
   private readonly bounds: FieldBounds = { nameEnd: 0, vs: 0, ve: 0 };
   private readonly lineBounds: RequestLineBounds = { methodEnd: 0, versionStart: 0 };
+  /** Where (in the stream) lines() last stopped at a line it does not take: it is not scanned twice. */
+  private uncleanAt = -1;
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -96,7 +98,7 @@ export class RequestParser implements LineConsumer {
 
   constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null) {
     this.sink = sink;
-    this.limits = limits === DEFAULT_LIMITS ? limits : checkLimits(limits);
+    this.limits = checkLimits(limits);
     this.spans = spans;
     this.judge = new LineJudge(limits);
   }
@@ -253,11 +255,9 @@ export class RequestParser implements LineConsumer {
   }
 
   /**
-   * The whole, clean lines of a head from buf[pos], read in one pass
-   * (clean-line.ts): the request line, field lines, and the empty line,
-   * whose head is then judged and handed on. Stops at the first line that
-   * is not whole and clean, which the line-by-line path then reads. Returns
-   * where it stopped, or -1 when parsing must stop.
+   * The whole, clean lines of a head from buf[pos], read in one pass (clean-line.ts), up to its empty line,
+   * which hands the head on. Stops at the first line that is not whole and clean, which the line-by-line
+   * path then reads (it is not tried again here). Returns where it stopped, or -1 when parsing must stop.
    */
   lines(buf: Buffer, pos: number): number {
     // The span listener wants every part named: that is the line-by-line path's work.
@@ -270,15 +270,16 @@ export class RequestParser implements LineConsumer {
       if (!this.takeRequestLine(buf, pos, lf - 1, line.methodEnd, line.versionStart, this.enter(pos, lf))) return -1;
       pos = lf + 1;
     }
-    while (this.state === State.HeaderLine) {
+    while (this.state === State.HeaderLine && this.consumed !== this.uncleanAt) {
       if (buf[pos] === CR && buf[pos + 1] === LF) return this.endOfHead(pos, this.enter(pos, pos + 1), 2) ? pos + 2 : -1;
-      if (this.fieldCount >= limits.maxHeaderCount) return pos;
       const v = this.bounds;
-      const lf = cleanFieldLine(buf, pos, limits.maxHeaderBytes - this.sectionBytes, v);
-      if (lf === -1) return pos;
-      const name = fieldName(buf, pos, v.nameEnd);
+      const lf = this.fieldCount < limits.maxHeaderCount ? cleanFieldLine(buf, pos, limits.maxHeaderBytes - this.sectionBytes, v) : -1;
+      const name = lf === -1 ? "" : fieldName(buf, pos, v.nameEnd);
       // RFC 9110 §8.6: a second Content-Length, or one that is not plain digits, is refused the full way.
-      if (name === "content-length" && (this.fields.contentLength !== -1 || !isPlainLength(buf, v.vs, v.ve))) return pos;
+      if (lf === -1 || (name === "content-length" && (this.fields.contentLength !== -1 || !isPlainLength(buf, v.vs, v.ve)))) {
+        this.uncleanAt = this.consumed;
+        return pos;
+      }
       const lineAbs = this.enter(pos, lf);
       if (!this.countField(pos, lf + 1 - pos, "header") || !this.takeField(buf, pos, name, v, lf + 1 - pos, lineAbs)) return -1;
       pos = lf + 1;
