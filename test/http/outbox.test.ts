@@ -101,3 +101,22 @@ t.test("a Connection answers ten pipelined requests of one read in one socket wr
   t.equal(writes[0]!.length, 1, "of one piece, not a writev");
   t.same(splitResponses(Buffer.concat(writes[0]!)).map((r) => r.body), Array.from({ length: 10 }, (_, i) => `/${i}`), "all ten, in order");
 });
+
+t.test("back-pressure between two requests of one read: a socket that stops taking bytes stops the parsing", async (t) => {
+  const written: number[] = [];
+  // A socket whose writes never complete: past its high-water mark it needs a drain that never comes.
+  const socket = new Duplex({ read() {}, write: (chunk: Buffer) => void written.push(chunk.length) });
+  let handled = 0;
+  const body = Buffer.alloc(64 * 1024, 0x61);
+  const handler: Handler = () => {
+    handled++;
+    return { status: 200, body };
+  };
+  new Connection(socket, handler, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS }, { onHandlerError: (e) => t.fail(String(e)), onClose: () => {} });
+  // Forty requests in one read, fewer than a turn's 64: only back-pressure can stop the read early.
+  socket.push(Buffer.from("GET / HTTP/1.1\r\nHost: t\r\n\r\n".repeat(40)));
+  while (written.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(handled, 1, "the first response filled the socket's buffer; the other 39 requests wait, unparsed");
+  t.ok(socket.writableNeedDrain, "the socket asks for a drain");
+});
