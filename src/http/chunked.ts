@@ -22,10 +22,20 @@ export interface ChunkSizeLine {
 
 /**
  * Reads buf[s, e), a chunk-size line without its CR LF. `room` is how many
- * more body bytes the message may take; a size past it is a 413 before a byte
- * of the chunk is read.
+ * more body bytes the message may take (of `limit`); a size past it is a 413
+ * before a byte of the chunk is read. Extensions are ignored (RFC 9112
+ * §7.1.1), but count against a limit of their own: `extensionRoom` bytes are
+ * left of the message's `extensionLimit`.
  */
-export function readChunkSizeLine(buf: Buffer, s: number, e: number, room: number, limit: number): ChunkSizeLine | ScanError {
+export function readChunkSizeLine(
+  buf: Buffer,
+  s: number,
+  e: number,
+  room: number,
+  limit: number,
+  extensionRoom: number,
+  extensionLimit: number,
+): ChunkSizeLine | ScanError {
   if (s === e) return { code: "INVALID_CHUNK_SIZE", what: "A chunk-size line is empty", at: s };
   let i = s;
   // Leading zeros add nothing to the size, so they do not count as digits.
@@ -41,6 +51,7 @@ export function readChunkSizeLine(buf: Buffer, s: number, e: number, room: numbe
     // Bare CRs were ruled out before; bad === e is the end of the line, not a byte in it.
     const bad = chunkExtensionError(buf, i, e);
     if (bad !== -1) return { code: "INVALID_CHUNK_EXTENSION", what: `Unexpected ${describe(bad < e ? buf[bad] : undefined)} in a chunk extension`, at: bad };
+    if (e - i > extensionRoom) return { code: "CHUNK_EXTENSIONS_TOO_LARGE", what: `Chunk extensions exceed ${extensionLimit} bytes`, at: i };
   }
   return { size, digitsEnd: i };
 }

@@ -69,6 +69,23 @@ const CHUNKED: Framing = { kind: "chunked" };
  */
 export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, ve: number): ScanError | null {
   const value = vs === ve ? "" : buf.toString("latin1", vs, ve);
+  if (name === "host") {
+    // RFC 9112 §3.2: a Host field with an invalid value MUST be answered with 400.
+    const bad = hostError(buf, vs, ve);
+    if (bad !== -1) return { code: "INVALID_HOST", what: `Unexpected ${bad < ve ? describe(buf[bad]) : "end of the value"} in the Host header`, at: bad };
+  } else if (name === "connection") {
+    // RFC 9110 §7.6.1: Connection = #connection-option, each a token. Anything
+    // else (say "close\xA0") is refused, not guessed at: a proxy would not read it as close.
+    for (const option of listElements(value)) {
+      if (!isToken(option)) return { code: "INVALID_CONNECTION", what: `Connection holds "${option.slice(0, 40)}", which is not a token`, at: vs };
+    }
+  }
+  noteField(h, name, value);
+  return null;
+}
+
+/** Takes one header field whose value is known sound. */
+export function noteField(h: HeadFields, name: string, value: string): void {
   const fields = h.fields;
   const n = h.count;
   if (n < fields.length) {
@@ -77,36 +94,27 @@ export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, 
   } else fields.push(name, value);
   h.count = n + 2;
   switch (name) {
-    case "host": {
+    case "host":
       h.hostCount++;
-      // RFC 9112 §3.2: a Host field with an invalid value MUST be answered with 400.
-      const bad = hostError(buf, vs, ve);
-      if (bad !== -1) return { code: "INVALID_HOST", what: `Unexpected ${bad < ve ? describe(buf[bad]) : "end of the value"} in the Host header`, at: bad };
       h.host = value;
-      return null;
-    }
+      return;
     case "content-length":
       // RFC 9110 §8.6: the scan (or, for a plain value, isPlainLength) let through only 1 to 15 significant digits, OWS around.
       h.contentLength = Number(value);
-      return null;
+      return;
     case "transfer-encoding":
       h.transferEncoding = h.transferEncoding === null ? value : `${h.transferEncoding},${value}`;
-      return null;
+      return;
     case "connection":
-      // RFC 9110 §7.6.1: Connection = #connection-option, each a token. Anything
-      // else (say "close\xA0") is refused, not guessed at: a proxy would not read it as close.
       for (const option of listElements(value)) {
-        if (!isToken(option)) return { code: "INVALID_CONNECTION", what: `Connection holds "${option.slice(0, 40)}", which is not a token`, at: vs };
         const o = option.toLowerCase();
         if (o === "close") h.connectionClose = true;
         else if (o === "keep-alive") h.connectionKeepAlive = true;
       }
-      return null;
+      return;
     case "expect":
       h.expect = h.expect === null ? value : `${h.expect}, ${value}`;
-      return null;
-    default:
-      return null;
+      return;
   }
 }
 

@@ -10,7 +10,7 @@
 
 import { CR } from "./chars.js";
 import type { ParserLimits } from "./limits.js";
-import { scanFieldLine, scanRequestLine, startScan, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
+import { endFieldLine, fieldBounds, scanFieldLine, scanRequestLine, startScan, type FieldBounds, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
 import { requestLineTooLong } from "./request-line.js";
 
 export type LineKind = "request-line" | "header-line" | "trailer-line" | "chunk-size-line";
@@ -113,5 +113,16 @@ export class LineJudge {
     ctx.field.contentLengthSeen = contentLengthSeen;
     ctx.field.trailer = kind === "trailer-line";
     return judgeLineSoFar(buf, s, n, scan, ctx);
+  }
+
+  /**
+   * After judge() took a whole field line buf[s, e): what its end says (a
+   * colon missing, say), or where its name ends and its value lies without
+   * the OWS around it, in `into`.
+   */
+  fieldParts(buf: Buffer, e: number, into: FieldBounds): ScanError | null {
+    const ended = endFieldLine(buf, e, this.whole);
+    if (ended === null) fieldBounds(buf, this.whole.split, e, into);
+    return ended;
   }
 }

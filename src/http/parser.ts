@@ -29,7 +29,7 @@ import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./
 import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { LineJudge, type LineKind, type LinePiece } from "./line-judge.js";
 import { LineReader, type LineConsumer } from "./line-reader.js";
-import { describe, endFieldLine, endRequestLine, fieldBounds, type FieldBounds, type ScanError } from "./line-scan.js";
+import { describe, endRequestLine, type FieldBounds, type ScanError } from "./line-scan.js";
 import { fieldName } from "./names.js";
 import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
 import type { ParserSink, Request } from "./request.js";
@@ -193,29 +193,23 @@ export class RequestParser implements LineConsumer {
         }
         return n;
       }
-      case State.ChunkDataCr: {
+      case State.ChunkDataCr:
+      case State.ChunkDataLf: {
         // RFC 9112 §7.1: chunk-data is followed by CRLF, exactly.
         const b = buf[pos]!;
-        if (b === CR) this.state = State.ChunkDataLf;
-        else if (b === LF && this.limits.allowBareLf) {
+        const first = this.state === State.ChunkDataCr;
+        if (first && b === CR) this.state = State.ChunkDataLf;
+        else if (b === LF && (!first || this.limits.allowBareLf)) {
           this.state = State.ChunkSize;
           this.emit("chunk-end", this.chunkEndStart, this.consumed + 1);
         } else {
-          this.failAt("INVALID_CHUNK_END", `Expected CR LF after the chunk data, found ${describe(b)}`, this.msgBytes);
+          if (first) this.failAt("INVALID_CHUNK_END", `Expected CR LF after the chunk data, found ${describe(b)}`, this.msgBytes);
+          else this.failAt("BARE_CR", "A CR after the chunk data was not followed by LF", this.msgBytes);
           return -1;
         }
         this.take(1);
         return 1;
       }
-      case State.ChunkDataLf:
-        if (buf[pos] !== LF) {
-          this.failAt("BARE_CR", "A CR after the chunk data was not followed by LF", this.msgBytes);
-          return -1;
-        }
-        this.state = State.ChunkSize;
-        this.emit("chunk-end", this.chunkEndStart, this.consumed + 1);
-        this.take(1);
-        return 1;
       default:
         return -1;
     }
@@ -336,22 +330,12 @@ export class RequestParser implements LineConsumer {
     return true;
   }
 
-  /** The value of the field line buf[s, e) without the OWS around it, and where its name ends. */
-  private valueOf(buf: Buffer, s: number, e: number): FieldBounds | null {
-    const ended = endFieldLine(buf, e, this.judge.whole);
-    if (ended !== null) {
-      this.failWith(ended);
-      return null;
-    }
-    return fieldBounds(buf, this.judge.whole.split, e, this.bounds);
-  }
-
   private headerLine(buf: Buffer, s: number, e: number, lineBytes: number, lineAbs: number): boolean {
     if (s === e) return this.endOfHead(s, lineAbs, lineBytes);
     if (!this.countField(s, lineBytes, "header")) return false;
-    const v = this.valueOf(buf, s, e);
-    if (v === null) return false;
-    return this.takeField(buf, s, fieldName(buf, s, v.nameEnd), v, lineBytes, lineAbs);
+    const v = this.bounds;
+    const error = this.judge.fieldParts(buf, e, v);
+    return error === null ? this.takeField(buf, s, fieldName(buf, s, v.nameEnd), v, lineBytes, lineAbs) : this.failWith(error);
   }
 
   /** What a header field line means, its syntax judged sound and the line counted. */
@@ -371,8 +355,9 @@ export class RequestParser implements LineConsumer {
     }
     if (!this.countField(s, lineBytes, "trailer")) return false;
     // Trailers never reach the request: a trailer cannot rewrite Content-Length or Host.
-    const v = this.valueOf(buf, s, e);
-    if (v === null) return false;
+    const v = this.bounds;
+    const error = this.judge.fieldParts(buf, e, v);
+    if (error !== null) return this.failWith(error);
     if (this.spans !== null) fieldSpans(this.spans, true, s, v.nameEnd, v.vs, v.ve, lineAbs, lineBytes);
     return true;
   }
@@ -411,15 +396,10 @@ export class RequestParser implements LineConsumer {
   // ---- Chunked body (RFC 9112 §7.1) ----
 
   private chunkSizeLine(buf: Buffer, s: number, e: number, lineAbs: number): boolean {
-    const read = readChunkSizeLine(buf, s, e, this.bodyLimit - this.body.length, this.bodyLimit);
+    const extensions = this.limits.maxChunkExtensionBytes;
+    const read = readChunkSizeLine(buf, s, e, this.bodyLimit - this.body.length, this.bodyLimit, extensions - this.chunkExtensionBytes, extensions);
     if (isScanError(read)) return this.failWith(read);
-    if (read.digitsEnd < e) {
-      // Extensions are ignored (RFC 9112 §7.1.1), but they count against their own limit.
-      this.chunkExtensionBytes += e - read.digitsEnd;
-      if (this.chunkExtensionBytes > this.limits.maxChunkExtensionBytes) {
-        return this.fail("CHUNK_EXTENSIONS_TOO_LARGE", `Chunk extensions exceed ${this.limits.maxChunkExtensionBytes} bytes`, read.digitsEnd);
-      }
-    }
+    this.chunkExtensionBytes += e - read.digitsEnd;
     if (this.spans !== null) chunkSizeSpans(this.spans, s, read.digitsEnd, e, read.size === 0, lineAbs, this.consumed - lineAbs);
     if (read.size === 0) {
       this.state = State.TrailerLine;
