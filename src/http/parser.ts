@@ -9,12 +9,12 @@
 // Each part of the work lives in its own module, and this one holds the
 // state: line-reader.ts finds lines in the stream (copying only an unfinished
 // one); clean-line.ts reads the common case, a whole line that breaks no
-// rule, in one pass; line-scan.ts and line-judge.ts judge any other line's
-// bytes as they arrive, so a request is refused at the byte that breaks a
-// rule, whatever the cuts; request-line.ts reads the request line's tokens;
-// head.ts turns fields into framing and keep-alive; chunked.ts reads
-// chunk-size lines; body-buffer.ts holds body bytes. Strings are made once
-// per token, never per byte.
+// rule, in one pass, and line-memory.ts recalls one the last head repeated;
+// line-scan.ts and line-judge.ts judge any other line's bytes as they arrive,
+// so a request is refused at the byte that breaks a rule, whatever the cuts;
+// request-line.ts reads the request line's tokens; head.ts turns fields into
+// framing and keep-alive; chunked.ts reads chunk-size lines; body-buffer.ts
+// holds body bytes. Strings are made once per token, never per byte.
 //
 // Strict by default: anything RFC 9112 lets a server reject, it rejects, since
 // every leniency is a place where this server and a proxy in front of it could
@@ -25,9 +25,10 @@ import { CR, LF } from "./chars.js";
 import { cleanFieldLine, cleanRequestLine, isPlainLength, type RequestLineBounds } from "./clean-line.js";
 import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
-import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head.js";
+import { headOf, judgeHead, lastValue, newHeadFields, noteField, readField, resetHeadFields } from "./head.js";
 import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { LineJudge, type LineKind, type LinePiece } from "./line-judge.js";
+import { LineMemory } from "./line-memory.js";
 import { LineReader, type LineConsumer } from "./line-reader.js";
 import { describe, endRequestLine, type FieldBounds, type ScanError } from "./line-scan.js";
 import { fieldName } from "./names.js";
@@ -70,6 +71,8 @@ export class RequestParser implements LineConsumer {
   private readonly lineBounds: RequestLineBounds = { methodEnd: 0, versionStart: 0 };
   /** Where (in the stream) lines() last stopped at a line it does not take: it is not scanned twice. */
   private uncleanAt = -1;
+  /** The lines of the heads read before, by place: a line that repeats is not read again. */
+  private readonly memory = new LineMemory();
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -249,33 +252,51 @@ export class RequestParser implements LineConsumer {
   }
 
   /**
-   * The whole, clean lines of a head from buf[pos], read in one pass (clean-line.ts), up to its empty line,
-   * which hands the head on. Stops at the first line that is not whole and clean, which the line-by-line
-   * path then reads (it is not tried again here). Returns where it stopped, or -1 when parsing must stop.
+   * The whole, clean lines of a head from buf[pos], read in one pass (clean-line.ts) or recalled
+   * (line-memory.ts), up to its empty line, which hands the head on. Stops at the first line that is
+   * neither, which the line-by-line path then reads (it is not tried again here). Returns where it
+   * stopped, or -1 when parsing must stop.
    */
   lines(buf: Buffer, pos: number): number {
     // The span listener wants every part named: that is the line-by-line path's work.
     if (this.spans !== null) return pos;
     const limits = this.limits;
+    const memory = this.memory;
     if (this.state === State.RequestLine) {
-      const line = this.lineBounds;
-      const lf = cleanRequestLine(buf, pos, limits.maxRequestLineBytes, line);
-      if (lf === -1) return pos;
-      if (!this.takeRequestLine(buf, pos, lf - 1, line.methodEnd, line.versionStart, this.enter(pos, lf))) return -1;
+      let lf = memory.recall(buf, pos, 0, limits.maxRequestLineBytes + 2);
+      if (lf !== -1) {
+        this.start = memory.line;
+        this.state = State.HeaderLine;
+        this.enter(pos, lf);
+      } else {
+        const line = this.lineBounds;
+        lf = cleanRequestLine(buf, pos, limits.maxRequestLineBytes, line);
+        if (lf === -1) return pos;
+        if (!this.takeRequestLine(buf, pos, lf - 1, line.methodEnd, line.versionStart, this.enter(pos, lf))) return -1;
+        memory.keepRequestLine(buf, pos, lf, this.start);
+      }
       pos = lf + 1;
     }
     while (this.state === State.HeaderLine && this.consumed !== this.uncleanAt) {
       if (buf[pos] === CR && buf[pos + 1] === LF) return this.endOfHead(pos, this.enter(pos, pos + 1), 2) ? pos + 2 : -1;
+      const room = this.fieldCount < limits.maxHeaderCount ? limits.maxHeaderBytes - this.sectionBytes : 0;
+      const slot = this.fieldCount + 1;
       const v = this.bounds;
-      const lf = this.fieldCount < limits.maxHeaderCount ? cleanFieldLine(buf, pos, limits.maxHeaderBytes - this.sectionBytes, v) : -1;
-      const name = lf === -1 ? "" : fieldName(buf, pos, v.nameEnd);
+      let lf = memory.recall(buf, pos, slot, room);
+      const recalled = lf !== -1;
+      if (!recalled) lf = cleanFieldLine(buf, pos, room, v);
+      const name = recalled ? memory.name(slot) : lf === -1 ? "" : fieldName(buf, pos, v.nameEnd);
       // RFC 9110 §8.6: a second Content-Length, or one that is not plain digits, is refused the full way.
-      if (lf === -1 || (name === "content-length" && (this.fields.contentLength !== -1 || !isPlainLength(buf, v.vs, v.ve)))) {
+      if (lf === -1 || (name === "content-length" && (this.fields.contentLength !== -1 || (!recalled && !isPlainLength(buf, v.vs, v.ve))))) {
         this.uncleanAt = this.consumed;
         return pos;
       }
       const lineAbs = this.enter(pos, lf);
-      if (!this.countField(pos, lf + 1 - pos, "header") || !this.takeField(buf, pos, name, v, lf + 1 - pos, lineAbs)) return -1;
+      if (!this.countField(pos, lf + 1 - pos, "header")) return -1;
+      // A recalled line's bytes were judged when it was kept: what it means is all that is left.
+      if (recalled) noteField(this.fields, name, memory.value(slot));
+      else if (this.takeField(buf, pos, name, v, lf + 1 - pos, lineAbs)) memory.keepField(buf, pos, lf, slot, name, lastValue(this.fields));
+      else return -1;
       pos = lf + 1;
     }
     return pos;
