@@ -9,8 +9,12 @@ import net from "node:net";
 
 export interface FixedLoad {
   readonly port: number;
-  /** The request's bytes, sent `depth` times back to back per batch. */
-  readonly request: Buffer;
+  /**
+   * The request's bytes, sent `depth` times back to back per batch; or several
+   * requests of one length, sent in turn, so that no head repeats the one
+   * before it on its connection.
+   */
+  readonly request: Buffer | readonly Buffer[];
   readonly total: number;
   readonly connections: number;
   readonly depth: number;
@@ -55,12 +59,17 @@ export class ResponseCounter {
 /** Sends the load and resolves once every response arrived; rejects on a socket error or a bad response. */
 export function sendFixedLoad(load: FixedLoad): Promise<void> {
   let unsent = load.total;
-  const batch = Buffer.concat(Array<Buffer>(load.depth).fill(load.request));
+  const requests = Buffer.isBuffer(load.request) ? [load.request] : load.request;
+  const size = requests[0]!.length;
+  if (requests.some((r) => r.length !== size)) throw new Error("fixed load: the requests sent in turn must be of one length");
+  // Batches[k] starts with requests[k], so that turns continue across batches whatever the depth.
+  const batches = requests.map((_, k) => Buffer.concat(Array.from({ length: load.depth }, (_, i) => requests[(k + i) % requests.length]!)));
   const one = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const socket = net.connect(load.port, "127.0.0.1");
       const counter = new ResponseCounter();
       let awaited = 0;
+      let turn = 0;
       const next = () => {
         const n = Math.min(load.depth, unsent);
         if (n === 0) {
@@ -70,7 +79,9 @@ export function sendFixedLoad(load: FixedLoad): Promise<void> {
         }
         unsent -= n;
         awaited = n;
-        socket.write(n === load.depth ? batch : batch.subarray(0, n * load.request.length));
+        const batch = batches[turn]!;
+        turn = (turn + load.depth) % batches.length;
+        socket.write(n === load.depth ? batch : batch.subarray(0, n * size));
       };
       socket.setNoDelay(true);
       socket.on("connect", next);

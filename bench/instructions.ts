@@ -5,7 +5,14 @@
 // of a socket write is not counted: valgrind sees only the process).
 //
 //   npm run bench:instructions -- [--path /api/v1/status] [--requests 10000]
-//     [--connections 10] [--servers startline,node-http,ceiling] [--top 30]
+//     [--connections 10] [--servers startline,node-http,ceiling] [--top 30] [--varied]
+//
+// --varied sends two requests in turn on each connection, of one length but
+// with a different last byte in the target (?a, ?b) and in the Host's port:
+// no line repeats the one before it, so startline's line memory
+// (src/http/line-memory.ts) never helps and each line costs it the most a
+// miss can (a comparison up to the last byte, then a copy). Without it every
+// request is the same, as under wrk or autocannon.
 //
 // Why: on a shared machine a timed run of one server swings by 30% from
 // minute to minute with the neighbours' load, so CPU time per request cannot
@@ -167,7 +174,7 @@ function topFunctions(file: string, pid: number, requests: number, count: number
     .map(([name, n]) => `${(n / requests).toFixed(0).padStart(7)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name.replace(/file:\/\/.*\/dist\//, "")}`);
 }
 
-async function count(kind: ServerKind, dir: string, request: Buffer, requests: number, connections: number, top: number): Promise<Counted> {
+async function count(kind: ServerKind, dir: string, request: Buffer | readonly Buffer[], requests: number, connections: number, top: number): Promise<Counted> {
   const server = await startUnderCallgrind(kind, dir, top > 0);
   const load = (total: number, depth: number) => sendFixedLoad({ port: server.port, request, total, connections, depth });
   const counted: Counted = { kind, perRequest: new Map(), top: new Map() };
@@ -203,7 +210,10 @@ async function main(): Promise<void> {
   const top = Number(option("--top", "0"));
   const kinds = option("--servers", "startline,node-http,ceiling").split(",") as ServerKind[];
   for (const kind of kinds) if (!(kind in SCRIPTS)) throw new Error(`--servers: unknown server "${kind}" (startline, node-http, ceiling)`);
-  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n`, "latin1");
+  const varied = process.argv.includes("--varied");
+  const requestTo = (target: string, port: number) => Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, "latin1");
+  const sep = path.includes("?") ? "&" : "?";
+  const request = varied ? [requestTo(`${path}${sep}a`, 8080), requestTo(`${path}${sep}b`, 8081)] : requestTo(path, 8080);
   const dir = mkdtempSync(join(tmpdir(), "startline-instructions-"));
   const results: Counted[] = [];
   try {
@@ -219,7 +229,8 @@ async function main(): Promise<void> {
     const r = results.find((c) => c.kind === kind);
     return r === undefined ? undefined : median(r.perRequest.get(depth)!);
   };
-  console.log(`GET ${path}: instructions per request (user space), ${requests} requests per window over ${connections} connections\n`);
+  const what = varied ? `GET ${path}${sep}a and ${sep}b in turn (no line repeats)` : `GET ${path}`;
+  console.log(`${what}: instructions per request (user space), ${requests} requests per window over ${connections} connections\n`);
   console.log("| server | depth | windows | per request | vs node:http | vs ceiling |");
   console.log("|---|---:|---|---:|---:|---:|");
   for (const depth of [1, 10]) {

@@ -52,3 +52,34 @@ t.test("the load sends exactly the requests asked for, depth at a time, over a r
   t.equal(requests, 1003, "1003 requests, the last batches short");
   t.ok(largestBatch <= 10, `no connection had more than 10 in flight (largest read: ${largestBatch})`);
 });
+
+t.test("requests sent in turn: no head repeats the one before it on its connection, at depth 1 and 10", async (t) => {
+  const A = Buffer.from("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", "latin1");
+  const B = Buffer.from("GET /b HTTP/1.1\r\nHost: y\r\n\r\n", "latin1");
+  for (const depth of [1, 10]) {
+    const seen: string[][] = [];
+    // Reads whole requests (one length) and answers each; records the order per connection.
+    const server = net.createServer((socket) => {
+      const order: string[] = [];
+      seen.push(order);
+      let held = Buffer.alloc(0);
+      socket.on("data", (chunk: Buffer) => {
+        held = Buffer.concat([held, chunk]);
+        let whole = 0;
+        while (held.length >= A.length) {
+          order.push(held.toString("latin1", 5, 6));
+          held = held.subarray(A.length);
+          whole++;
+        }
+        socket.write(response("ok").repeat(whole));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    await sendFixedLoad({ port, request: [A, B], total: 47, connections: 2, depth });
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    t.equal(seen.flat().length, 47, `depth ${depth}: 47 requests`);
+    for (const order of seen) t.ok(order.every((p, i) => i === 0 || p !== order[i - 1]), `depth ${depth}: ${order.join("")}`);
+  }
+  t.throws(() => sendFixedLoad({ port: 1, request: [A, Buffer.from("GET /ab HTTP/1.1\r\nHost: x\r\n\r\n")], total: 1, connections: 1, depth: 1 }), /one length/);
+});
