@@ -11,10 +11,20 @@
 // the line (the room left in the header section, a second Content-Length, a
 // second Host, the number of fields) the parser still judges for every head.
 //
-// Bounded: one buffer of SLOTS * SLOT_BYTES per connection, made when the
-// first line is kept; a longer line is not remembered. A line that does not
-// repeat costs a comparison that stops at its first differing byte, and a
-// copy of at most SLOT_BYTES when it is kept in its place.
+// Cheap when lines do not repeat: a line of another length is told apart by
+// one byte (no LF where the kept line's LF was), a line of the same length is
+// compared from its end (where values and targets vary), and keeping a line
+// copies nothing: it holds on to the read it came in, which a server's socket
+// delivers in a buffer of its own, exactly as long as the read. A place whose
+// line differed MISSES heads running (a browser's request line, a varying
+// value) is left alone for the next QUIET heads, so that a client whose lines
+// never repeat pays for a comparison and a keep in about 1 head of 20.
+//
+// Bounded: lines of at most SLOT_BYTES, in SLOTS places; a place holds on to
+// a read of at most HELD_BYTES, or copies its line into SLOT_BYTES of its own
+// (SLOTS * SLOT_BYTES, made when first needed) when the read's buffer is
+// larger. So a connection holds at most SLOTS * HELD_BYTES for its memory,
+// and usually one read: the one its last head came in.
 
 import type { RequestLine } from "./request-line.js";
 
@@ -22,14 +32,36 @@ import type { RequestLine } from "./request-line.js";
 export const SLOTS = 8;
 /** The longest line remembered, CR LF included. */
 export const SLOT_BYTES = 128;
+/** The largest buffer a place holds on to rather than copy its line from it. */
+export const HELD_BYTES = 4096;
+
+/** Heads running whose line in a place differed from the one kept there, before the place is left alone... */
+export const MISSES = 3;
+/** ...for this many heads. */
+export const QUIET = 64;
+
+const EMPTY = Buffer.alloc(0);
+// The imported binding is checked (initialized yet?) at every use; a literal is not.
+const LINE_FEED = 0x0a;
 
 export class LineMemory {
-  private bytes: Uint8Array | null = null;
-  /** Bytes of the line in each place, CR LF included; 0 when the place is empty. */
+  /** Where each place's line lies: sources[slot][starts[slot], + lengths[slot]), CR LF included. */
+  private readonly sources: Buffer[];
+  private readonly starts: number[] = new Array<number>(SLOTS).fill(0);
+  /** 0 when the place is empty. */
   private readonly lengths: number[] = new Array<number>(SLOTS).fill(0);
+  private own: Buffer | null = null;
   private requestLine: RequestLine | null = null;
   private readonly names: string[] = new Array<string>(SLOTS).fill("");
   private readonly values: string[] = new Array<string>(SLOTS).fill("");
+  /** Heads running whose line differed from the kept one, by place. */
+  private readonly misses: number[] = new Array<number>(SLOTS).fill(0);
+  /** Heads for which each place is still left alone. */
+  private readonly quiet: number[] = new Array<number>(SLOTS).fill(0);
+
+  constructor() {
+    this.sources = new Array<Buffer>(SLOTS).fill(EMPTY);
+  }
 
   /**
    * Whether buf[pos...] begins with the line kept in place `slot`, whole and
@@ -37,12 +69,20 @@ export class LineMemory {
    */
   recall(buf: Buffer, pos: number, slot: number, room: number): number {
     if (slot >= SLOTS) return -1;
+    if (this.quiet[slot]! > 0) {
+      this.quiet[slot]!--;
+      return -1;
+    }
     const n = this.lengths[slot]!;
-    if (n === 0 || n > room || pos + n > buf.length) return -1;
-    const mem = this.bytes!;
-    const at = slot * SLOT_BYTES;
-    for (let j = 0; j < n; j++) if (buf[pos + j] !== mem[at + j]) return -1;
-    return pos + n - 1;
+    const lf = pos + n - 1;
+    // Nothing kept, no room, or cut by the end of the read: no verdict on whether lines repeat here.
+    if (n === 0 || n > room || lf >= buf.length) return -1;
+    if (buf[lf] !== LINE_FEED) return this.missed(slot);
+    const src = this.sources[slot]!;
+    const at = this.starts[slot]!;
+    for (let j = n - 2; j >= 0; j--) if (buf[pos + j] !== src[at + j]) return this.missed(slot);
+    this.misses[slot] = 0;
+    return lf;
   }
 
   /** What the request line in place 0 meant. Only after recall(..., 0, ...) found it. */
@@ -73,16 +113,36 @@ export class LineMemory {
     this.values[slot] = kept ? value : "";
   }
 
+  private missed(slot: number): -1 {
+    if (++this.misses[slot]! >= MISSES) {
+      this.misses[slot] = 0;
+      this.quiet[slot] = QUIET;
+      this.forget(slot);
+    }
+    return -1;
+  }
+
+  private forget(slot: number): void {
+    this.lengths[slot] = 0;
+    this.sources[slot] = EMPTY;
+  }
+
   private keep(buf: Buffer, pos: number, lf: number, slot: number): boolean {
+    if (this.quiet[slot]! > 0) return false;
     const n = lf + 1 - pos;
     if (n > SLOT_BYTES) {
-      this.lengths[slot] = 0;
+      this.forget(slot);
       return false;
     }
-    const mem = (this.bytes ??= new Uint8Array(SLOTS * SLOT_BYTES));
-    const at = slot * SLOT_BYTES;
-    // A plain loop: for lines this short it costs less than a call into Buffer.copy.
-    for (let j = 0; j < n; j++) mem[at + j] = buf[pos + j]!;
+    if (buf.buffer.byteLength <= HELD_BYTES) {
+      this.sources[slot] = buf;
+      this.starts[slot] = pos;
+    } else {
+      const own = (this.own ??= Buffer.allocUnsafeSlow(SLOTS * SLOT_BYTES));
+      buf.copy(own, slot * SLOT_BYTES, pos, lf + 1);
+      this.sources[slot] = own;
+      this.starts[slot] = slot * SLOT_BYTES;
+    }
     this.lengths[slot] = n;
     return true;
   }

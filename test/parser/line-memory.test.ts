@@ -6,44 +6,117 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import t from "tap";
-import { LineMemory, SLOT_BYTES, SLOTS } from "../../src/http/line-memory.js";
+import { HELD_BYTES, LineMemory, MISSES, QUIET, SLOT_BYTES, SLOTS } from "../../src/http/line-memory.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "../../src/http/parser.js";
 import type { RequestLine } from "../../src/http/request-line.js";
-import { bytes, errorOf, feedAt, feedWhole, type SeenEvent } from "./fixtures/helpers.js";
+import { bytes, errorOf, feedAt, feedPieces, feedWhole, type SeenEvent } from "./fixtures/helpers.js";
 import { smallLimitsArb } from "./fixtures/generators.js";
 
 const LINE: RequestLine = { method: "GET", target: "/a", path: "/a", query: "", minor: 1, absoluteHost: null };
 
-t.test("a line is recalled only when every byte repeats, whole and within the room", (t) => {
+/** A read as a socket delivers it: a buffer of its own, exactly as long (the memory holds on to it). */
+function read(s: string): Buffer {
+  const b = Buffer.allocUnsafeSlow(s.length);
+  b.write(s, "latin1");
+  return b;
+}
+
+/** The same bytes inside a buffer larger than HELD_BYTES (the memory copies the line out of it). */
+function inLarge(s: string): Buffer {
+  return Buffer.alloc(HELD_BYTES + 1 + s.length).fill(s, HELD_BYTES + 1, undefined, "latin1").subarray(HELD_BYTES + 1);
+}
+
+for (const [kind, make] of [
+  ["held", read],
+  ["copied", inLarge],
+] as const) {
+  t.test(`a line is recalled only when every byte repeats, whole and within the room (${kind})`, (t) => {
+    const memory = new LineMemory();
+    const line = make("Host: example.org\r\n");
+    memory.keepField(line, 0, line.length - 1, 1, "host", "example.org");
+    t.equal(memory.recall(line, 0, 1, line.length), line.length - 1, "the same bytes: recalled, ending at the LF");
+    t.equal(memory.name(1), "host");
+    t.equal(memory.value(1), "example.org");
+    const later = make("GET / HTTP/1.1\r\nHost: example.org\r\n\r\n");
+    t.equal(memory.recall(later, 16, 1, 100), 16 + line.length - 1, "anywhere in a buffer");
+    t.equal(memory.recall(line, 0, 2, 100), -1, "only in its own place");
+    t.equal(memory.recall(line, 0, 1, line.length - 1), -1, "not when the room left is smaller than the line");
+    t.equal(memory.recall(line.subarray(0, line.length - 1), 0, 1, 100), -1, "not when the buffer ends before the LF");
+    // A memory of its own per miss: misses running would leave the place alone (next test).
+    const probe = (bytes: Buffer) => {
+      const fresh = new LineMemory();
+      fresh.keepField(line, 0, line.length - 1, 1, "host", "example.org");
+      return fresh.recall(bytes, 0, 1, 100);
+    };
+    t.equal(probe(bytes("Host: example.org\r\r\n")), -1, "not when the line is longer");
+    t.equal(probe(bytes("Host: example.o\r\n\r\n")), -1, "not when it is shorter");
+    for (let i = 0; i < line.length; i++) {
+      const changed = Buffer.from(line);
+      changed[i] = changed[i]! ^ 0x01;
+      assert.equal(probe(changed), -1, `byte ${i} changed`);
+    }
+    t.pass("not when any one byte differs");
+    const other = make("Host: example.net\r\n");
+    memory.keepField(other, 0, other.length - 1, 1, "host", "example.net");
+    t.equal(memory.recall(line, 0, 1, 100), -1, "a place holds the last line kept in it");
+    t.equal(memory.recall(other, 0, 1, 100), other.length - 1);
+    t.equal(memory.value(1), "example.net");
+    t.end();
+  });
+}
+
+t.test(`a place whose line differed ${MISSES} heads running is left alone for ${QUIET} heads, then tried again`, (t) => {
   const memory = new LineMemory();
-  const line = bytes("Host: example.org\r\n");
-  memory.keepField(line, 0, line.length - 1, 1, "host", "example.org");
-  t.equal(memory.recall(line, 0, 1, line.length), line.length - 1, "the same bytes: recalled, ending at the LF");
-  t.equal(memory.name(1), "host");
-  t.equal(memory.value(1), "example.org");
-  const later = bytes(`GET / HTTP/1.1\r\nHost: example.org\r\n\r\n`);
-  t.equal(memory.recall(later, 16, 1, 100), 16 + line.length - 1, "anywhere in a buffer");
-  t.equal(memory.recall(line, 0, 2, 100), -1, "only in its own place");
-  t.equal(memory.recall(line, 0, 1, line.length - 1), -1, "not when the room left is smaller than the line");
-  t.equal(memory.recall(line.subarray(0, line.length - 1), 0, 1, 100), -1, "not when the buffer ends before the LF");
-  for (let i = 0; i < line.length; i++) {
-    const changed = Buffer.from(line);
-    changed[i] = changed[i]! ^ 0x01;
-    assert.equal(memory.recall(changed, 0, 1, 100), -1, `byte ${i} changed`);
+  const lines = Array.from({ length: MISSES + 1 }, (_, i) => read(`X: ${i}\r\n`));
+  memory.keepField(lines[0]!, 0, 5, 1, "x", "0");
+  // Each head brings a new line: a miss, and the new line kept in the place, as the parser does.
+  for (let i = 1; i <= MISSES; i++) {
+    t.equal(memory.recall(lines[i]!, 0, 1, 100), -1, `head ${i}: a miss`);
+    memory.keepField(lines[i]!, 0, 5, 1, "x", String(i));
   }
-  t.pass("not when any one byte differs");
-  const other = bytes("Host: example.net\r\n");
-  memory.keepField(other, 0, other.length - 1, 1, "host", "example.net");
-  t.equal(memory.recall(line, 0, 1, 100), -1, "a place holds the last line kept in it");
-  t.equal(memory.recall(other, 0, 1, 100), other.length - 1);
-  t.equal(memory.value(1), "example.net");
+  const last = lines[MISSES]!;
+  for (let i = 0; i < QUIET; i++) {
+    if (memory.recall(last, 0, 1, 100) !== -1) t.fail(`quiet head ${i}: recalled`);
+    memory.keepField(last, 0, 5, 1, "x", "last");
+  }
+  t.pass(`${QUIET} heads: not recalled, though the line repeats; the last of them keeps its line again`);
+  t.equal(memory.recall(last, 0, 1, 100), 5, "then it is recalled again");
+  t.equal(memory.value(1), "last");
+
+  // A repeat in between starts the count again: one odd head does not silence a place.
+  const steady = new LineMemory();
+  const a = read("A: a\r\n");
+  const b = read("B: b\r\n");
+  steady.keepField(a, 0, 5, 1, "a", "a");
+  for (let i = 0; i < 10; i++) {
+    t.equal(steady.recall(b, 0, 1, 100), -1);
+    steady.keepField(b, 0, 5, 1, "b", "b");
+    t.equal(steady.recall(b, 0, 1, 100), 5, `round ${i}: recalled after one odd head`);
+    t.equal(steady.recall(a, 0, 1, 100), -1);
+    steady.keepField(a, 0, 5, 1, "a", "a");
+    t.equal(steady.recall(a, 0, 1, 100), 5);
+  }
+  t.end();
+});
+
+t.test("a line from a large buffer is copied: the memory does not hold on to more than HELD_BYTES a place", (t) => {
+  const memory = new LineMemory();
+  const large = inLarge("X: y\r\n");
+  memory.keepField(large, 0, large.length - 1, 1, "x", "y");
+  large.fill(0);
+  t.equal(memory.recall(bytes("X: y\r\n"), 0, 1, 100), 5, "recalled after the large buffer was overwritten");
+  const sources = (memory as unknown as { sources: Buffer[] }).sources;
+  t.ok(
+    sources.every((b) => b.buffer.byteLength <= HELD_BYTES),
+    "no place refers to a buffer larger than HELD_BYTES",
+  );
   t.end();
 });
 
 t.test("the memory is bounded: lines longer than a place, and places past the last, are not kept", (t) => {
   const memory = new LineMemory();
-  const fits = bytes(`X: ${"a".repeat(SLOT_BYTES - 5)}\r\n`);
-  const over = bytes(`X: ${"a".repeat(SLOT_BYTES - 4)}\r\n`);
+  const fits = read(`X: ${"a".repeat(SLOT_BYTES - 5)}\r\n`);
+  const over = read(`X: ${"a".repeat(SLOT_BYTES - 4)}\r\n`);
   t.equal(fits.length, SLOT_BYTES);
   memory.keepField(fits, 0, fits.length - 1, 3, "x", "a");
   t.equal(memory.recall(fits, 0, 3, 10_000), fits.length - 1, `a line of ${SLOT_BYTES} bytes is kept`);
@@ -52,7 +125,7 @@ t.test("the memory is bounded: lines longer than a place, and places past the la
   t.equal(memory.recall(over, 0, 3, 10_000), -1, `a line of ${SLOT_BYTES + 1} bytes is not kept`);
   memory.keepField(fits, 0, fits.length - 1, SLOTS, "x", "a");
   t.equal(memory.recall(fits, 0, SLOTS, 10_000), -1, `there are ${SLOTS} places`);
-  const request = bytes("GET /a HTTP/1.1\r\n");
+  const request = read("GET /a HTTP/1.1\r\n");
   memory.keepRequestLine(request, 0, request.length - 1, LINE);
   t.equal(memory.recall(request, 0, 0, 10_000), request.length - 1);
   t.equal(memory.line, LINE, "the request line's meaning is kept whole");
@@ -141,13 +214,13 @@ t.test("one parser over many heads answers what a fresh parser answers for each"
       fc.array(messageArb, { minLength: 2, maxLength: 8 }),
       fc.oneof(fc.constant(DEFAULT_LIMITS), fc.constant({ ...DEFAULT_LIMITS, maxHeaderBytes: 200, maxHeaderCount: 5 }), smallLimitsArb),
       fc.boolean(),
-      (messages, limits, oneRead) => {
+      fc.boolean(),
+      (messages, limits, oneRead, large) => {
         const expected = freshEach(messages, limits);
         // Each message in a read of its own, or all in one: either way every head arrives whole.
-        const input = bytes(messages.map((m) => m.raw).join(""));
-        const cuts: number[] = [];
-        if (!oneRead) for (let at = 0, i = 0; i < messages.length - 1; i++) cuts.push((at += messages[i]!.raw.length));
-        assert.deepEqual(feedAt(input, cuts, limits).outcome.events, expected);
+        const texts = oneRead ? [messages.map((m) => m.raw).join("")] : messages.map((m) => m.raw);
+        // Reads of their own (the memory holds on to them), or inside larger buffers (it copies from them).
+        assert.deepEqual(feedPieces(texts.map(large ? inLarge : read), limits).outcome.events, expected);
       },
     ),
     { numRuns: 1500, includeErrorInReport: true },
