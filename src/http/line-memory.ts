@@ -24,7 +24,9 @@
 // a read of at most HELD_BYTES, or copies its line into SLOT_BYTES of its own
 // (SLOTS * SLOT_BYTES, made when first needed) when the read's buffer is
 // larger. So a connection holds at most SLOTS * HELD_BYTES for its memory,
-// and usually one read: the one its last head came in.
+// and usually one read: the one its last head came in. The places are made
+// at a connection's second head: one that sends a single request and stays
+// open keeps nothing (about 1.5 KiB an idle connection otherwise).
 
 import type { RequestLine } from "./request-line.js";
 
@@ -45,30 +47,30 @@ const EMPTY = Buffer.alloc(0);
 const LINE_FEED = 0x0a;
 
 export class LineMemory {
+  /** 0 until the places are made (at the second head), SLOTS after. */
+  private places = 0;
+  /** Heads whose request line was read in one pass, until the places are made. */
+  private heads = 0;
   /** Where each place's line lies: sources[slot][starts[slot], + lengths[slot]), CR LF included. */
-  private readonly sources: Buffer[];
-  private readonly starts: number[] = new Array<number>(SLOTS).fill(0);
+  private sources: Buffer[] = [];
+  private starts: number[] = [];
   /** 0 when the place is empty. */
-  private readonly lengths: number[] = new Array<number>(SLOTS).fill(0);
+  private lengths: number[] = [];
   private own: Buffer | null = null;
   private requestLine: RequestLine | null = null;
-  private readonly names: string[] = new Array<string>(SLOTS).fill("");
-  private readonly values: string[] = new Array<string>(SLOTS).fill("");
+  private names: string[] = [];
+  private values: string[] = [];
   /** Heads running whose line differed from the kept one, by place. */
-  private readonly misses: number[] = new Array<number>(SLOTS).fill(0);
+  private misses: number[] = [];
   /** Heads for which each place is still left alone. */
-  private readonly quiet: number[] = new Array<number>(SLOTS).fill(0);
-
-  constructor() {
-    this.sources = new Array<Buffer>(SLOTS).fill(EMPTY);
-  }
+  private quiet: number[] = [];
 
   /**
    * Whether buf[pos...] begins with the line kept in place `slot`, whole and
    * at most `room` bytes long: the index of its LF, or -1.
    */
   recall(buf: Buffer, pos: number, slot: number, room: number): number {
-    if (slot >= SLOTS) return -1;
+    if (slot >= this.places) return -1;
     if (this.quiet[slot]! > 0) {
       this.quiet[slot]!--;
       return -1;
@@ -102,15 +104,30 @@ export class LineMemory {
 
   /** The request line buf[pos, lf] was read and meant `line`. */
   keepRequestLine(buf: Buffer, pos: number, lf: number, line: RequestLine): void {
+    if (this.places === 0) {
+      if (++this.heads < 2) return;
+      this.makePlaces();
+    }
     this.requestLine = this.keep(buf, pos, lf, 0) ? line : null;
   }
 
   /** The field line buf[pos, lf], at place `slot` of its head, was read as name: value. */
   keepField(buf: Buffer, pos: number, lf: number, slot: number, name: string, value: string): void {
-    if (slot >= SLOTS) return;
+    if (slot >= this.places) return;
     const kept = this.keep(buf, pos, lf, slot);
     this.names[slot] = kept ? name : "";
     this.values[slot] = kept ? value : "";
+  }
+
+  private makePlaces(): void {
+    this.places = SLOTS;
+    this.sources = new Array<Buffer>(SLOTS).fill(EMPTY);
+    this.starts = new Array<number>(SLOTS).fill(0);
+    this.lengths = new Array<number>(SLOTS).fill(0);
+    this.names = new Array<string>(SLOTS).fill("");
+    this.values = new Array<string>(SLOTS).fill("");
+    this.misses = new Array<number>(SLOTS).fill(0);
+    this.quiet = new Array<number>(SLOTS).fill(0);
   }
 
   private missed(slot: number): -1 {
