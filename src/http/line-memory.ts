@@ -13,20 +13,20 @@
 //
 // Cheap when lines do not repeat: a line of another length is told apart by
 // one byte (no LF where the kept line's LF was), a line of the same length is
-// compared from its end (where values and targets vary), and keeping a line
-// copies nothing: it holds on to the read it came in, which a server's socket
-// delivers in a buffer of its own, exactly as long as the read. A place whose
-// line differed MISSES heads running (a browser's request line, a varying
-// value) is left alone for the next QUIET heads, so that a client whose lines
-// never repeat pays for a comparison and a keep in about 1 head of 20.
+// compared from its end (where values and targets vary), and keeping one is a
+// copy of at most SLOT_BYTES. A place whose line differed MISSES heads running
+// (a browser's request line, a varying value) is left alone for the next
+// QUIET heads, so that a client whose lines never repeat pays for a
+// comparison and a keep in about 1 head of 20.
 //
-// Bounded: lines of at most SLOT_BYTES, in SLOTS places; a place holds on to
-// a read of at most HELD_BYTES, or copies its line into SLOT_BYTES of its own
-// (SLOTS * SLOT_BYTES, made when first needed) when the read's buffer is
-// larger. So a connection holds at most SLOTS * HELD_BYTES for its memory,
-// and usually one read: the one its last head came in. The places are made
-// at a connection's second head: one that sends a single request and stays
-// open keeps nothing (about 1.5 KiB an idle connection otherwise).
+// Copied, never referred to: a kept line that pointed into the read it came
+// in would hold that read (and the bodies in it) for as long as the
+// connection lives, and would compare equal to anything a transport later
+// wrote into the same buffer, taking unchecked bytes with an old meaning.
+//
+// Bounded: SLOTS places of SLOT_BYTES (1 KiB), made at a connection's second
+// head, so one that sends a single request and stays open holds nothing; a
+// longer line is not remembered.
 
 import type { RequestLine } from "./request-line.js";
 
@@ -34,8 +34,6 @@ import type { RequestLine } from "./request-line.js";
 export const SLOTS = 8;
 /** The longest line remembered, CR LF included. */
 export const SLOT_BYTES = 128;
-/** The largest buffer a place holds on to rather than copy its line from it. */
-export const HELD_BYTES = 4096;
 
 /** Heads running whose line in a place differed from the one kept there, before the place is left alone... */
 export const MISSES = 3;
@@ -47,16 +45,14 @@ const EMPTY = Buffer.alloc(0);
 const LINE_FEED = 0x0a;
 
 export class LineMemory {
-  /** 0 until the places are made (at the second head), SLOTS after. */
+  /** 0 until the places are made (at the second head whose request line is read in one pass), SLOTS after. */
   private places = 0;
   /** Heads whose request line was read in one pass, until the places are made. */
   private heads = 0;
-  /** Where each place's line lies: sources[slot][starts[slot], + lengths[slot]), CR LF included. */
-  private sources: Buffer[] = [];
-  private starts: number[] = [];
+  /** The kept lines, CR LF included: place k's is bytes[k * SLOT_BYTES, + lengths[k]). */
+  private bytes: Buffer = EMPTY;
   /** 0 when the place is empty. */
   private lengths: number[] = [];
-  private own: Buffer | null = null;
   private requestLine: RequestLine | null = null;
   private names: string[] = [];
   private values: string[] = [];
@@ -80,9 +76,9 @@ export class LineMemory {
     // Nothing kept, no room, or cut by the end of the read: no verdict on whether lines repeat here.
     if (n === 0 || n > room || lf >= buf.length) return -1;
     if (buf[lf] !== LINE_FEED) return this.missed(slot);
-    const src = this.sources[slot]!;
-    const at = this.starts[slot]!;
-    for (let j = n - 2; j >= 0; j--) if (buf[pos + j] !== src[at + j]) return this.missed(slot);
+    const kept = this.bytes;
+    const at = slot * SLOT_BYTES;
+    for (let j = n - 2; j >= 0; j--) if (buf[pos + j] !== kept[at + j]) return this.missed(slot);
     this.misses[slot] = 0;
     return lf;
   }
@@ -121,8 +117,7 @@ export class LineMemory {
 
   private makePlaces(): void {
     this.places = SLOTS;
-    this.sources = new Array<Buffer>(SLOTS).fill(EMPTY);
-    this.starts = new Array<number>(SLOTS).fill(0);
+    this.bytes = Buffer.allocUnsafeSlow(SLOTS * SLOT_BYTES);
     this.lengths = new Array<number>(SLOTS).fill(0);
     this.names = new Array<string>(SLOTS).fill("");
     this.values = new Array<string>(SLOTS).fill("");
@@ -134,32 +129,19 @@ export class LineMemory {
     if (++this.misses[slot]! >= MISSES) {
       this.misses[slot] = 0;
       this.quiet[slot] = QUIET;
-      this.forget(slot);
+      this.lengths[slot] = 0;
     }
     return -1;
-  }
-
-  private forget(slot: number): void {
-    this.lengths[slot] = 0;
-    this.sources[slot] = EMPTY;
   }
 
   private keep(buf: Buffer, pos: number, lf: number, slot: number): boolean {
     if (this.quiet[slot]! > 0) return false;
     const n = lf + 1 - pos;
     if (n > SLOT_BYTES) {
-      this.forget(slot);
+      this.lengths[slot] = 0;
       return false;
     }
-    if (buf.buffer.byteLength <= HELD_BYTES) {
-      this.sources[slot] = buf;
-      this.starts[slot] = pos;
-    } else {
-      const own = (this.own ??= Buffer.allocUnsafeSlow(SLOTS * SLOT_BYTES));
-      buf.copy(own, slot * SLOT_BYTES, pos, lf + 1);
-      this.sources[slot] = own;
-      this.starts[slot] = slot * SLOT_BYTES;
-    }
+    buf.copy(this.bytes, slot * SLOT_BYTES, pos, lf + 1);
     this.lengths[slot] = n;
     return true;
   }
