@@ -5,9 +5,9 @@
 
 import { readFileSync } from "node:fs";
 import { dump as dumpYaml } from "js-yaml";
-import { cacheFields, notModified, strongEtag } from "../http/conditional.js";
-import type { Request } from "../http/request.js";
-import type { Response } from "../http/response.js";
+import { cacheFields, notModified, strongEtag } from "../http/message/conditional.js";
+import type { Request } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
 import type { Route } from "../router/route.js";
 import { openApiDocument } from "./openapi.js";
 import { buildPage } from "./page.js";

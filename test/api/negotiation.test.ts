@@ -58,7 +58,7 @@ t.test("the negotiation matrix for GET /api/v1/posts (Accept x Content-Type)", a
         if (a.accept !== undefined) headers.Accept = a.accept;
         if (c.contentType !== undefined) headers["Content-Type"] = c.contentType;
         const r = await raw(api.port, "GET", "/api/v1/posts", headers);
-        // A 200 may be coded, so it names Accept-Encoding too (cacheFields, src/http/conditional.ts).
+        // A 200 may be coded, so it names Accept-Encoding too (cacheFields, src/http/message/conditional.ts).
         t.equal(r.headers.vary, want === 406 ? "Accept, Content-Type" : "Accept, Content-Type, Accept-Encoding", "Vary names both fields");
         if (want === 406) {
           checkProblem(t, r, 406, /application\/json, application\/yaml/, "/api/v1/posts");

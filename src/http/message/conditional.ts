@@ -1,8 +1,8 @@
 // Entity tags and the conditional requests built on them (RFC 9110 §8.8.3, §13.1).
 
 import { createHash } from "node:crypto";
-import { addVary, mayBeCoded, withoutCoding } from "./compress.js";
-import { listElements } from "./lists.js";
+import { addVary, mayBeCoded, withoutCoding } from "./compression.js";
+import { listElements } from "./field-lists.js";
 import { headerValue, type Request } from "./request.js";
 import type { Response } from "./response.js";
 
@@ -14,7 +14,7 @@ export function strongEtag(body: string | Uint8Array): string {
 /**
  * The entity tags of a list field; only SP and HTAB surround them (RFC 9110
  * §5.6.3). A tag this server gave a compressed body names the same resource
- * state, so the coding is taken off it first (compress.ts).
+ * state, so the coding is taken off it first (compression.ts).
  */
 function tags(field: string): string[] {
   return listElements(field).map(withoutCoding);
@@ -49,7 +49,7 @@ export interface Validated {
  * Cache-Control and Vary its 200 would, since a cache updates the response it
  * keeps from them (RFC 9111 §4.3.4). Built in this one place so the two
  * answers cannot drift apart. Vary names Accept-Encoding whenever
- * compress.ts may code the type, whatever the size of this one body.
+ * compression.ts may code the type, whatever the size of this one body.
  */
 export function cacheFields(v: Validated): Readonly<Record<string, string>> {
   const vary = mayBeCoded(v.type) ? addVary(v.vary) : v.vary;
