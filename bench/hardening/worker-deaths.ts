@@ -39,7 +39,6 @@ try {
   if (result.stalled !== undefined) console.log(`stopped early: ${result.stalled}`);
   for (const h of result.hung) console.log(`  hung: ${h}`);
   process.exitCode = result.hung.length > 0 ? 1 : 0;
-  if (process.env.DEBUG_HANG && result.hung.length > 0) { console.log(`primary ${server.pid}`); await new Promise((r) => setTimeout(r, 120000)); }
 } finally {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
