@@ -237,7 +237,7 @@ export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: Fie
           break;
         }
         if (b === SP || b === HTAB) {
-          return err("WHITESPACE_BEFORE_COLON", `Whitespace follows the field name "${buf.toString("latin1", scan.mark, i)}"`, i);
+          return err("WHITESPACE_BEFORE_COLON", `A ${describe(b)} follows "${buf.toString("latin1", scan.mark, i)}", where only more of the field name or its colon may come`, i);
         }
         if (b !== COLON) return err("INVALID_FIELD_NAME", `Unexpected ${describe(b)} in a field name`, i);
         phase = FIELD_VALUE_BYTES;
