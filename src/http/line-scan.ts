@@ -243,7 +243,8 @@ export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: Fie
         phase = FIELD_VALUE_BYTES;
         scan.split = i;
         if (!ctx.trailer && isContentLength(buf, scan.mark, i)) {
-          if (ctx.contentLengthSeen) return err("REPEATED_CONTENT_LENGTH", "Content-Length is sent on more than one field line", i);
+          // Known at this colon, before the value arrives; the offset is the repeated field line's first byte.
+          if (ctx.contentLengthSeen) return err("REPEATED_CONTENT_LENGTH", "Content-Length is sent on more than one field line", scan.mark);
           phase = LENGTH_LEADING_OWS;
           scan.count = 0;
         }
