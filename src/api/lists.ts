@@ -3,8 +3,8 @@
 // while more remain, and an ETag taken from the collection's revision, so
 // that If-None-Match answers 304 without reading the collection.
 
-import { noneMatch } from "../http/message/conditional.js";
-import { headerValue, type Request } from "../http/message/request.js";
+import { cacheFields, notModified } from "../http/message/conditional.js";
+import type { Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
 import { REVALIDATE } from "./json.js";
@@ -44,11 +44,10 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
     const format = chooseFormat(request, ["json", "yaml"]);
     // The revision first: the items read after it are at least as new as the tag says.
     const etag = listEtag(name, await collection.revision(), format, query);
-    if (noneMatch(headerValue(request, "if-none-match"), etag)) {
-      // RFC 9110 §15.4.5: the fields a 200 would have carried for caches, and no body.
-      return { status: 304, headers: { "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY } };
-    }
-    const headers: Record<string, FieldValue> = { "Content-Type": MEDIA_TYPES[format], "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY };
+    const validated = { type: MEDIA_TYPES[format], etag, cacheControl: REVALIDATE, vary: VARY };
+    const unchanged = notModified(request, validated);
+    if (unchanged !== undefined) return unchanged;
+    const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
     if (query.limit === undefined) {
       return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }) }) };
     }

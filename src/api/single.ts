@@ -1,7 +1,7 @@
 // One resource as JSON, with a strong ETag and the conditional requests that
 // use it (RFC 9110 §13.1): If-None-Match on reads, If-Match on writes.
 
-import { ifMatch, noneMatch, strongEtag } from "../http/message/conditional.js";
+import { cacheFields, ifMatch, noneMatch, notModified, strongEtag } from "../http/message/conditional.js";
 import { fail } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
@@ -17,11 +17,8 @@ export function single(request: Request, value: unknown, headers?: Readonly<Reco
   chooseFormat(request, ["json"]);
   const body = JSON.stringify(value);
   const etag = strongEtag(body);
-  const read = request.method === "GET" || request.method === "HEAD";
-  if (read && noneMatch(headerValue(request, "if-none-match"), etag)) {
-    return { status: 304, headers: { ETag: etag, Vary: VARY, ...headers } };
-  }
-  return { status: 200, headers: { "Content-Type": MEDIA_TYPES.json, "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY, ...headers }, body };
+  const validated = { type: MEDIA_TYPES.json, etag, cacheControl: REVALIDATE, vary: VARY };
+  return notModified(request, validated) ?? { status: 200, headers: { "Content-Type": validated.type, ...cacheFields(validated), ...headers }, body };
 }
 
 /** Whether the request carries a precondition that requireMatch evaluates. */
