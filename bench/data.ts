@@ -118,6 +118,8 @@ export interface DataOptions {
   readonly connections: number;
   readonly servers: readonly DataServer[];
   readonly scenarios: readonly DataScenario[];
+  /** The startline to run (default dist/src/main.js): another build, to compare before and after a change. */
+  readonly startlineMain?: string;
 }
 
 export interface Measurement {
@@ -139,11 +141,11 @@ interface Started {
   readonly port: number;
 }
 
-async function startServer(pinning: Pinning, server: DataServer, dir: string, round: number): Promise<Started> {
+async function startServer(pinning: Pinning, server: DataServer, dir: string, round: number, startlineMain = STARTLINE_MAIN): Promise<Started> {
   const env: Record<string, string> = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1" };
   let script: string;
   if (server === "startline") {
-    script = STARTLINE_MAIN;
+    script = startlineMain;
     Object.assign(env, { QUIET: "1", DATA_DIR: join(dir, `startline-${round}`) });
   } else {
     script = benchScript(server === "fastify" ? "servers/fastify-data" : "servers/data-ceiling");
@@ -210,7 +212,7 @@ export async function runData(options: DataOptions, log: (line: string) => void 
     for (let round = 1; round <= options.rounds; round++) {
       const order = round % 2 === 1 ? options.servers : [...options.servers].reverse();
       for (const server of order) {
-        const started = await startServer(pinning, server, dir, round);
+        const started = await startServer(pinning, server, dir, round, options.startlineMain);
         try {
           await fill(started.port);
           for (const scenario of options.scenarios) {
@@ -312,11 +314,12 @@ async function main(): Promise<void> {
       connections: { type: "string", default: "50" },
       servers: { type: "string", default: DATA_SERVERS.join(",") },
       scenarios: { type: "string", default: DATA_SCENARIOS.map((s) => s.name).join(",") },
+      "startline-main": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   if (values.help) {
-    console.log("npm run bench:data -- [--rounds 3] [--duration 4] [--warmup 1] [--connections 50] [--servers startline,fastify,ceiling] [--scenarios " + DATA_SCENARIOS.map((s) => s.name).join(",") + "]");
+    console.log("npm run bench:data -- [--rounds 3] [--duration 4] [--warmup 1] [--connections 50] [--servers startline,fastify,ceiling] [--scenarios " + DATA_SCENARIOS.map((s) => s.name).join(",") + "] [--startline-main dist/src/main.js]");
     return;
   }
   const servers = values.servers.split(",").map((s) => {
@@ -335,6 +338,7 @@ async function main(): Promise<void> {
     connections: Number(values.connections),
     servers,
     scenarios,
+    ...(values["startline-main"] === undefined ? {} : { startlineMain: values["startline-main"] }),
   };
   const results = await runData(options);
   console.log("\n" + dataTable(options, results));
