@@ -13,7 +13,7 @@
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { dump as dumpYaml } from "js-yaml";
-import type { Page, PageQuery, Position } from "../store/types.js";
+import type { JsonPage, Page, PageQuery, Position } from "../store/types.js";
 import type { Format } from "./negotiate.js";
 
 /** Where the items come from: pages by position (a PagedCollection has this). */
@@ -124,4 +124,39 @@ export async function* listBody<T>(source: ListSource<T>, options: ListBodyOptio
   if (yaml) piece += count === 0 ? `${wrapper}: []\n` : "";
   else piece += "]}";
   yield piece;
+}
+
+/** Where a JSON list's items come from: pages of JSON text (a PagedCollection has this). */
+export interface JsonListSource {
+  pageJson(query: PageQuery): Promise<JsonPage>;
+}
+
+/** The batch a JSON list reads at a time (the first one too: its items are ready text, so it goes out as soon as a small one would). */
+export const JSON_BATCH = { limit: MAX_BATCH, maxChars: BATCH_CHARS } as const;
+
+/**
+ * A JSON list whose first batch is already read (the handler needed it for
+ * the head): that batch, then the following ones, each as one piece, until
+ * a batch says nothing more follows (no empty batch is read to learn it).
+ * The items are the store's JSON text, joined as JSON.stringify joins the
+ * members of an array; nothing is parsed or serialized here. Nothing is held
+ * between batches but a position.
+ */
+export async function* jsonListBody(source: JsonListSource, first: JsonPage, options: { readonly wrapper: string; readonly through?: Position }): AsyncGenerator<string, void, undefined> {
+  const through = options.through;
+  let page = first;
+  let piece = `{${JSON.stringify(options.wrapper)}:[${page.members}`;
+  let count = page.count;
+  while (page.more && page.last !== undefined) {
+    yield piece;
+    page = await source.pageJson(through === undefined ? { after: page.last, ...JSON_BATCH } : { after: page.last, ...JSON_BATCH, through });
+    piece = count > 0 && page.count > 0 ? "," + page.members : page.members;
+    count += page.count;
+  }
+  yield piece + "]}";
+}
+
+/** A JSON list held whole: the wrapper around members that are already JSON text. */
+export function jsonList(wrapper: string, members: string): string {
+  return `{${JSON.stringify(wrapper)}:[${members}]}`;
 }
