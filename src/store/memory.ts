@@ -44,10 +44,16 @@ import type {
   TokenStore,
 } from "./types.js";
 
-/** A post as stored: the record and its representation, made together when it was written. */
+/** A post as stored: the record and its representation (and that JSON in UTF-8, for pages), made together when it was written. */
 interface StoredPost {
   readonly post: Post;
   readonly representation: Representation;
+  readonly bytes: Buffer;
+}
+
+function storedPost(post: Post): StoredPost {
+  const representation = representationOf(post);
+  return { post, representation, bytes: Buffer.from(representation.json) };
 }
 
 interface State {
@@ -127,7 +133,7 @@ function spanOf(query: PageQuery, start: number, count: number, positionAt: (i: 
 }
 
 /** The entries from index `start` up to the query's `through`, as rows for jsonPageOf: read only as far as it asks. */
-function* rowsFrom(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, jsonAt: (i: number) => string) {
+function* rowsFrom(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, jsonAt: (i: number) => Uint8Array) {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
   for (let i = start; i < count && positionAt(i) <= through; i++) yield { pos: positionAt(i), json: jsonAt(i) };
 }
@@ -168,13 +174,13 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       if (existing !== undefined) return { kind: "exists", existing: copyPost(existing.post) };
       const now = stamp();
       const post = makePost(input.id, input, now, now);
-      const representation = representationOf(post);
-      state.posts.set(post.id, { post, representation });
+      const stored = storedPost(post);
+      state.posts.set(post.id, stored);
       const position = state.nextPostPosition++;
       state.postOrder.push({ position, id: post.id });
       state.postPositions.set(post.id, position);
       state.revisions.posts++;
-      return { kind: "created", item: copyPost(post), representation };
+      return { kind: "created", item: copyPost(post), representation: stored.representation };
     },
     async update(id, change) {
       open();
@@ -183,10 +189,10 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const current = stored.post;
       const fields = change(copyPost(current)); // throws to change nothing
       const post = makePost(id, fields, current.publishedAt, laterOf(stamp(), current.updatedAt));
-      const representation = representationOf(post);
-      state.posts.set(id, { post, representation }); // replacing a key keeps its place in the Map
+      const next = storedPost(post);
+      state.posts.set(id, next); // replacing a key keeps its place in the Map
       state.revisions.posts++;
-      return { kind: "updated", item: copyPost(post), representation };
+      return { kind: "updated", item: copyPost(post), representation: next.representation };
     },
     async delete(id, guard) {
       open();
@@ -208,7 +214,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       open();
       const order = state.postOrder;
       const at = (i: number) => order[i]!.position;
-      const rows = rowsFrom(query, firstAfter(order, query.after ?? 0), order.length, at, (i) => state.posts.get(order[i]!.id)!.representation.json);
+      const rows = rowsFrom(query, firstAfter(order, query.after ?? 0), order.length, at, (i) => state.posts.get(order[i]!.id)!.bytes);
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.posts });
     },
     async span(query) {
@@ -277,7 +283,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async pageJson(query) {
       open();
       const facts = state.facts;
-      const rows = rowsFrom(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => JSON.stringify(facts[i]!));
+      const rows = rowsFrom(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => Buffer.from(JSON.stringify(facts[i]!)));
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.facts });
     },
     async span(query) {

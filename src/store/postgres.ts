@@ -128,7 +128,7 @@ function pageOf<R extends Positioned, T>(rows: R[], to: (row: R) => T): Page<T> 
 type JsonPageRow<R> = { n: string; epoch: string } & ({ pos: string } & R | { pos: null });
 
 /** A JsonPage from the rows of a JSON page statement (see Q.postJsonPage). */
-function jsonPageFrom<R>(rows: JsonPageRow<R>[], query: PageQuery, json: (row: { pos: string } & R) => string): JsonPage {
+function jsonPageFrom<R>(rows: JsonPageRow<R>[], query: PageQuery, json: (row: { pos: string } & R) => Uint8Array): JsonPage {
   const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
   const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & R => row.pos !== null);
   return jsonPageOf(items, query, json, revision);
@@ -160,7 +160,7 @@ const Q = {
     `SELECT r.n, r.epoch, p.pos, p.json FROM revisions AS r LEFT JOIN LATERAL (
        SELECT pos, json FROM (
          SELECT pos, json, lag(before) OVER (ORDER BY pos) AS before_previous FROM (
-           SELECT seq AS pos, json, sum(length(json)) OVER (ORDER BY seq) - length(json) AS before
+           SELECT seq AS pos, json, sum(octet_length(json)) OVER (ORDER BY seq) - octet_length(json) AS before
            FROM (SELECT seq, json FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
          ) AS sized
        ) AS peeked WHERE coalesce(before_previous, 0) < $4
@@ -395,7 +395,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     },
     page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toPost),
     pageJson: async (q) =>
-      jsonPageFrom((await query<JsonPageRow<{ json: string }>>(Q.postJsonPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, q, (row) => row.json),
+      jsonPageFrom((await query<JsonPageRow<{ json: string }>>(Q.postJsonPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, q, (row) => Buffer.from(row.json)),
     span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("posts"),
   };
@@ -431,7 +431,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     },
     create: async (text, source) => toFact((await query<FactRow>(Q.factInsert(text, source, stamp()))).rows[0]!),
     page: async (q) => pageOf((await query<FactRow & Positioned>(Q.factPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toFact),
-    pageJson: async (q) => jsonPageFrom((await query<JsonPageRow<FactRow>>(Q.factJsonPage(...bounds(q), q.limit + 1))).rows, q, (row) => JSON.stringify(toFact(row))),
+    pageJson: async (q) => jsonPageFrom((await query<JsonPageRow<FactRow>>(Q.factJsonPage(...bounds(q), q.limit + 1))).rows, q, (row) => Buffer.from(JSON.stringify(toFact(row)))),
     span: async (q) => spanOf((await query<Positioned>(Q.factSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("facts"),
   };

@@ -18,27 +18,42 @@ export function representationOf(record: Post): Representation {
 }
 
 /**
- * A JsonPage from the rows after a page's start, in order, up to limit + 1
- * of them (each with its position and its JSON text): the page, cut as
- * PageQuery says (maxChars counting the JSON text; the item that reaches it
- * is the last), and whether a row follows it. Stops reading at the first
- * row past the page (leaving a statement's loop early resets it).
+ * Where a page ends, from the rows after its start, in order, up to limit + 1
+ * of them: the rows the page takes (cut as PageQuery says: at most `limit`,
+ * and the row whose size brings the total to maxChars is the last), and
+ * whether a row follows them. Stops reading at the first row past the page
+ * (leaving a statement's loop early resets it).
  */
-export function jsonPageOf<R extends { pos: number | string }>(rows: Iterable<R>, query: PageQuery, json: (row: R) => string, revision: Revision): JsonPage {
-  const parts: string[] = [];
-  let last: Position | undefined;
+export function cutPage<R>(rows: Iterable<R>, query: PageQuery, size: (row: R) => number): { readonly taken: R[]; readonly more: boolean } {
+  const taken: R[] = [];
   let total = 0;
-  let more = false;
   for (const row of rows) {
-    if (parts.length === query.limit || (query.maxChars !== undefined && total >= query.maxChars)) {
-      more = true;
-      break;
-    }
-    const text = json(row);
-    parts.push(text);
-    last = Number(row.pos);
-    total += text.length;
+    if (taken.length === query.limit || (query.maxChars !== undefined && total >= query.maxChars)) return { taken, more: true };
+    taken.push(row);
+    total += size(row);
   }
-  const members = parts.join(",");
+  return { taken, more: false };
+}
+
+const COMMA = Buffer.from(",");
+
+/** JSON texts (UTF-8) joined by ",": the members of a JSON array, in one buffer. */
+export function joinMembers(parts: readonly Uint8Array[]): Buffer {
+  const all: Uint8Array[] = [];
+  for (const part of parts) {
+    if (all.length > 0) all.push(COMMA);
+    all.push(part);
+  }
+  return Buffer.concat(all);
+}
+
+/** A JsonPage from rows as cutPage reads them, each with its position and its JSON text in UTF-8 (maxChars counting those bytes). */
+export function jsonPageOf<R extends { pos: number | string }>(rows: Iterable<R>, query: PageQuery, json: (row: R) => Uint8Array, revision: Revision): JsonPage {
+  const { taken, more } = cutPage(rows, query, (row) => json(row).length);
+  return jsonPage(taken.map(json), taken.length === 0 ? undefined : Number(taken.at(-1)!.pos), more, revision);
+}
+
+export function jsonPage(parts: readonly Uint8Array[], last: Position | undefined, more: boolean, revision: Revision): JsonPage {
+  const members = joinMembers(parts);
   return last === undefined ? { members, count: 0, more: false, revision } : { members, count: parts.length, last, more, revision };
 }

@@ -14,7 +14,7 @@
 
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
-import { jsonPageOf, representationOf } from "./representation.js";
+import { cutPage, jsonPage, jsonPageOf, representationOf } from "./representation.js";
 import { postFromRow, type PostRow } from "./schema.js";
 import type {
   Article,
@@ -131,7 +131,10 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
     ),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").pluck(),
-    postJsonPage: db.prepare<[number, number, number], { pos: number; json: string }>("SELECT seq AS pos, json FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?"),
+    // A JSON page in two steps: where it ends, from the sizes alone (octet_length reads no text), then its
+    // texts as bytes (a BLOB comes over as a Buffer, copied; a TEXT would be decoded into a string and encoded back).
+    postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").raw(),
+    postJsonTexts: db.prepare<[number, number], Buffer>("SELECT CAST(json AS BLOB) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq").pluck(),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
     revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
     postGet: db.prepare<[string], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts WHERE id = ?"),
@@ -192,11 +195,14 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     return { kind: "updated", item, representation };
   });
   // One read transaction: the revision and the page come from one snapshot.
-  const postJsonPage = db.transaction((query: PageQuery): JsonPage =>
-    jsonPageOf(q.postJsonPage.iterate(...bounds(query), query.limit + 1), query, (row) => row.json, revision("posts")),
-  );
+  const postJsonPage = db.transaction((query: PageQuery): JsonPage => {
+    const { taken, more } = cutPage(q.postJsonSizes.all(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
+    const last = taken.at(-1)?.[0];
+    const texts = last === undefined ? [] : q.postJsonTexts.all(query.after ?? 0, last);
+    return jsonPage(texts, last, more, revision("posts"));
+  });
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
-    jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => JSON.stringify(toFact(row)), revision("facts")),
+    jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
   );
   const deletePost = db.transaction((id: string, guard: Guard<Post> | undefined): boolean => {
     if (guard !== undefined) {

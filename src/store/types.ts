@@ -127,13 +127,13 @@ export interface Revision {
 }
 
 /**
- * A page of items in their JSON form, read in one statement (one snapshot)
- * together with the collection's revision: what a list sends, with nothing
- * left to parse or serialize. `maxChars` counts the JSON text here.
+ * A page of items in their JSON form, read in one snapshot together with
+ * the collection's revision: what a list sends, with nothing left to parse,
+ * serialize or encode. `maxChars` counts the bytes of the JSON text here.
  */
 export interface JsonPage {
-  /** The items' JSON texts joined by ",": the members of a JSON array, byte for byte what JSON.stringify(items) holds between its brackets. */
-  readonly members: string;
+  /** The items' JSON texts joined by ",", in UTF-8: the members of a JSON array, byte for byte what JSON.stringify(items) holds between its brackets. */
+  readonly members: Uint8Array;
   readonly count: number;
   /** The position of the last item; absent when there are none. */
   readonly last?: Position;

@@ -41,7 +41,9 @@ function lazyApp() {
     made.count += texts.length;
     const last = after + texts.length;
     const revision = { epoch: "0123456789abcdef", n: ITEMS };
-    return texts.length === 0 ? { members: "", count: 0, more: false, revision } : { members: texts.join(","), count: texts.length, last, more: last < Math.min(ITEMS, through), revision };
+    return texts.length === 0
+      ? { members: Buffer.alloc(0), count: 0, more: false, revision }
+      : { members: Buffer.from(texts.join(",")), count: texts.length, last, more: last < Math.min(ITEMS, through), revision };
   };
   return { app: createApp({ store }), made };
 }
