@@ -14,7 +14,7 @@
 
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
-import { cutPage, jsonPage, jsonPageOf, representationOf } from "./representation.js";
+import { cutPage, jsonPageOf, representationOf } from "./representation.js";
 import { postFromRow, type PostRow } from "./schema.js";
 import type {
   Article,
@@ -134,7 +134,10 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     // A JSON page in two steps: where it ends, from the sizes alone (octet_length reads no text), then its
     // texts as bytes (a BLOB comes over as a Buffer, copied; a TEXT would be decoded into a string and encoded back).
     postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").raw(),
-    postJsonTexts: db.prepare<[number, number], Buffer>("SELECT CAST(json AS BLOB) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq").pluck(),
+    // The texts joined by SQLite itself: one buffer for the page, no object per row.
+    postJsonTexts: db.prepare<[number, number], { members: Buffer | null; count: number }>(
+      "SELECT CAST(group_concat(json, ',' ORDER BY seq) AS BLOB) AS members, count(*) AS count FROM posts WHERE seq > ? AND seq <= ?",
+    ),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
     revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
     postGet: db.prepare<[string], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts WHERE id = ?"),
@@ -194,13 +197,19 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     q.postUpdate.run(fields.title, fields.body, fields.author ?? null, tags, updatedAt, representation.json, representation.tag, id);
     return { kind: "updated", item, representation };
   });
-  // One read transaction: the revision and the page come from one snapshot.
-  const postJsonPage = db.transaction((query: PageQuery): JsonPage => {
+  // No transaction (BEGIN and COMMIT would be two statements more than the page itself): the revision is read
+  // first, so the items are at least as new as it says (what a list's weak ETag promises, lists.ts); a post
+  // changed or deleted between the two reads changes the texts, never which posts the page may hold (positions
+  // are never reused, and new posts come after every existing one).
+  const postJsonPage = (query: PageQuery): JsonPage => {
+    const at = revision("posts");
     const { taken, more } = cutPage(q.postJsonSizes.all(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
     const last = taken.at(-1)?.[0];
-    const texts = last === undefined ? [] : q.postJsonTexts.all(query.after ?? 0, last);
-    return jsonPage(texts, last, more, revision("posts"));
-  });
+    if (last === undefined) return { members: Buffer.alloc(0), count: 0, more: false, revision: at };
+    const { members, count } = q.postJsonTexts.get(query.after ?? 0, last)!;
+    // Deleted meanwhile, every one: nothing to send, and the walk goes on after them.
+    return { members: members ?? Buffer.alloc(0), count, last, more, revision: at };
+  };
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
   );

@@ -127,9 +127,10 @@ export interface Revision {
 }
 
 /**
- * A page of items in their JSON form, read in one snapshot together with
- * the collection's revision: what a list sends, with nothing left to parse,
- * serialize or encode. `maxChars` counts the bytes of the JSON text here.
+ * A page of items in their JSON form, with the collection's revision read
+ * no later than the items (so the items are at least as new as it): what a
+ * list sends, with nothing left to parse, serialize or encode. `maxChars`
+ * counts the bytes of the JSON text here.
  */
 export interface JsonPage {
   /** The items' JSON texts joined by ",", in UTF-8: the members of a JSON array, byte for byte what JSON.stringify(items) holds between its brackets. */
@@ -139,7 +140,7 @@ export interface JsonPage {
   readonly last?: Position;
   /** Whether items follow `last` (up to `through`, when given); false for an empty page. */
   readonly more: boolean;
-  /** The collection's revision in the same snapshot as the items. */
+  /** The collection's revision, read before the items or in the same snapshot. */
   readonly revision: Revision;
 }
 
