@@ -1,8 +1,8 @@
 // Articles (docs/api.md, rows 10 and 11): anyone reads; only an administrator changes
 // one, with the custom method UPDATE carrying a JSON merge patch.
 
-import { fail } from "../http/problem.js";
-import type { Request } from "../http/request.js";
+import { fail } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import type { ApiContext } from "./context.js";

@@ -3,9 +3,9 @@
 // while more remain, and an ETag taken from the collection's revision, so
 // that If-None-Match answers 304 without reading the collection.
 
-import { noneMatch } from "../http/conditional.js";
-import { headerValue, type Request } from "../http/request.js";
-import type { FieldValue, Response } from "../http/response.js";
+import { noneMatch } from "../http/message/conditional.js";
+import { headerValue, type Request } from "../http/message/request.js";
+import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
 import { REVALIDATE } from "./json.js";
 import { JSON_BATCH, jsonList, jsonListBody, listBody } from "./list-body.js";

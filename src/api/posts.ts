@@ -1,8 +1,8 @@
 // Posts (docs/api.md, rows 3 to 9): publish under a client-chosen id, read one or all,
 // change with a JSON merge patch, delete.
 
-import { fail } from "../http/problem.js";
-import type { Request } from "../http/request.js";
+import { fail } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Post, PostFields } from "../store/types.js";
 import { readJson } from "./body.js";

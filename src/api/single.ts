@@ -1,10 +1,10 @@
 // One resource as JSON, with a strong ETag and the conditional requests that
 // use it (RFC 9110 §13.1): If-None-Match on reads, If-Match on writes.
 
-import { ifMatch, noneMatch } from "../http/conditional.js";
-import { fail } from "../http/problem.js";
-import { headerValue, type Request } from "../http/request.js";
-import type { FieldValue, Response } from "../http/response.js";
+import { ifMatch, noneMatch } from "../http/message/conditional.js";
+import { fail } from "../http/message/problem.js";
+import { headerValue, type Request } from "../http/message/request.js";
+import type { FieldValue, Response } from "../http/message/response.js";
 import { REVALIDATE } from "./json.js";
 import { chooseFormat, MEDIA_TYPES, VARY } from "./negotiate.js";
 import { tagOf } from "../store/representation.js";

@@ -4,9 +4,9 @@
 // which failures these are (StoreUnavailableError); everything else still
 // reaches the connection as an error, and becomes a logged 500.
 
-import { problem } from "../http/problem.js";
-import type { Request } from "../http/request.js";
-import type { Response } from "../http/response.js";
+import { problem } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
 import type { Route } from "../router/route.js";
 import { StoreUnavailableError } from "../store/errors.js";
 

@@ -7,10 +7,10 @@
 // (an operator's view of who still uses v1). A path under /api/ whose first
 // segment looks like a version not served gets a 404 that lists the ones that are.
 
-import { formatHttpDate } from "../http/date.js";
-import { problem } from "../http/problem.js";
-import type { Request } from "../http/request.js";
-import type { FieldValue, Response } from "../http/response.js";
+import { formatHttpDate } from "../http/message/date.js";
+import { problem } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
+import type { FieldValue, Response } from "../http/message/response.js";
 import { route, type Deprecation, type ParamsOf, type Route } from "../router/route.js";
 
 /** A route of the API: its path is below its version; without a version it is served as written. */

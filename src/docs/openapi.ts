@@ -37,7 +37,7 @@ const FIXED_FIELDS: Readonly<Record<string, string>> = {
 
 export const PROBLEM_TYPE = "application/problem+json";
 
-/** RFC 9457 as this server writes it (src/http/problem.ts), with its extension members. */
+/** RFC 9457 as this server writes it (src/http/message/problem.ts), with its extension members. */
 export const problemSchema = {
   title: "Problem",
   description: "RFC 9457 problem details: every error this server sends",

@@ -5,9 +5,9 @@
 
 import { readFileSync } from "node:fs";
 import { dump as dumpYaml } from "js-yaml";
-import { noneMatch, strongEtag } from "../http/conditional.js";
-import { headerValue, type Request } from "../http/request.js";
-import type { Response } from "../http/response.js";
+import { noneMatch, strongEtag } from "../http/message/conditional.js";
+import { headerValue, type Request } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
 import type { Route } from "../router/route.js";
 import { openApiDocument } from "./openapi.js";
 import { buildPage } from "./page.js";

@@ -1,7 +1,7 @@
 // What a route is: one row of the declarative table.
 
-import type { Request } from "../http/request.js";
-import type { Response } from "../http/response.js";
+import type { Request } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
 
 export type Params = Readonly<Record<string, string>>;
 

@@ -4,11 +4,11 @@
 // route's declared body allows before the body is read. What the routes
 // mean (versions, deprecation, usage counts) is their owner's business.
 
-import type { Admission, Handler } from "../http/connection.js";
-import { refuseMediaType } from "../http/media.js";
-import { problem } from "../http/problem.js";
-import type { Request, RequestHead } from "../http/request.js";
-import type { Response } from "../http/response.js";
+import type { Admission, Handler } from "../http/connection/service.js";
+import { refuseMediaType } from "../http/message/media.js";
+import { problem } from "../http/message/problem.js";
+import type { Request, RequestHead } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
 import { compileRoutes, type CompiledRoutes, type Resource } from "./compile.js";
 import type { Route } from "./route.js";
 

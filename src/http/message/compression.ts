@@ -11,8 +11,8 @@
 
 import { promisify } from "node:util";
 import zlib from "node:zlib";
-import type { Handler, Service } from "./connection.js";
-import { listElements, trimOws } from "./lists.js";
+import type { Handler, Service } from "../connection/service.js";
+import { listElements, trimOws } from "./field-lists.js";
 import { headerValue, type Request } from "./request.js";
 import type { FieldValue, Response } from "./response.js";
 

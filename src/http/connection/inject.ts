@@ -6,8 +6,10 @@
 // the wire, without opening a port.
 
 import { Duplex } from "node:stream";
-import { asService, Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
+import { Connection } from "./connection.js";
+import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange } from "./options.js";
+import { asService, type Handler, type Service } from "./service.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "../parser.js";
 
 export interface InjectOptions {
   readonly limits?: Partial<ParserLimits>;

@@ -1,8 +1,8 @@
 // Entity tags and the conditional requests built on them (RFC 9110 §8.8.3, §13.1).
 
 import { createHash } from "node:crypto";
-import { withoutCoding } from "./compress.js";
-import { listElements } from "./lists.js";
+import { withoutCoding } from "./compression.js";
+import { listElements } from "./field-lists.js";
 
 /** A strong entity tag for a representation: a digest of its exact bytes. */
 export function strongEtag(body: string | Uint8Array): string {
@@ -12,7 +12,7 @@ export function strongEtag(body: string | Uint8Array): string {
 /**
  * The entity tags of a list field; only SP and HTAB surround them (RFC 9110
  * §5.6.3). A tag this server gave a compressed body names the same resource
- * state, so the coding is taken off it first (compress.ts).
+ * state, so the coding is taken off it first (compression.ts).
  */
 function tags(field: string): string[] {
   return listElements(field).map(withoutCoding);
