@@ -3,7 +3,7 @@
 // while more remain, and an ETag taken from the collection's revision, so
 // that If-None-Match answers 304 without reading the collection.
 
-import { noneMatch } from "../http/message/conditional.js";
+import { cacheFields, notModified } from "../http/message/conditional.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
@@ -48,24 +48,17 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
   return async (request) => {
     const query = parseListQuery(request, name);
     const format = chooseFormat(request, ["json", "yaml"]);
-    const ifNoneMatch = headerValue(request, "if-none-match");
-    if (ifNoneMatch !== undefined || format !== "json") {
+    if (headerValue(request, "if-none-match") !== undefined || format !== "json") {
       // The revision first: the items read after it are at least as new as the tag says.
-      const etag = listEtag(name, await collection.revision(), format, query);
-      if (noneMatch(ifNoneMatch, etag)) {
-        // RFC 9110 §15.4.5: the fields a 200 would have carried for caches, and no body.
-        return { status: 304, headers: { "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY } };
-      }
-      if (format !== "json") return streamed(request, name, path, collection, query, format, etag);
+      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, await collection.revision(), format, query), cacheControl: REVALIDATE, vary: VARY };
+      const unchanged = notModified(request, validated);
+      if (unchanged !== undefined) return unchanged;
+      if (format !== "json") return streamed(name, path, collection, query, format, { "Content-Type": validated.type, ...cacheFields(validated) });
     }
     const after = query.after === undefined ? {} : { after: query.after };
     const first = await collection.pageJson({ ...after, ...JSON_BATCH, ...(query.limit === undefined ? {} : { limit: query.limit }) });
-    const headers: Record<string, FieldValue> = {
-      "Content-Type": MEDIA_TYPES.json,
-      "Cache-Control": REVALIDATE,
-      ETag: listEtag(name, first.revision, "json", query),
-      Vary: VARY,
-    };
+    const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), cacheControl: REVALIDATE, vary: VARY };
+    const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
     if (query.limit === undefined) {
       return { status: 200, headers, body: first.more ? jsonListBody(collection, first, { wrapper: name }) : jsonList(name, first.members) };
     }
@@ -85,8 +78,8 @@ function nextLink(path: string, name: string, limit: number, last: number): stri
 }
 
 /** A list made from its items as they are read (YAML), in batches under back-pressure. */
-async function streamed<T>(request: Request, name: string, path: string, collection: PagedCollection<T>, query: ListQuery, format: Format, etag: string): Promise<Response> {
-  const headers: Record<string, FieldValue> = { "Content-Type": MEDIA_TYPES[format], "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY };
+async function streamed<T>(name: string, path: string, collection: PagedCollection<T>, query: ListQuery, format: Format, fields: Readonly<Record<string, FieldValue>>): Promise<Response> {
+  const headers: Record<string, FieldValue> = { ...fields };
   if (query.limit === undefined) {
     return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }) }) };
   }

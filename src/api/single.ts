@@ -1,7 +1,7 @@
 // One resource as JSON, with a strong ETag and the conditional requests that
 // use it (RFC 9110 §13.1): If-None-Match on reads, If-Match on writes.
 
-import { ifMatch, noneMatch } from "../http/message/conditional.js";
+import { cacheFields, ifMatch, noneMatch, notModified } from "../http/message/conditional.js";
 import { fail } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
@@ -24,13 +24,8 @@ export function single(request: Request, value: unknown, headers?: Readonly<Reco
 /** `single` for a representation the store keeps: its bytes and tag as they are, nothing serialized or hashed. */
 export function stored(request: Request, representation: Representation, headers?: Readonly<Record<string, FieldValue>>): Response {
   chooseFormat(request, ["json"]);
-  const body = representation.json;
-  const etag = `"${representation.tag}"`;
-  const read = request.method === "GET" || request.method === "HEAD";
-  if (read && noneMatch(headerValue(request, "if-none-match"), etag)) {
-    return { status: 304, headers: { ETag: etag, Vary: VARY, ...headers } };
-  }
-  return { status: 200, headers: { "Content-Type": MEDIA_TYPES.json, "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY, ...headers }, body };
+  const validated = { type: MEDIA_TYPES.json, etag: `"${representation.tag}"`, cacheControl: REVALIDATE, vary: VARY };
+  return notModified(request, validated) ?? { status: 200, headers: { "Content-Type": validated.type, ...cacheFields(validated), ...headers }, body: representation.json };
 }
 
 /** Whether the request carries a precondition that requireMatch evaluates. */

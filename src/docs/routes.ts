@@ -5,8 +5,8 @@
 
 import { readFileSync } from "node:fs";
 import { dump as dumpYaml } from "js-yaml";
-import { noneMatch, strongEtag } from "../http/message/conditional.js";
-import { headerValue, type Request } from "../http/message/request.js";
+import { cacheFields, notModified, strongEtag } from "../http/message/conditional.js";
+import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
 import type { Route } from "../router/route.js";
 import { openApiDocument } from "./openapi.js";
@@ -37,10 +37,9 @@ function packageVersion(): string {
 
 /** A fixed representation with a strong ETag, answering If-None-Match with 304. */
 function fixed(type: string, body: string, headers: Readonly<Record<string, string>> = {}): (request: Request) => Response {
-  const etag = strongEtag(body);
-  const full: Response = { status: 200, headers: { "Content-Type": type, ETag: etag, "Cache-Control": "no-cache", ...headers }, body };
-  const notModified: Response = { status: 304, headers: { ETag: etag, "Cache-Control": "no-cache" } };
-  return (request) => (noneMatch(headerValue(request, "if-none-match"), etag) ? notModified : full);
+  const validated = { type, etag: strongEtag(body), cacheControl: "no-cache" };
+  const full: Response = { status: 200, headers: { "Content-Type": type, ...cacheFields(validated), ...headers }, body };
+  return (request) => notModified(request, validated) ?? full;
 }
 
 const ETAG_DOC = { ETag: "Changes when the server's route table does; If-None-Match gives 304" };
