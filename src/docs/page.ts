@@ -66,7 +66,7 @@ legend{font-weight:600;padding:0 .3rem}
 .row label{font-weight:500}
 input[type=text],input:not([type]),textarea{width:100%;padding:.3rem .4rem;border:1px solid #8a929c;border-radius:.25rem}
 textarea{min-height:5.5rem;resize:vertical}
-#raw{min-height:9rem}
+#raw{min-height:9rem;white-space:pre;overflow-wrap:normal;overflow-x:auto}
 .hint,.via,.note{color:var(--dim);font-size:.88rem;margin:.15rem 0}
 #chosen{font-weight:600}
 .ex{border:1px solid var(--line);border-radius:.4rem;padding:.7rem .9rem;margin:0 0 1rem}
@@ -76,9 +76,10 @@ pre.body{background:var(--soft);padding:.5rem;max-height:22rem;overflow:auto;whi
 .fields th{width:14rem;font-weight:600}
 table.wire{margin:.4rem 0 .8rem;font-size:.9rem}
 table.wire caption{text-align:left;font-weight:600;padding:.3rem 0}
+table.wire td{overflow-wrap:anywhere}
 table.wire td:last-child code{white-space:pre-wrap;word-break:break-all;display:block;max-height:14rem;overflow:auto}
 .off{white-space:nowrap;color:var(--dim);font-variant-numeric:tabular-nums}
-.ctl{font:600 .62rem/1 system-ui,sans-serif;border:1px solid currentColor;border-radius:.2rem;padding:.05rem .15rem;margin:0 .1rem;color:#6b3fb0;vertical-align:.1rem}
+.ctl{display:inline-block;white-space:nowrap;font:600 .62rem/1 system-ui,sans-serif;border:1px solid currentColor;border-radius:.2rem;padding:.05rem .15rem;margin:0 .1rem;color:#6b3fb0;vertical-align:.1rem}
 mark .ctl,mark{color:#fff}
 table.wire th:first-child{width:6.5rem}table.wire th:nth-child(2){width:30%}
 tr.bad td{background:#fff0f0}
@@ -164,7 +165,7 @@ export function buildPage(routes: readonly ServedRoute[], options: PageOptions):
 </fieldset>
 <details open><summary>Raw request (what the wire view sends)</summary>
 <label for="raw" class="hint">Built from the fields above; edit it to send anything at all, malformed bytes included. Changing a field above rebuilds it.</label>
-<textarea id="raw" name="raw" spellcheck="false" autocomplete="off"></textarea>
+<textarea id="raw" name="raw" wrap="off" spellcheck="false" autocomplete="off"></textarea>
 <div><label><input type="checkbox" id="crlf" checked> End the head's lines with CR LF (uncheck to send bare LF, which the server refuses)</label></div>
 </details>`
     : `<p class="hint">The wire view is turned off on this server (WIRE_VIEW=0), so requests are sent with fetch() from this browser.</p>`;
