@@ -35,7 +35,8 @@ export const LIST_HEADERS = {
   ...VARY,
   ETag: "A weak validator of the whole collection (and this page, format): it changes when an item is added, changed or removed; send it back in If-None-Match",
   Link: '<...?limit=N&after=CURSOR>; rel="next" (RFC 8288), on a page (limit given) while more items follow it',
-  "Transfer-Encoding": "chunked: the list is streamed as it is read from the store",
+  "Transfer-Encoding":
+    "chunked when the list is streamed as it is read from the store: YAML always, JSON when it is longer than one batch (about 128 KiB); a shorter JSON list or page goes whole, with Content-Length",
 };
 
 export const LIST_NOT_MODIFIED: RouteResponseDoc = {
