@@ -1,7 +1,7 @@
 // Settings from the environment and the command line, checked once at start.
 // A bad value stops the start with a message naming the setting.
 
-import { DEFAULT_LIMITS } from "./http/limits.js";
+import { DEFAULT_LIMITS } from "./http/parse/limits.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, type ServerSettings } from "./http/server.js";
 import { LOG_FORMATS, type LogFormat } from "./log.js";

@@ -10,7 +10,7 @@
 // ---- Serving ----
 export { createServer } from "./http/server.js";
 export type { HttpServer, ServerOptions, TlsFiles } from "./http/server.js";
-export type { ParserLimits } from "./http/parser.js";
+export type { ParserLimits } from "./http/parse/parser.js";
 export type { Admission, Exchange, Handler, Service } from "./http/connection.js";
 
 // ---- Routing ----

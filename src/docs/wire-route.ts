@@ -11,7 +11,7 @@ import type { RequestHead } from "../http/request.js";
 import type { Admission, Handler, Service } from "../http/service.js";
 import { inject } from "../http/inject.js";
 import { mediaType } from "../http/media.js";
-import type { ParserLimits } from "../http/parser.js";
+import type { ParserLimits } from "../http/parse/parser.js";
 import { fail, problem } from "../http/problem.js";
 import { headerValue, type Request } from "../http/request.js";
 import type { Route } from "../router/route.js";

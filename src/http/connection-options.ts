@@ -4,7 +4,7 @@
 
 import type { Duplex } from "node:stream";
 import type { Connection } from "./connection.js";
-import type { ParserLimits } from "./limits.js";
+import type { ParserLimits } from "./parse/limits.js";
 import type { Request } from "./request.js";
 import type { TraceFactory } from "./trace-hook.js";
 import type { Turns } from "./turns.js";

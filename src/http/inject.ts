@@ -7,7 +7,7 @@
 
 import { Duplex } from "node:stream";
 import { asService, Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "./parser.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "./parse/parser.js";
 
 export interface InjectOptions {
   readonly limits?: Partial<ParserLimits>;

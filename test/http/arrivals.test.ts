@@ -13,7 +13,7 @@ import net from "node:net";
 import { Duplex } from "node:stream";
 import { ResponseCounter } from "../../bench/fixed-load.js";
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { Turns } from "../../src/http/turns.js";
 import { listen } from "../helpers/wire.js";
 

@@ -5,7 +5,7 @@
 import t from "tap";
 import { Duplex } from "node:stream";
 import { Connection, DEFAULT_CONNECTION_OPTIONS, type Handler } from "../../src/http/connection.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { inject } from "../../src/http/inject.js";
 import type { Request } from "../../src/http/request.js";
 import type { Response } from "../../src/http/response.js";

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { Duplex } from "node:stream";
 import { Connection, DEFAULT_CONNECTION_OPTIONS, type Handler } from "../../src/http/connection.js";
 import { REQUESTS_PER_TURN } from "../../src/http/turns.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { listen, splitResponses } from "../helpers/wire.js";
 
 const get = (path: string, close = false) => `GET ${path} HTTP/1.1\r\nHost: t\r\n${close ? "Connection: close\r\n" : ""}\r\n`;

@@ -6,7 +6,7 @@ import t from "tap";
 import { Duplex, Writable } from "node:stream";
 import { Connection, DEFAULT_CONNECTION_OPTIONS, type Handler } from "../../src/http/connection.js";
 import { Outbox } from "../../src/http/outbox.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { splitResponses } from "../helpers/wire.js";
 
 /** Stream methods that record each write handed down (a writev counts as one write). */
