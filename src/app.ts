@@ -7,7 +7,7 @@ import { withDocs } from "./docs/routes.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./http/parse/parser.js";
 import { withCompression } from "./http/compress.js";
 import { applyVersions } from "./api/versions.js";
-import type { Admission, Handler, Service } from "./http/connection.js";
+import type { Admission, Handler, Service } from "./http/service.js";
 import type { RequestHead } from "./http/request.js";
 import { createRouter } from "./router/router.js";
 import type { Route } from "./router/route.js";

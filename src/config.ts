@@ -1,8 +1,9 @@
 // Settings from the environment and the command line, checked once at start.
 // A bad value stops the start with a message naming the setting.
 
+import { ConfigError } from "./config-error.js";
 import { DEFAULT_LIMITS } from "./http/parse/limits.js";
-import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection.js";
+import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection-options.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, type ServerSettings } from "./http/server.js";
 import { LOG_FORMATS, type LogFormat } from "./log.js";
 import { DEFAULT_POOL_SIZE } from "./store/postgres.js";
@@ -44,10 +45,6 @@ export interface Config {
   readonly trace: boolean;
   /** Bytes of each body the trace shows. */
   readonly traceBodyBytes: number;
-}
-
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
 }
 
 /**

@@ -11,7 +11,8 @@
 export { createServer } from "./http/server.js";
 export type { HttpServer, ServerOptions, TlsFiles } from "./http/server.js";
 export type { ParserLimits } from "./http/parse/parser.js";
-export type { Admission, Exchange, Handler, Service } from "./http/connection.js";
+export type { Exchange } from "./http/connection-options.js";
+export type { Admission, Handler, Service } from "./http/service.js";
 
 // ---- Routing ----
 export { createRouter } from "./router/router.js";

@@ -6,7 +6,7 @@
 // "json", one object per line for log pipelines. Times are UTC and are those
 // of the response, not of the request's first byte.
 
-import type { Exchange } from "./http/connection.js";
+import type { Exchange } from "./http/connection-options.js";
 
 export type LogFormat = "common" | "json";
 

@@ -3,7 +3,8 @@
 
 import cluster from "node:cluster";
 import { runPrimary } from "./cluster.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError } from "./config-error.js";
+import { loadConfig } from "./config.js";
 import { serve } from "./serve.js";
 import { StoreOpenError, StoreUnavailableError } from "./store/errors.js";
 

@@ -9,7 +9,8 @@
 // cached), so a revoked token gets 401 at once, in every worker and instance.
 
 import { generateToken, hashToken } from "./api/auth.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError } from "./config-error.js";
+import { loadConfig } from "./config.js";
 import { StoreOpenError, StoreUnavailableError } from "./store/errors.js";
 import { openStore } from "./store/open.js";
 import { parseSequentialId } from "./store/records.js";

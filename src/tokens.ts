@@ -7,7 +7,7 @@
 // rotating the value, or dropping it, takes the old value's power away.
 
 import { generateToken, hashToken } from "./api/auth.js";
-import { ConfigError } from "./config.js";
+import { ConfigError } from "./config-error.js";
 import type { Store, TokenRecord } from "./store/types.js";
 
 export const MIN_TOKEN_LENGTH = 16;

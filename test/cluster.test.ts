@@ -10,6 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { startServer } from "./helpers/process.js";
 import { splitResponses } from "./helpers/wire.js";
+import { happens } from "./helpers/hang.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), "startline-cluster-"));
@@ -40,9 +41,8 @@ t.test("requests are served by more than one worker; usage is summed over worker
   const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "spread") });
   const port = Number(new URL(await server.url()).port);
   for (let i = 0; i < 10; i++) t.equal((await once1(port, get("/api/v1/status"))).status, 200);
-  await server.line(/^w1 127\.0\.0\.1 - - \[[^\]]+\] "GET /);
-  await server.line(/^w2 127\.0\.0\.1 - - \[[^\]]+\] "GET /);
-  t.pass("access-log lines from worker 1 and worker 2");
+  await happens(t, server.line(/^w1 127\.0\.0\.1 - - \[[^\]]+\] "GET /), "an access-log line from worker 1");
+  await happens(t, server.line(/^w2 127\.0\.0\.1 - - \[[^\]]+\] "GET /), "an access-log line from worker 2");
   server.child.kill("SIGTERM");
   t.equal(await server.exited(), 0, "SIGTERM drains every worker, then the primary exits 0");
   t.ok(server.lines.includes("requests per API version: v1=10 v1-1=0 v2=0"), server.lines.slice(-3).join("\n"));

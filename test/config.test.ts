@@ -1,7 +1,8 @@
 // Settings: defaults, and a bad value named in the error.
 
 import t from "tap";
-import { ConfigError, loadConfig, SETTING_NAMES, withoutSettings } from "../src/config.js";
+import { ConfigError } from "../src/config-error.js";
+import { loadConfig, SETTING_NAMES, withoutSettings } from "../src/config.js";
 
 t.test("defaults", async (t) => {
   const c = loadConfig({}, []);

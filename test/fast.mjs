@@ -40,10 +40,17 @@ if (files.length === 0) {
   process.exit(2);
 }
 
+// A test file's time limit is the one tap's runner gives it under `npm test`
+// (package.json `tap.timeout`); Node's runner would leave tap at its own
+// default of 30 s, which files that start server processes can pass on a
+// loaded machine without anything being wrong. The limit only catches hangs.
+const { tap: tapConfig } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const env = { ...process.env, TAP_TIMEOUT: String(tapConfig.timeout) };
+
 /** Runs a command from the repository root; resolves to its exit status. */
 function run(command, args) {
   return new Promise((resolve) => {
-    spawn(command, args, { cwd: root, stdio: "inherit" }).on("close", (code) => resolve(code ?? 1));
+    spawn(command, args, { cwd: root, stdio: "inherit", env }).on("close", (code) => resolve(code ?? 1));
   });
 }
 

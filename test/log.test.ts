@@ -4,7 +4,7 @@
 
 import { PassThrough } from "node:stream";
 import t, { type Test } from "tap";
-import type { Exchange } from "../src/http/connection.js";
+import type { Exchange } from "../src/http/connection-options.js";
 import { inject } from "../src/http/inject.js";
 import { accessLog, formatCommon, formatJson } from "../src/log.js";
 import { startServer, type ServerProcess } from "./helpers/process.js";

@@ -11,7 +11,7 @@
 
 import { promisify } from "node:util";
 import zlib from "node:zlib";
-import type { Handler, Service } from "./connection.js";
+import type { Handler, Service } from "./service.js";
 import { listElements, trimOws } from "./lists.js";
 import { headerValue, type Request } from "./request.js";
 import type { FieldValue, Response } from "./response.js";

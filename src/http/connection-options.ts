@@ -3,7 +3,6 @@
 // the connection's own logic in connection.ts.
 
 import type { Duplex } from "node:stream";
-import type { Connection } from "./connection.js";
 import type { ParserLimits } from "./parse/limits.js";
 import type { Request } from "./request.js";
 import type { TraceFactory } from "./trace-hook.js";
@@ -67,5 +66,17 @@ export interface ConnectionHooks {
   onExchange?(exchange: Exchange): void;
   /** A handler threw or rejected, or returned a response the writer refused. */
   onHandlerError(error: unknown, request: Request | null): void;
-  onClose(connection: Connection): void;
+  onClose(connection: LiveConnection): void;
+}
+
+/** What the server does with a connection it keeps (connection.ts makes them): its sweep, its shutdown. */
+export interface LiveConnection {
+  /** True when nothing is in flight: shutting the connection down now loses nothing. */
+  readonly idle: boolean;
+  /** Act on whatever deadline has run out by `now`. */
+  checkDeadline(now: number): void;
+  /** Finish what is in flight, then close. */
+  drain(): void;
+  /** Close now, whatever is in flight. */
+  destroy(): void;
 }

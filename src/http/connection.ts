@@ -18,14 +18,12 @@ import { CONTINUE, serialize, type Response, type Serialized } from "./response.
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { Outbox } from "./outbox.js";
 import { isBodyStream, sendStream } from "./stream-body.js";
-import type { ConnectionHooks, ConnectionOptions, Transport } from "./connection-options.js";
+import type { ConnectionHooks, ConnectionOptions, LiveConnection, Transport } from "./connection-options.js";
 import type { ConnectionTrace } from "./trace-hook.js";
 import { LONE_TURNS, REQUESTS_PER_TURN, type Turns } from "./turns.js";
 
-export { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
-export { DEFAULT_CONNECTION_OPTIONS, type ConnectionHooks, type ConnectionOptions, type Exchange, type Transport } from "./connection-options.js";
 
-export class Connection implements ParserSink {
+export class Connection implements ParserSink, LiveConnection {
   private readonly socket: Transport;
   /** Everything written to the socket goes through it (see outbox.ts). */
   private readonly out: Outbox;

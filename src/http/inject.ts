@@ -6,7 +6,9 @@
 // the wire, without opening a port.
 
 import { Duplex } from "node:stream";
-import { asService, Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
+import { Connection } from "./connection.js";
+import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange } from "./connection-options.js";
+import { asService, type Handler, type Service } from "./service.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./parse/parser.js";
 
 export interface InjectOptions {

@@ -4,7 +4,9 @@
 import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
-import { asService, Connection, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type Handler, type Service } from "./connection.js";
+import { Connection } from "./connection.js";
+import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./connection-options.js";
+import { asService, type Handler, type Service } from "./service.js";
 import { checkLimits } from "./parse/limits.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./parse/parser.js";
 import type { Request } from "./request.js";
@@ -95,11 +97,11 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     turns,
   };
   const maxConnections = options.maxConnections ?? Infinity;
-  const live = new Set<Connection>();
+  const live = new Set<LiveConnection>();
   const hooks = {
     ...(options.onExchange === undefined ? {} : { onExchange: options.onExchange }),
     onHandlerError: options.onHandlerError ?? logHandlerError,
-    onClose(connection: Connection) {
+    onClose(connection: LiveConnection) {
       live.delete(connection);
       if (live.size === 0) allClosed?.();
     },

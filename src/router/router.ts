@@ -4,7 +4,7 @@
 // route's declared body allows before the body is read. What the routes
 // mean (versions, deprecation, usage counts) is their owner's business.
 
-import type { Admission, Handler } from "../http/connection.js";
+import type { Admission, Handler } from "../http/service.js";
 import { refuseMediaType } from "../http/media.js";
 import { problem } from "../http/problem.js";
 import type { Request, RequestHead } from "../http/request.js";

@@ -10,7 +10,7 @@ import type { RequestAccount } from "../../src/docs/wire.js";
 import { createBudget } from "../../src/docs/wire-budget.js";
 import { accountOfResponses } from "../../src/docs/wire-responses.js";
 import { wireViewSchema } from "../../src/docs/wire-schema.js";
-import type { Exchange } from "../../src/http/connection.js";
+import type { Exchange } from "../../src/http/connection-options.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";

@@ -4,7 +4,8 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import t from "tap";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { ConfigError } from "../../src/config-error.js";
+import { loadConfig } from "../../src/config.js";
 import { accountOfRequests, readRequests, type WirePart } from "../../src/docs/wire.js";
 import { MAX_WIRE_REQUESTS } from "../../src/docs/wire-route.js";
 import { createBudget } from "../../src/docs/wire-budget.js";

@@ -12,7 +12,7 @@ import { once } from "node:events";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { Handler } from "../../src/http/connection.js";
+import type { Handler } from "../../src/http/service.js";
 import type { Response } from "../../src/http/response.js";
 import { listen, readUntil, splitResponses, type RawResponse } from "../helpers/wire.js";
 

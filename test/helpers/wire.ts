@@ -5,7 +5,7 @@
 
 import net from "node:net";
 import { once } from "node:events";
-import type { Handler, Service } from "../../src/http/connection.js";
+import type { Handler, Service } from "../../src/http/service.js";
 import { createServer, type HttpServer, type ServerOptions } from "../../src/http/server.js";
 
 export interface RawResponse {

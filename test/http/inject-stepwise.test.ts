@@ -3,7 +3,7 @@
 // after which nothing more runs.
 
 import t from "tap";
-import type { Handler } from "../../src/http/connection.js";
+import type { Handler } from "../../src/http/service.js";
 import { inject } from "../../src/http/inject.js";
 import type { Request } from "../../src/http/request.js";
 

@@ -1,46 +1,66 @@
-// startline as an installed dependency: the package is packed as npm would
-// publish it (`npm pack`, so package.json "files" decides what is in it),
-// unpacked into node_modules/startline of a fresh project, as installing the
-// tarball does, and used there by name through "exports": the shipped example
-// serves PURGE and GET over a real socket, and a TypeScript consumer
-// type-checks against the shipped declarations. No network: the library's
-// entry needs no dependency but Node itself.
+// startline as an installed dependency, made the way a user makes it: in a
+// fresh copy of the repository, with no dist/ yet, `npm pack` builds (its
+// prepack step) and packs what package.json "files" names; the tarball is
+// then installed into an empty project with `npm install --offline` and an
+// empty npm cache, so nothing can come from a registry. The package is the
+// engine alone: it brings no other package, so nothing is fetched or
+// compiled (no store driver, no install script), and it is used there by name
+// through "exports": the shipped example serves PURGE and GET over a real
+// socket, and a TypeScript consumer type-checks against the shipped
+// declarations.
 
 import { execFile } from "node:child_process";
-import { copyFile, mkdtemp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import t from "tap";
+import { checkout, ROOT } from "../helpers/checkout.js";
 import { startScript } from "../helpers/process.js";
 import { splitResponses, talk } from "../helpers/wire.js";
 
 const run = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** A fresh project with startline installed from the packed tarball, removed when the file's tests end. */
-async function project(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "startline-consumer-"));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT });
-  const tarball = path.join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
-  const installed = path.join(dir, "node_modules", "startline");
-  await mkdir(installed, { recursive: true });
-  await run("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
-  await writeFile(
-    path.join(dir, "package.json"),
-    JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { startline: `file:${path.basename(tarball)}` } }),
-  );
-  return dir;
+interface Consumer {
+  readonly dir: string;
+  /** What `npm install` printed. */
+  readonly installed: string;
 }
 
-// Packed and unpacked once (npm pack takes seconds); each test adds its own files.
-let shared: Promise<string> | undefined;
+/** A fresh project with startline installed from a tarball packed in a fresh copy, removed when the file's tests end. */
+async function project(): Promise<Consumer> {
+  const fresh = await checkout({ dist: false });
+  t.teardown(fresh.remove);
+  const dir = await mkdtemp(path.join(tmpdir(), "startline-consumer-"));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: fresh.dir, maxBuffer: 16 * 1024 * 1024 });
+  // npm prints the prepack step's output before the JSON.
+  const tarball = path.join(dir, (JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as { filename: string }[])[0]!.filename);
+  const project = path.join(dir, "project");
+  await mkdir(project);
+  await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  const install = await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--cache", path.join(dir, "npm-cache"), tarball], { cwd: project });
+  return { dir: project, installed: install.stdout + install.stderr };
+}
+
+// Packed and installed once (a pack builds the whole project); each test adds its own files.
+let shared: Promise<Consumer> | undefined;
 const consumer = () => (shared ??= project());
 
+t.test("installed into an empty project, offline: one package, nothing compiled, no store driver", async (t) => {
+  const { dir, installed } = await consumer();
+  t.match(installed, /^added 1 package\b/m, `npm install says it added one package:\n${installed}`);
+  t.strictSame((await readdir(path.join(dir, "node_modules"))).sort(), [".package-lock.json", "startline"], "node_modules holds startline and nothing else");
+  const manifest = JSON.parse(await readFile(path.join(dir, "node_modules", "startline", "package.json"), "utf8")) as Record<string, unknown>;
+  for (const field of ["dependencies", "optionalDependencies", "peerDependencies"]) t.equal(manifest[field], undefined, `the package declares no ${field}`);
+  const scripts = (manifest.scripts ?? {}) as Record<string, string>;
+  for (const script of ["preinstall", "install", "postinstall", "prepare"]) t.equal(scripts[script], undefined, `no ${script} script runs where it is installed`);
+  const files = await readdir(path.join(dir, "node_modules"), { recursive: true });
+  t.strictSame(files.filter((f) => /\.node$|(^|\/)binding\.gyp$|(^|\/)build\//.test(f)), [], "no native addon, no build files");
+});
+
 t.test("the packed package holds its entry, its types and the example", async (t) => {
-  const dir = await consumer();
+  const { dir } = await consumer();
   const installed = path.join(dir, "node_modules", "startline");
   const files = new Set(await readdir(installed, { recursive: true }));
   for (const file of ["package.json", "dist/src/index.js", "dist/src/index.d.ts", "examples/custom-verb.mjs", "docs/library.md"]) {
@@ -50,8 +70,8 @@ t.test("the packed package holds its entry, its types and the example", async (t
 });
 
 t.test("examples/custom-verb.mjs, run where startline is installed, serves PURGE and GET", async (t) => {
-  const dir = await consumer();
-  await copyFile(path.join(ROOT, "examples", "custom-verb.mjs"), path.join(dir, "custom-verb.mjs"));
+  const { dir } = await consumer();
+  await copyFile(path.join(dir, "node_modules", "startline", "examples", "custom-verb.mjs"), path.join(dir, "custom-verb.mjs"));
   const server = startScript(path.join(dir, "custom-verb.mjs"), { PORT: "0", HOST: "127.0.0.1" }, [], dir);
   t.teardown(async () => {
     server.child.kill("SIGTERM");
@@ -92,7 +112,7 @@ t.test("examples/custom-verb.mjs, run where startline is installed, serves PURGE
 });
 
 t.test("a TypeScript consumer type-checks against the shipped declarations", async (t) => {
-  const dir = await consumer();
+  const { dir } = await consumer();
   await writeFile(
     path.join(dir, "tsconfig.json"),
     JSON.stringify({

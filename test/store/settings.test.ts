@@ -1,7 +1,8 @@
 // DATABASE_URL and DATABASE_POOL_SIZE: checked at start like every setting.
 
 import t from "tap";
-import { ConfigError, loadConfig } from "../../src/config.js";
+import { ConfigError } from "../../src/config-error.js";
+import { loadConfig } from "../../src/config.js";
 
 t.test("DATABASE_URL: unset by default; a postgres:// or postgresql:// URL when set", async (t) => {
   t.equal(loadConfig({}, []).databaseUrl, undefined);

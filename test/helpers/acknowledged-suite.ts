@@ -1,5 +1,7 @@
-// Nothing acknowledged is lost when several processes share one database:
-// WORKERS=2 on one SQLite file, and two instances on one PostgreSQL database.
+// The checks of test/scaling/acknowledged-sqlite.test.ts (WORKERS=2 on one
+// SQLite file, fast tier) and acknowledged-postgres.test.ts (two instances on
+// one PostgreSQL database, external tier): nothing acknowledged is lost when
+// several processes share one database.
 // What one process acknowledged, any other serves, byte for byte under the
 // same ETag (so a string that UTF-8 cannot hold is refused, never altered);
 // and of writes racing on one record, none is lost.
@@ -12,24 +14,17 @@
 // rounds fails the test; before the store did check-and-write in one step,
 // a third to nine tenths of the rounds lost one.
 
-import t, { type Test } from "tap";
+import type { Test } from "tap";
 import net from "node:net";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { testDatabase } from "../helpers/postgres.js";
-import { startServer, type ServerProcess } from "../helpers/process.js";
-import { splitResponses, type RawResponse } from "../helpers/wire.js";
+import type { ServerProcess } from "./process.js";
+import { splitResponses, type RawResponse } from "./wire.js";
 
 const ROUNDS = 100;
-const ADMIN = "races-admin-token-0123456789";
+export const ADMIN = "races-admin-token-0123456789";
 const MP = { "Content-Type": "application/merge-patch+json" };
 const JSON_CT = { "Content-Type": "application/json" };
 const AUTH = { Authorization: `Bearer ${ADMIN}` };
-
-const dir = mkdtempSync(path.join(tmpdir(), "startline-acknowledged-"));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The raw bytes of one request, closing its connection after the answer. */
 function request(method: string, target: string, headers: Readonly<Record<string, string>> = {}, body?: string): Buffer {
@@ -66,11 +61,11 @@ async function one(port: number, bytes: Buffer): Promise<RawResponse> {
 }
 
 /** Two ports to send the two sides of a race to (the same port twice under WORKERS). */
-interface Deployment {
+export interface Deployment {
   readonly ports: readonly [number, number];
 }
 
-function stopAtEnd(t: Test, server: ServerProcess): ServerProcess {
+export function stopAtEnd(t: Test, server: ServerProcess): ServerProcess {
   t.teardown(async () => {
     if (server.child.exitCode === null && server.child.signalCode === null) {
       server.child.kill("SIGTERM");
@@ -80,7 +75,7 @@ function stopAtEnd(t: Test, server: ServerProcess): ServerProcess {
   return server;
 }
 
-const portOf = async (server: ServerProcess) => Number(new URL(await server.url()).port);
+export const portOf = async (server: ServerProcess) => Number(new URL(await server.url()).port);
 
 /** `n` requests at once, made by `make(i)`, sent alternately to the two ports. */
 function contend({ ports }: Deployment, n: number, make: (i: number) => Buffer): Promise<RawResponse[]> {
@@ -90,7 +85,7 @@ function contend({ ports }: Deployment, n: number, make: (i: number) => Buffer):
 const CONTENDERS = 4;
 const statusesOf = (responses: readonly RawResponse[]) => responses.map((r) => r.status).join(" ");
 
-async function races(t: Test, deployment: Deployment): Promise<void> {
+export async function races(t: Test, deployment: Deployment): Promise<void> {
   const [a, b] = deployment.ports;
 
   await t.test(`${CONTENDERS} PATCHes with one If-Match: exactly one 200, the others 412, and the stored post is the winner's`, async (t) => {
@@ -174,7 +169,7 @@ async function races(t: Test, deployment: Deployment): Promise<void> {
   });
 }
 
-async function storedAsSent(t: Test, { ports: [a, b] }: Deployment): Promise<void> {
+export async function storedAsSent(t: Test, { ports: [a, b] }: Deployment): Promise<void> {
   await t.test("a lone surrogate is refused with 422 naming the field; a pair is served back as acknowledged", async (t) => {
     const lone = await one(a, request("POST", "/api/v1/post/text", JSON_CT, '{"title": "x\\udfffy", "body": "b"}'));
     t.equal(lone.status, 422);
@@ -194,20 +189,3 @@ async function storedAsSent(t: Test, { ports: [a, b] }: Deployment): Promise<voi
     t.equal(conditional.status, 200, "so the acknowledged ETag works as If-Match");
   });
 }
-
-t.test("WORKERS=2 on one SQLite file", async (t) => {
-  const server = stopAtEnd(t, startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "sqlite"), ADMIN_TOKEN: ADMIN, QUIET: "1" }));
-  const port = await portOf(server);
-  await storedAsSent(t, { ports: [port, port] });
-  await races(t, { ports: [port, port] });
-});
-
-t.test("two instances on one PostgreSQL database", async (t) => {
-  const db = await testDatabase(t);
-  const url = await db.fresh();
-  const a = stopAtEnd(t, startServer({ DATABASE_URL: url, ADMIN_TOKEN: ADMIN, QUIET: "1" }));
-  const b = stopAtEnd(t, startServer({ DATABASE_URL: url, ADMIN_TOKEN: ADMIN, QUIET: "1" }));
-  const deployment: Deployment = { ports: [await portOf(a), await portOf(b)] };
-  await storedAsSent(t, deployment);
-  await races(t, deployment);
-});

@@ -1,30 +1,26 @@
-// Credentials that can be taken back, with several processes on one
-// database (WORKERS=2 on SQLite, two instances on PostgreSQL): a new
+// The checks of test/scaling/tokens-sqlite.test.ts (fast tier) and
+// tokens-postgres.test.ts (external tier): credentials that can be taken
+// back, with several processes on one database (WORKERS=2 on SQLite, two
+// instances on PostgreSQL): a new
 // ADMIN_TOKEN revokes the old one at start, and `npm run token -- revoke`
 // makes a token fail at once, in every worker and instance.
 //
 // "Every worker": each check sends its request on several new connections,
 // which the cluster hands to its workers in turn, so both answer it.
 
-import t, { type Test } from "tap";
+import type { Test } from "tap";
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { testDatabase } from "../helpers/postgres.js";
-import { MAIN, startServer, type ServerProcess } from "../helpers/process.js";
+import { MAIN, startServer, type ServerProcess } from "./process.js";
 
 const run = promisify(execFile);
 const TOKEN_COMMAND = path.join(path.dirname(MAIN), "token.js");
 const OLD = "old-admin-token-0123456789";
 const NEW = "new-admin-token-0123456789";
 
-const dir = mkdtempSync(path.join(tmpdir(), "startline-tokens-"));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-
 /** Where the data is: the settings a server and the token command share. */
-type Where = { readonly DATA_DIR: string } | { readonly DATABASE_URL: string };
+export type Where = { readonly DATA_DIR: string } | { readonly DATABASE_URL: string };
 
 function serve(t: Test, where: Where, env: Record<string, string> = {}): ServerProcess {
   const server = startServer({ QUIET: "1", ...where, ...env });
@@ -75,7 +71,7 @@ async function servers(t: Test, where: Where, count: number, env: Record<string,
   return { procs, bases: await Promise.all(procs.map((p) => p.url())) };
 }
 
-async function rotation(t: Test, where: Where, count: number, env: Record<string, string>): Promise<void> {
+export async function rotation(t: Test, where: Where, count: number, env: Record<string, string>): Promise<void> {
   const first = await servers(t, where, count, { ...env, ADMIN_TOKEN: OLD });
   t.strictSame(await updates(first.bases, OLD), all(200, 4 * count), "the first value is an administrator's token");
   await Promise.all(first.procs.map(stop));
@@ -96,7 +92,7 @@ async function rotation(t: Test, where: Where, count: number, env: Record<string
   await Promise.all(third.procs.map(stop));
 }
 
-async function commands(t: Test, where: Where, count: number, env: Record<string, string>): Promise<void> {
+export async function commands(t: Test, where: Where, count: number, env: Record<string, string>): Promise<void> {
   const { bases } = await servers(t, where, count, { ...env, ADMIN_TOKEN: OLD });
 
   const made = [await token(where, "add", "--role", "admin"), await token(where, "add", "--role", "admin")];
@@ -140,7 +136,7 @@ async function commands(t: Test, where: Where, count: number, env: Record<string
   t.match(usage.stderr, /usage: npm run token -- add --role admin\|user\n\s+npm run token -- list\n\s+npm run token -- revoke <token-or-id>/);
 }
 
-async function userTokenAsSetting(t: Test, where: Where, env: Record<string, string>): Promise<void> {
+export async function userTokenAsSetting(t: Test, where: Where, env: Record<string, string>): Promise<void> {
   const made = await token(where, "add", "--role", "user");
   const user = /^(sl_\S+)$/m.exec(made.stdout)?.[1] ?? "";
   const server = serve(t, where, { ...env, ADMIN_TOKEN: user });
@@ -150,18 +146,3 @@ async function userTokenAsSetting(t: Test, where: Where, env: Record<string, str
   t.match(server.lines[0], /^startline: ADMIN_TOKEN is the value of token 1, a standard user's token; a token's role never changes, so choose another value \(or revoke that token: npm run token -- revoke 1\)$/);
   t.notOk(server.lines[0]?.includes(user), "without printing the token");
 }
-
-t.test("WORKERS=2 on one SQLite file", async (t) => {
-  const env = { WORKERS: "2" };
-  await t.test("an ADMIN_TOKEN that is a user's token stops the start, in one line", (t) => userTokenAsSetting(t, { DATA_DIR: path.join(dir, "conflict") }, env));
-  await t.test("a new ADMIN_TOKEN revokes the old one at start", (t) => rotation(t, { DATA_DIR: path.join(dir, "rotation") }, 1, env));
-  await t.test("npm run token -- list and revoke; a revoked token is refused at once by every worker", (t) => commands(t, { DATA_DIR: path.join(dir, "commands") }, 1, env));
-});
-
-t.test("two instances on one PostgreSQL database", async (t) => {
-  const db = await testDatabase(t);
-  await t.test("a new ADMIN_TOKEN revokes the old one at start", async (t) => rotation(t, { DATABASE_URL: await db.fresh() }, 2, {}));
-  await t.test("npm run token -- list and revoke; a revoked token is refused at once by every instance", async (t) =>
-    commands(t, { DATABASE_URL: await db.fresh() }, 2, {}),
-  );
-});
