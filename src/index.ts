@@ -8,11 +8,11 @@
 // src/router is promised. docs/library.md explains each with an example.
 
 // ---- Serving ----
-export { createServer } from "./http/server.js";
-export type { HttpServer, ServerOptions, TlsFiles } from "./http/server.js";
+export { createServer } from "./http/connection/server.js";
+export type { HttpServer, ServerOptions, TlsFiles } from "./http/connection/server.js";
 export type { ParserLimits } from "./http/parse/parser.js";
-export type { Exchange } from "./http/connection-options.js";
-export type { Admission, Handler, Service } from "./http/service.js";
+export type { Exchange } from "./http/connection/options.js";
+export type { Admission, Handler, Service } from "./http/connection/service.js";
 
 // ---- Routing ----
 export { createRouter } from "./router/router.js";
@@ -21,16 +21,16 @@ export { ANY_METHOD } from "./router/route.js";
 export type { Deprecation, Params, Route, RouteHandler, RouteParamDoc, RouteRequestDoc, RouteResponseDoc } from "./router/route.js";
 
 // ---- Requests and responses ----
-export { headerValue } from "./http/request.js";
-export type { Framing, Request, RequestHead } from "./http/request.js";
+export { headerValue } from "./http/message/request.js";
+export type { Framing, Request, RequestHead } from "./http/message/request.js";
 // A body may be a string, bytes, or an async iterable of them (BodyStream), sent
 // with chunked framing as its pieces come.
-export type { BodyStream, FieldValue, Response } from "./http/response.js";
+export type { BodyStream, FieldValue, Response } from "./http/message/response.js";
 
 // ---- Errors (RFC 9457 application/problem+json) ----
-export { fail, HttpError, problem } from "./http/problem.js";
-export type { Problem, ProblemInit } from "./http/problem.js";
+export { fail, HttpError, problem } from "./http/message/problem.js";
+export type { Problem, ProblemInit } from "./http/message/problem.js";
 
 // ---- Testing without a port ----
-export { inject } from "./http/inject.js";
-export type { InjectOptions, InjectResult } from "./http/inject.js";
+export { inject } from "./http/connection/inject.js";
+export type { InjectOptions, InjectResult } from "./http/connection/inject.js";

@@ -6,7 +6,7 @@
 // "json", one object per line for log pipelines. Times are UTC and are those
 // of the response, not of the request's first byte.
 
-import type { Exchange } from "./http/connection-options.js";
+import type { Exchange } from "./http/connection/options.js";
 
 export type LogFormat = "common" | "json";
 
@@ -18,7 +18,7 @@ const two = (n: number) => (n < 10 ? "0" : "") + n;
 
 // Every line needs the time, but it changes once a second: both forms of the
 // current second are built when the second changes, not per line (as
-// src/http/date.ts does for the Date field).
+// src/http/message/date.ts does for the Date field).
 let second = NaN;
 let commonTime = "";
 let isoSecond = "";

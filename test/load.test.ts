@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import t, { type Test } from "tap";
-import type { Exchange } from "../src/http/connection-options.js";
+import type { Exchange } from "../src/http/connection/options.js";
 import { ADMIN, docsApp, request } from "./helpers/app.js";
 import { listen } from "./helpers/wire.js";
 

@@ -4,8 +4,8 @@
 
 import { PassThrough } from "node:stream";
 import t, { type Test } from "tap";
-import type { Exchange } from "../src/http/connection-options.js";
-import { inject } from "../src/http/inject.js";
+import type { Exchange } from "../src/http/connection/options.js";
+import { inject } from "../src/http/connection/inject.js";
 import { accessLog, formatCommon, formatJson } from "../src/log.js";
 import { startServer, type ServerProcess } from "./helpers/process.js";
 import { listen, talk } from "./helpers/wire.js";

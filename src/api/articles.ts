@@ -1,8 +1,8 @@
 // Articles (docs/api.md, rows 10 and 11): anyone reads; only an administrator changes
 // one, with the custom method UPDATE carrying a JSON merge patch.
 
-import { fail } from "../http/problem.js";
-import type { Request } from "../http/request.js";
+import { fail } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import type { ApiContext } from "./context.js";
@@ -52,7 +52,6 @@ export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
       responses: {
         200: { description: "The updated article", mediaTypes: JSON_ONLY, schema: articleSchema, headers: ETAG },
         400: INVALID_JSON,
-        401: { description: "No token, a malformed or unknown token, or a standard user's token: only administrators may change articles", headers: { "WWW-Authenticate": 'Bearer realm="startline", with error="invalid_token" or "insufficient_scope" when a token was sent' } },
         404: notFound("article"),
         406: NOT_ACCEPTABLE,
         412: PRECONDITION_FAILED,

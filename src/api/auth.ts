@@ -5,8 +5,8 @@
 // nothing to brute-force that a slow password hash would protect.
 
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { headerValue, type Request } from "../http/request.js";
-import { fail } from "../http/problem.js";
+import { headerValue, type Request } from "../http/message/request.js";
+import { fail } from "../http/message/problem.js";
 import { asTokenHash, type Role, type TokenHash, type TokenRecord, type TokenStore } from "../store/types.js";
 
 /** "sl_" marks startline tokens so secret scanners and people can recognise one. */

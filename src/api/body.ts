@@ -1,9 +1,9 @@
 // Reading request bodies: the media type is checked (415), the bytes decoded
 // (400), and only then is the content looked at.
 
-import type { Request } from "../http/request.js";
-import { fail, HttpError } from "../http/problem.js";
-import { refuseMediaType } from "../http/media.js";
+import type { Request } from "../http/message/request.js";
+import { fail, HttpError } from "../http/message/problem.js";
+import { refuseMediaType } from "../http/message/media.js";
 import { illFormedPlace } from "./unicode.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

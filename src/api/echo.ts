@@ -5,7 +5,7 @@
 // anything RFC 9110 §9.1 calls a token) and for people learning what a
 // request is made of.
 
-import type { Request } from "../http/request.js";
+import type { Request } from "../http/message/request.js";
 import { ANY_METHOD, type Route, type RouteResponseDoc } from "../router/route.js";
 import { JSON_OR_YAML, NOT_ACCEPTABLE } from "./docs.js";
 import { represent } from "./negotiate.js";

@@ -1,8 +1,8 @@
 // Facts (docs/api.md, rows 12, 13, B and C): a random fact, cacheable privately for an
 // hour; new facts arrive as one plain-text sentence.
 
-import { fail } from "../http/problem.js";
-import type { Request } from "../http/request.js";
+import { fail } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import { readText } from "./body.js";
 import type { ApiContext } from "./context.js";

@@ -1,6 +1,6 @@
 // JSON responses, the API's default representation.
 
-import type { FieldValue, Response } from "../http/response.js";
+import type { FieldValue, Response } from "../http/message/response.js";
 
 export const JSON_TYPE = "application/json";
 

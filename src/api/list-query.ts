@@ -2,8 +2,8 @@
 // `limit` asks for one page, `after` is the opaque cursor a `Link: rel="next"`
 // hands out. Anything else in the query is ignored, as on every endpoint.
 
-import { fail } from "../http/problem.js";
-import type { Request } from "../http/request.js";
+import { fail } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
 import type { Position } from "../store/types.js";
 
 export const MAX_LIMIT = 1000;

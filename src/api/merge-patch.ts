@@ -1,8 +1,8 @@
 // JSON Merge Patch (RFC 7396 §2): null removes a member, an object merges
 // recursively, anything else replaces.
 
-import { fail, HttpError } from "../http/problem.js";
-import type { Request } from "../http/request.js";
+import { fail, HttpError } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
 import { readJson } from "./body.js";
 import { validate } from "./validate.js";
 

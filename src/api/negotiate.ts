@@ -6,10 +6,10 @@
 // JSON. If the only choice the client stated cannot be produced: 406.
 
 import { dump as dumpYaml } from "js-yaml";
-import { headerValue, type Request } from "../http/request.js";
-import { fail } from "../http/problem.js";
-import { matchLevel, mediaType, parseAccept } from "../http/media.js";
-import type { FieldValue, Response } from "../http/response.js";
+import { headerValue, type Request } from "../http/message/request.js";
+import { fail } from "../http/message/problem.js";
+import { matchLevel, mediaType, parseAccept } from "../http/message/media.js";
+import type { FieldValue, Response } from "../http/message/response.js";
 import { REVALIDATE } from "./json.js";
 
 export type Format = "json" | "yaml";

@@ -2,7 +2,7 @@
 // v2 `response`, and v1-1 is v1 plus one field, the example of a finer
 // version. Each body never changes, so each response is built once.
 
-import type { Response } from "../http/response.js";
+import type { Response } from "../http/message/response.js";
 import type { VersionedRoute } from "./versions.js";
 import { JSON_ONLY } from "./docs.js";
 import { json } from "./json.js";

@@ -2,7 +2,7 @@
 // the field and the rule (and an `errors` member listing every violation).
 
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { fail } from "../http/problem.js";
+import { fail } from "../http/message/problem.js";
 import { NO_NUL, SERVER_FIELDS } from "./schemas.js";
 
 const ajv = new Ajv({ allErrors: true, strict: true });

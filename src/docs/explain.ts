@@ -3,7 +3,7 @@
 // thing about the same bytes. Only the wording lives here; every decision is
 // the parser's own (a RequestHead it handed on).
 
-import { headerValue, type RequestHead } from "../http/request.js";
+import { headerValue, type RequestHead } from "../http/message/request.js";
 
 export interface FramingAccount {
   readonly kind: "content-length" | "chunked" | "none";

@@ -1,5 +1,5 @@
 // POST /api/wire: run the exact bytes of a raw HTTP/1.1 request through the
-// server's own connection code in memory (src/http/inject.ts: the same parser,
+// server's own connection code in memory (src/http/connection/inject.ts: the same parser,
 // router, handlers and writer as on a socket, with the same limits; the
 // request's own Authorization decides what it may do), and answer with the
 // bytes that came back and the parser's account of both directions.
@@ -7,13 +7,13 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { json } from "../api/json.js";
 import { chooseFormat } from "../api/negotiate.js";
-import type { RequestHead } from "../http/request.js";
-import type { Admission, Handler, Service } from "../http/service.js";
-import { inject } from "../http/inject.js";
-import { mediaType } from "../http/media.js";
+import type { RequestHead } from "../http/message/request.js";
+import type { Admission, Handler, Service } from "../http/connection/service.js";
+import { inject } from "../http/connection/inject.js";
+import { mediaType } from "../http/message/media.js";
 import type { ParserLimits } from "../http/parse/parser.js";
-import { fail, problem } from "../http/problem.js";
-import { headerValue, type Request } from "../http/request.js";
+import { fail, problem } from "../http/message/problem.js";
+import { headerValue, type Request } from "../http/message/request.js";
 import type { Route } from "../router/route.js";
 import { countHeads, readRequests, type RequestAccount, type RequestStreamAccount } from "./wire.js";
 import { createBudget, fitText, left, sizeText, type Budget } from "./wire-budget.js";

@@ -15,8 +15,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { PROTOCOL_ERRORS, type ProtocolError, type ProtocolErrorCode } from "../http/parse/errors.js";
 import { RequestParser, type ParserLimits, type ParserSink } from "../http/parse/parser.js";
-import type { RequestHead } from "../http/request.js";
-import { admitHead, type Service } from "../http/service.js";
+import type { RequestHead } from "../http/message/request.js";
+import { admitHead, type Service } from "../http/connection/service.js";
 import type { SpanKind, SpanListener } from "../http/parse/spans.js";
 import { EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
 import { charge, type Budget } from "./wire-budget.js";
@@ -63,7 +63,7 @@ export interface RequestStreamAccount {
   readonly unread: WirePart | null;
 }
 
-/** The service's judge of heads (src/http/service.ts), applied as a connection applies it. */
+/** The service's judge of heads (src/http/connection/service.ts), applied as a connection applies it. */
 export type Admit = Service["admit"];
 
 /** What the parser was reading: it names the part that bytes without a span of their own make. */

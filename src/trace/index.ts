@@ -1,8 +1,8 @@
 // The terminal trace (TRACE=1 or --trace): every exchange on every
 // connection printed as the parser read it and the server wrote it. The
-// connection only tells (src/http/trace-hook.ts); this decides how it reads.
+// connection only tells (src/http/connection/trace-hook.ts); this decides how it reads.
 
-import type { ConnectionTrace, TraceFactory } from "../http/trace-hook.js";
+import type { ConnectionTrace, TraceFactory } from "../http/connection/trace-hook.js";
 import { painter } from "./text.js";
 import { Tracer } from "./tracer.js";
 

@@ -13,9 +13,9 @@
 // span has been printed, and of a body only the first `bodyBytes`.
 
 import { PROTOCOL_ERRORS, type ProtocolError } from "../http/parse/errors.js";
-import type { Request, RequestHead } from "../http/request.js";
+import type { Request, RequestHead } from "../http/message/request.js";
 import type { SpanKind } from "../http/parse/spans.js";
-import type { ConnectionTrace } from "../http/trace-hook.js";
+import type { ConnectionTrace } from "../http/connection/trace-hook.js";
 import { framingOf, keepAliveOf, versionNote } from "../docs/explain.js";
 import { bodyPrefix, bodyText, headText, painter, proseText, type Paint } from "./text.js";
 

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApp, type App } from "../../src/app.js";
 import { hashToken } from "../../src/api/auth.js";
-import type { ServerOptions } from "../../src/http/server.js";
+import type { ServerOptions } from "../../src/http/connection/server.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";

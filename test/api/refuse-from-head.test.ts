@@ -6,7 +6,7 @@ import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
 import { createApp } from "../../src/app.js";
-import { inject } from "../../src/http/inject.js";
+import { inject } from "../../src/http/connection/inject.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import { listen, readUntil, splitResponses } from "../helpers/wire.js";

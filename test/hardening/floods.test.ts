@@ -7,7 +7,7 @@
 import t, { type Test } from "tap";
 import net from "node:net";
 import { once } from "node:events";
-import type { Handler } from "../../src/http/service.js";
+import type { Handler } from "../../src/http/connection/service.js";
 import { listen, splitResponses, type RawResponse } from "../helpers/wire.js";
 
 const MiB = 1024 * 1024;

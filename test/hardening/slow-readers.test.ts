@@ -12,7 +12,7 @@
 import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
-import type { Handler } from "../../src/http/service.js";
+import type { Handler } from "../../src/http/connection/service.js";
 import { listen } from "../helpers/wire.js";
 
 const MiB = 1024 * 1024;

@@ -1,10 +1,10 @@
 // An app over a seeded memory store with a user and an admin token, and
-// requests run through it in memory (src/http/inject.ts, the real connection
+// requests run through it in memory (src/http/connection/inject.ts, the real connection
 // code, no port) so every byte is the server's own. Used by test/docs/.
 
 import { createApp, type App, type AppOptions } from "../../src/app.js";
 import { hashToken } from "../../src/api/auth.js";
-import { inject } from "../../src/http/inject.js";
+import { inject } from "../../src/http/connection/inject.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";

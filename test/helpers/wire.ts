@@ -5,8 +5,8 @@
 
 import net from "node:net";
 import { once } from "node:events";
-import type { Handler, Service } from "../../src/http/service.js";
-import { createServer, type HttpServer, type ServerOptions } from "../../src/http/server.js";
+import type { Handler, Service } from "../../src/http/connection/service.js";
+import { createServer, type HttpServer, type ServerOptions } from "../../src/http/connection/server.js";
 
 export interface RawResponse {
   readonly statusLine: string;

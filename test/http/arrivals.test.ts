@@ -1,5 +1,5 @@
 // New connections get in while established ones keep the server busy
-// (src/http/turns.ts). libuv accepts one connection per turn of the event
+// (src/http/connection/turns.ts). libuv accepts one connection per turn of the event
 // loop, and a turn serves every connection with bytes waiting: without the
 // turns' queue, each newcomer waited for all the busy connections to be
 // served once more: the last of a burst of 30 waited 16 rounds.
@@ -12,10 +12,10 @@ import t from "tap";
 import net from "node:net";
 import { Duplex } from "node:stream";
 import { ResponseCounter } from "../../bench/fixed-load.js";
-import { Connection } from "../../src/http/connection.js";
-import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection-options.js";
+import { Connection } from "../../src/http/connection/connection.js";
+import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
-import { Turns } from "../../src/http/turns.js";
+import { Turns } from "../../src/http/connection/turns.js";
 import { listen } from "../helpers/wire.js";
 
 const BUSY = 20;

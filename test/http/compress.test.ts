@@ -4,8 +4,8 @@
 import t from "tap";
 import zlib from "node:zlib";
 import { createApp } from "../../src/app.js";
-import { MIN_COMPRESS_BYTES, chooseCoding, negotiateCoding } from "../../src/http/compress.js";
-import { inject } from "../../src/http/inject.js";
+import { MIN_COMPRESS_BYTES, chooseCoding, negotiateCoding } from "../../src/http/message/compression.js";
+import { inject } from "../../src/http/connection/inject.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import { splitResponses, type RawResponse } from "../helpers/wire.js";

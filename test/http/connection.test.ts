@@ -4,13 +4,13 @@
 
 import t from "tap";
 import { Duplex } from "node:stream";
-import { Connection } from "../../src/http/connection.js";
-import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection-options.js";
-import type { Handler } from "../../src/http/service.js";
+import { Connection } from "../../src/http/connection/connection.js";
+import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
+import type { Handler } from "../../src/http/connection/service.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
-import { inject } from "../../src/http/inject.js";
-import type { Request } from "../../src/http/request.js";
-import type { Response } from "../../src/http/response.js";
+import { inject } from "../../src/http/connection/inject.js";
+import type { Request } from "../../src/http/message/request.js";
+import type { Response } from "../../src/http/message/response.js";
 import { splitResponses } from "../helpers/wire.js";
 
 const echo: Handler = (req: Request): Response => ({

@@ -7,10 +7,10 @@ import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
 import { Duplex } from "node:stream";
-import { Connection } from "../../src/http/connection.js";
-import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection-options.js";
-import type { Handler } from "../../src/http/service.js";
-import { REQUESTS_PER_TURN } from "../../src/http/turns.js";
+import { Connection } from "../../src/http/connection/connection.js";
+import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
+import type { Handler } from "../../src/http/connection/service.js";
+import { REQUESTS_PER_TURN } from "../../src/http/connection/turns.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { listen, splitResponses } from "../helpers/wire.js";
 

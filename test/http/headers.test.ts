@@ -2,7 +2,7 @@
 
 import t from "tap";
 import { createApp } from "../../src/app.js";
-import { inject } from "../../src/http/inject.js";
+import { inject } from "../../src/http/connection/inject.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import { splitResponses } from "../helpers/wire.js";

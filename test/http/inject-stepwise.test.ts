@@ -3,9 +3,9 @@
 // after which nothing more runs.
 
 import t from "tap";
-import type { Handler } from "../../src/http/service.js";
-import { inject } from "../../src/http/inject.js";
-import type { Request } from "../../src/http/request.js";
+import type { Handler } from "../../src/http/connection/service.js";
+import { inject } from "../../src/http/connection/inject.js";
+import type { Request } from "../../src/http/message/request.js";
 
 const get = (path: string, extra = "") => `GET ${path} HTTP/1.1\r\nHost: x\r\n${extra}\r\n`;
 

@@ -4,10 +4,10 @@
 
 import t from "tap";
 import { Duplex, Writable } from "node:stream";
-import { Connection } from "../../src/http/connection.js";
-import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection-options.js";
-import type { Handler } from "../../src/http/service.js";
-import { Outbox } from "../../src/http/outbox.js";
+import { Connection } from "../../src/http/connection/connection.js";
+import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
+import type { Handler } from "../../src/http/connection/service.js";
+import { Outbox } from "../../src/http/connection/outbox.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { splitResponses } from "../helpers/wire.js";
 

@@ -6,7 +6,7 @@ import net from "node:net";
 import { once } from "node:events";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import type { Handler } from "../../src/http/service.js";
+import type { Handler } from "../../src/http/connection/service.js";
 import { createRouter } from "../../src/router/router.js";
 import { createApp } from "../../src/app.js";
 import { createMemoryStore } from "../../src/store/memory.js";

@@ -5,8 +5,8 @@
 import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
-import type { Handler } from "../../src/http/service.js";
-import { inject } from "../../src/http/inject.js";
+import type { Handler } from "../../src/http/connection/service.js";
+import { inject } from "../../src/http/connection/inject.js";
 import { listen, readUntil, splitResponses, talk } from "../helpers/wire.js";
 import { happens } from "../helpers/hang.js";
 

@@ -1,11 +1,11 @@
-// The connection's trace hook (src/http/trace-hook.ts): one trace per
+// The connection's trace hook (src/http/connection/trace-hook.ts): one trace per
 // connection, told the bytes received before the parser reads them, every
 // span, the parser's verdicts, and every response exactly as written.
 
 import net from "node:net";
 import { once } from "node:events";
 import t from "tap";
-import type { ConnectionTrace } from "../../src/http/trace-hook.js";
+import type { ConnectionTrace } from "../../src/http/connection/trace-hook.js";
 import { listen, readUntil } from "../helpers/wire.js";
 
 t.test("a trace is told, in order, what the connection read, what the parser made of it, and what was written", async (t) => {

@@ -1,9 +1,9 @@
-// The turns connections wait in (src/http/turns.ts): first come, first
+// The turns connections wait in (src/http/connection/turns.ts): first come, first
 // served; everything on the next turn while no connection arrives; at most
 // ARRIVAL_TURN_REQUESTS requests a turn while connections do arrive.
 
 import t from "tap";
-import { ARRIVAL_TURN_REQUESTS, Turns, type TakeTurn } from "../../src/http/turns.js";
+import { ARRIVAL_TURN_REQUESTS, Turns, type TakeTurn } from "../../src/http/connection/turns.js";
 
 /** Resolves after the turn's own setImmediate, which was scheduled first. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));

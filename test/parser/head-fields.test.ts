@@ -5,7 +5,7 @@
 
 import t from "tap";
 import { RequestParser } from "../../src/http/parse/parser.js";
-import type { Request } from "../../src/http/request.js";
+import type { Request } from "../../src/http/message/request.js";
 
 t.test("fields outlive the next head, whole or cut", (t) => {
   const bytes = Buffer.from(

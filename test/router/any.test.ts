@@ -5,8 +5,8 @@
 import t from "tap";
 import { createRouter } from "../../src/router/router.js";
 import { ANY_METHOD, type Route } from "../../src/router/route.js";
-import type { Request } from "../../src/http/request.js";
-import type { Response } from "../../src/http/response.js";
+import type { Request } from "../../src/http/message/request.js";
+import type { Response } from "../../src/http/message/response.js";
 
 function request(method: string, target: string): Request {
   const q = target.indexOf("?");

@@ -4,7 +4,7 @@
 import t from "tap";
 import { createRouter } from "../../src/router/router.js";
 import { route, type ParamsOf } from "../../src/router/route.js";
-import type { Request } from "../../src/http/request.js";
+import type { Request } from "../../src/http/message/request.js";
 
 const byId = route({
   method: "GET",

@@ -5,8 +5,8 @@
 import t from "tap";
 import { applyVersions, type VersionedRoute } from "../../src/api/versions.js";
 import { createRouter } from "../../src/router/router.js";
-import type { Request } from "../../src/http/request.js";
-import type { Response } from "../../src/http/response.js";
+import type { Request } from "../../src/http/message/request.js";
+import type { Response } from "../../src/http/message/response.js";
 
 function request(method: string, target: string): Request {
   const q = target.indexOf("?");

@@ -9,8 +9,8 @@ import type { ProtocolErrorCode } from "./errors.js";
 import type { ParserLimits } from "./limits.js";
 import type { ScanError } from "./line-scan.js";
 import { describe } from "./line-scan.js";
-import { listElements, trimOws } from "../lists.js";
-import type { Framing, Request } from "../request.js";
+import { listElements, trimOws } from "../message/field-lists.js";
+import type { Framing, Request } from "../message/request.js";
 import type { RequestLine } from "./request-line.js";
 
 /** What the head's fields have said so far; reset for each message. */

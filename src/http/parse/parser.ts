@@ -33,11 +33,11 @@ import { LineReader, type LineConsumer } from "./line-reader.js";
 import { describe, endRequestLine, type FieldBounds, type ScanError } from "./line-scan.js";
 import { fieldName } from "./interned-names.js";
 import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
-import type { ParserSink, Request } from "../request.js";
+import type { ParserSink, Request } from "../message/request.js";
 import { chunkSizeSpans, fieldSpans, requestLineSpans, type SpanKind, type SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-export type { ParserSink } from "../request.js";
+export type { ParserSink } from "../message/request.js";
 
 const enum State {
   RequestLine,

@@ -5,13 +5,13 @@ import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
 import { Connection } from "./connection.js";
-import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./connection-options.js";
+import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
-import { checkLimits } from "./parse/limits.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "./parse/parser.js";
-import type { Request } from "./request.js";
-import { problem } from "./problem.js";
-import { serialize } from "./response.js";
+import { checkLimits } from "../parse/limits.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
+import type { Request } from "../message/request.js";
+import { problem } from "../message/problem.js";
+import { serialize } from "../message/response.js";
 import { Turns } from "./turns.js";
 
 export interface TlsFiles {

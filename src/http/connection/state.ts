@@ -2,8 +2,8 @@
 // request in the queue of answers, which leave strictly in order, and a watch
 // on the responses still leaving.
 
-import type { Request, RequestHead } from "./request.js";
-import type { Response } from "./response.js";
+import type { Request, RequestHead } from "../message/request.js";
+import type { Response } from "../message/response.js";
 
 /** What the connection is waiting for, which decides its deadline. */
 export enum Phase {

@@ -2,9 +2,9 @@
 // else is a failure, logged for the operator and answered with a 500 that
 // tells the client nothing about the server's insides.
 
-import { HttpError, problem } from "./problem.js";
-import type { Request } from "./request.js";
-import type { Response } from "./response.js";
+import { HttpError, problem } from "../message/problem.js";
+import type { Request } from "../message/request.js";
+import type { Response } from "../message/response.js";
 
 const INTERNAL_ERROR_DETAIL = "The server failed while handling this request. The error has been logged; no details are sent to clients.";
 

@@ -3,7 +3,7 @@
 // anything unparseable in Accept is skipped, as §12.4.2 lets a recipient do.
 // Whitespace around parts is SP and HTAB only (RFC 9110 §5.6.3), never trim().
 
-import { listElements, trimOws } from "./lists.js";
+import { listElements, trimOws } from "./field-lists.js";
 import { problem } from "./problem.js";
 import { headerValue, type RequestHead } from "./request.js";
 import type { Response } from "./response.js";

@@ -3,8 +3,8 @@
 // connection so that whoever replays a connection's reading (the wire view)
 // applies the very same judgement.
 
-import type { Request, RequestHead } from "./request.js";
-import type { Response } from "./response.js";
+import type { Request, RequestHead } from "../message/request.js";
+import type { Response } from "../message/response.js";
 
 export type Handler = (request: Request) => Response | Promise<Response>;
 

@@ -7,7 +7,7 @@
 // any other control character (RFC 9110 §5.5). Header injection is therefore
 // impossible through this API, whatever a handler puts in a value.
 
-import { TCHAR } from "./parse/byte-classes.js";
+import { TCHAR } from "../parse/byte-classes.js";
 import { httpDate } from "./date.js";
 import { statusAllowsBody, statusLine } from "./status.js";
 import { isBodyStream, type BodyStream } from "./stream-body.js";
@@ -103,7 +103,7 @@ interface Remembered {
 
 /**
  * Frozen responses (a status answer, a document built once, a compressed
- * copy: see compress.ts and api/versions.ts) are taken as immutable, headers
+ * copy: see compression.ts and api/versions.ts) are taken as immutable, headers
  * included, so each is serialized at most once per Date value, i.e. once a
  * second, for the common framing (a keep-alive answer to GET or POST); every
  * request in between gets the very same Serialized object. The writer's

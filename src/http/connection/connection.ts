@@ -8,17 +8,17 @@
 // without bound by pipelining and never reading. It also waits its turn
 // (turns.ts) after REQUESTS_PER_TURN requests of one read, and while new connections arrive.
 
-import { protocolError, type ProtocolError } from "./parse/errors.js";
-import { RequestParser, type ParserSink } from "./parse/parser.js";
-import { protocolProblem } from "./problem.js";
+import { protocolError, type ProtocolError } from "../parse/errors.js";
+import { RequestParser, type ParserSink } from "../parse/parser.js";
+import { protocolProblem } from "../message/problem.js";
 import { answerFailure } from "./handler-failure.js";
-import { isPromise, Phase, SendWatch, Sending, type Slot } from "./connection-state.js";
-import type { Request, RequestHead } from "./request.js";
-import { CONTINUE, serialize, type Response, type Serialized } from "./response.js";
+import { isPromise, Phase, SendWatch, Sending, type Slot } from "./state.js";
+import type { Request, RequestHead } from "../message/request.js";
+import { CONTINUE, serialize, type Response, type Serialized } from "../message/response.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { Outbox } from "./outbox.js";
-import { isBodyStream, sendStream } from "./stream-body.js";
-import type { ConnectionHooks, ConnectionOptions, LiveConnection, Transport } from "./connection-options.js";
+import { isBodyStream, sendStream } from "../message/stream-body.js";
+import type { ConnectionHooks, ConnectionOptions, LiveConnection, Transport } from "./options.js";
 import type { ConnectionTrace } from "./trace-hook.js";
 import { LONE_TURNS, REQUESTS_PER_TURN, type Turns } from "./turns.js";
 

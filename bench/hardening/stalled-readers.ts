@@ -1,0 +1,185 @@
+// Clients that ask for a large response and never read it, against the real
+// server process on 127.0.0.1: what they cost the server (RSS, from
+// /proc/<pid>/status) and what they cost everybody else (how long a status
+// request waits beside them).
+//
+//   npm run --silent build && node dist/bench/hardening/stalled-readers.js [--only echo,list] [--hold-ms 4000]
+//
+//   echo  40 clients each POST /api/echo a 1 MiB body of control bytes (each
+//         one is six bytes of JSON, so the answer is about 6 MB) and never
+//         read a byte of it.
+//   list  50 clients each GET /api/v1/posts (600 posts of 30 KB: about 18 MB,
+//         streamed) and stop reading.
+//
+// While they hold their connections, a status request (GET /api/v2/status)
+// is timed every 100 ms on a fresh connection. Reported per case: RSS before
+// the clients came, the highest RSS seen while they held on (sampled every
+// 50 ms), and the status waits (median, max). Then the clients go, and the
+// RSS after. With --send-timeout-ms (default 3000, the server's
+// SEND_TIMEOUT_MS), the script also waits for the server to cut them and
+// reports how they were cut: reset (the kernel drops what was queued for
+// them) or closed gracefully (the kernel keeps sending it, in FIN-WAIT-1,
+// towards a client that does not read), with what stays queued.
+//
+// Exit status 0 when every case stays inside its bound (echo: RSS +96 MiB
+// and status under 50 ms; list: RSS +32 MiB), 1 otherwise.
+
+import { execFileSync } from "node:child_process";
+import net from "node:net";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fillPosts } from "../lists-fill.js";
+import { fmt, memory, percentile, socketCount, startServer, type ServerProcess } from "./lib.js";
+
+const MiB = 1024 * 1024;
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : process.argv[i + 1]!;
+}
+const only = option("only", "echo,list").split(",");
+const holdMs = Number(option("hold-ms", "4000"));
+const sendTimeoutMs = Number(option("send-timeout-ms", "3000"));
+
+interface Stalled {
+  readonly socket: net.Socket;
+  /** Bytes of response received before the client stopped reading. */
+  received: number;
+  ended: "reset" | "closed" | null;
+}
+
+/** Connect, send `request` (head and body), read `readFirst` bytes at most, then stop reading for good. */
+async function stalledClient(port: number, request: Buffer, readFirst: number): Promise<Stalled> {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  const client: Stalled = { socket, received: 0, ended: null };
+  socket.on("data", (d: Buffer) => {
+    client.received += d.length;
+    if (client.received >= readFirst) socket.pause();
+  });
+  socket.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "ECONNRESET") client.ended = "reset";
+  });
+  socket.on("close", () => (client.ended ??= "closed"));
+  if (readFirst === 0) socket.pause();
+  socket.write(request);
+  return client;
+}
+
+/** One GET on a fresh connection: ms from connect to the whole response. */
+async function timedStatus(port: number): Promise<number> {
+  const t0 = performance.now();
+  const socket = net.connect(port, "127.0.0.1");
+  socket.write("GET /api/v2/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  socket.resume();
+  await once(socket, "close");
+  return performance.now() - t0;
+}
+
+/** The server's sockets that are closed but still sending (FIN-WAIT-1), and the bytes queued in them: `ss`, Linux. */
+function kernelQueue(port: number): { finWait: number; queuedMiB: number } {
+  const out = execFileSync("ss", ["-tnH", "state", "fin-wait-1", `( sport = :${port} )`], { encoding: "utf8" });
+  let finWait = 0;
+  let queued = 0;
+  for (const line of out.split("\n")) {
+    // Recv-Q, then Send-Q: the first two numeric columns (the state column is left out or not, by version).
+    const numbers = line.trim().split(/\s+/).filter((f) => /^\d+$/.test(f));
+    if (numbers.length < 2) continue;
+    finWait++;
+    queued += Number(numbers[1]);
+  }
+  return { finWait, queuedMiB: queued / MiB };
+}
+
+interface Outcome {
+  readonly name: string;
+  readonly before: number;
+  readonly peak: number;
+  readonly after: number;
+  readonly status: number[];
+  readonly cut: { reset: number; closed: number; serverSockets: number; finWait: number; queuedMiB: number };
+  readonly rssBound: number;
+  readonly statusBound: number;
+}
+
+async function measure(name: string, server: ServerProcess, clients: number, request: Buffer, rssBound: number, statusBound: number): Promise<Outcome> {
+  // Warm the server up (JIT, first allocations) so that "before" is a server at work, not a fresh one.
+  for (let i = 0; i < 20; i++) await timedStatus(server.port);
+  const before = memory(server.pid).rssMiB;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, memory(server.pid).rssMiB)), 50);
+  const stalled = await Promise.all(Array.from({ length: clients }, () => stalledClient(server.port, request, 0)));
+  const status: number[] = [];
+  const t0 = performance.now();
+  while (performance.now() - t0 < holdMs) {
+    status.push(await timedStatus(server.port));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Then the server's send timeout cuts them: a paused client sees a reset at once, a graceful close only once it reads.
+  const cutBy = performance.now() + sendTimeoutMs * 2 + 2000;
+  while (performance.now() < cutBy && socketCount(server.pid) > 3) await new Promise((r) => setTimeout(r, 100));
+  clearInterval(sampler);
+  peak = Math.max(peak, memory(server.pid).rssMiB);
+  const serverSockets = socketCount(server.pid);
+  const finWait = kernelQueue(server.port);
+  // Now read: what was closed gracefully delivers its queued bytes and ends; what was reset is gone.
+  for (const c of stalled) c.socket.resume();
+  await Promise.all(stalled.map((c) => (c.socket.closed ? undefined : once(c.socket, "close"))));
+  const cut = {
+    reset: stalled.filter((c) => c.ended === "reset").length,
+    closed: stalled.filter((c) => c.ended === "closed").length,
+    serverSockets,
+    ...finWait,
+  };
+  return { name, before, peak, after: memory(server.pid).rssMiB, status: status.sort((a, b) => a - b), cut, rssBound, statusBound };
+}
+
+const outcomes: Outcome[] = [];
+const env = { SEND_TIMEOUT_MS: String(sendTimeoutMs) };
+
+if (only.includes("echo")) {
+  const server = await startServer(env);
+  try {
+    const body = Buffer.alloc(MiB, 0x01);
+    const head = Buffer.from(`POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`, "latin1");
+    outcomes.push(await measure("echo: 40 clients, 1 MiB of control bytes each, never read", server, 40, Buffer.concat([head, body]), 96, 50));
+  } finally {
+    await server.stop();
+  }
+}
+
+if (only.includes("list")) {
+  const dir = mkdtempSync(path.join(tmpdir(), "startline-stalled-"));
+  try {
+    await fillPosts(dir, { posts: 600, bodyChars: 30_000 });
+    const server = await startServer({ ...env, DATA_DIR: dir });
+    try {
+      const request = Buffer.from("GET /api/v1/posts HTTP/1.1\r\nHost: x\r\n\r\n", "latin1");
+      outcomes.push(await measure("list: 50 clients, 600 posts of 30 KB streamed, never read", server, 50, request, 32, Infinity));
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let failed = false;
+for (const o of outcomes) {
+  const grew = o.peak - o.before;
+  const median = percentile(o.status, 50);
+  const max = o.status[o.status.length - 1] ?? NaN;
+  const ok = grew <= o.rssBound && max < o.statusBound;
+  failed ||= !ok;
+  console.log(`${o.name}`);
+  console.log(`  RSS MiB: before ${fmt(o.before, 1)}, peak ${fmt(o.peak, 1)} (+${fmt(grew, 1)}, bound +${o.rssBound}), after ${fmt(o.after, 1)}`);
+  console.log(`  status beside them: ${o.status.length} requests, median ${fmt(median, 1)} ms, max ${fmt(max, 1)} ms${Number.isFinite(o.statusBound) ? ` (bound ${o.statusBound} ms)` : ""}`);
+  console.log(
+    `  cut for not reading: ${o.cut.reset} reset, ${o.cut.closed} closed; server sockets after: ${o.cut.serverSockets}; ` +
+      `in FIN-WAIT-1: ${o.cut.finWait}, ${fmt(o.cut.queuedMiB, 1)} MiB still queued in the kernel`,
+  );
+  console.log(`  ${ok ? "within bounds" : "OUT OF BOUNDS"}`);
+}
+process.exit(failed ? 1 : 0);
