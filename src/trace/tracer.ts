@@ -1,5 +1,5 @@
 // One connection's trace: every part of every request as the parser reported
-// it (its spans, src/http/spans.ts), its decisions, and every response as the
+// it (its spans, src/http/parse/spans.ts), its decisions, and every response as the
 // connection wrote it, one line each, CR LF made visible.
 //
 //   #1 > 0-28 request-line  GET /api/v2/status HTTP/1.1\r\n
@@ -12,9 +12,9 @@
 // `!` a broken rule. The bytes a span points into are kept only until the
 // span has been printed, and of a body only the first `bodyBytes`.
 
-import { PROTOCOL_ERRORS, type ProtocolError } from "../http/errors.js";
+import { PROTOCOL_ERRORS, type ProtocolError } from "../http/parse/errors.js";
 import type { Request, RequestHead } from "../http/message/request.js";
-import type { SpanKind } from "../http/spans.js";
+import type { SpanKind } from "../http/parse/spans.js";
 import type { ConnectionTrace } from "../http/connection/trace-hook.js";
 import { framingOf, keepAliveOf, versionNote } from "../docs/explain.js";
 import { bodyPrefix, bodyText, headText, painter, proseText, type Paint } from "./text.js";

@@ -14,7 +14,7 @@
 // The scan stops at a CR: whether that CR ends the line or is a bare CR
 // (RFC 9112 §2.2) is the next byte's to say, and the parser judges it.
 
-import { COLON, CR, FIELD_VALUE, HTAB, SP, TARGET, TCHAR } from "./chars.js";
+import { COLON, CR, FIELD_VALUE, HTAB, SP, TARGET, TCHAR } from "./byte-classes.js";
 import type { ProtocolErrorCode } from "./errors.js";
 
 /** Where a scan stands; kept between the pieces of an unfinished line. */
