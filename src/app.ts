@@ -4,7 +4,7 @@
 import type { UsageCounts, UsageSource } from "./api/operator.js";
 import { apiRoutes } from "./api/routes.js";
 import { docsRoutes, notFoundPointingHere } from "./docs/routes.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "./http/parser.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "./http/parse/parser.js";
 import { withCompression } from "./http/message/compression.js";
 import { applyVersions } from "./api/versions.js";
 import type { Admission, Handler, Service } from "./http/connection/service.js";

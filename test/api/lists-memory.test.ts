@@ -10,7 +10,7 @@ import { createApp } from "../../src/app.js";
 import { MAX_BATCH } from "../../src/api/list-body.js";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { makePost } from "../../src/store/records.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import type { Post } from "../../src/store/types.js";

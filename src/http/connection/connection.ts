@@ -8,8 +8,8 @@
 // without bound by pipelining and never reading. It also waits its turn
 // (turns.ts) after REQUESTS_PER_TURN requests of one read, and while new connections arrive.
 
-import { protocolError, type ProtocolError } from "../errors.js";
-import { RequestParser, type ParserSink } from "../parser.js";
+import { protocolError, type ProtocolError } from "../parse/errors.js";
+import { RequestParser, type ParserSink } from "../parse/parser.js";
 import { protocolProblem } from "../message/problem.js";
 import { answerFailure } from "./handler-failure.js";
 import { isPromise, Phase, SendWatch, Sending, type Slot } from "./state.js";
