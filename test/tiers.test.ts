@@ -19,6 +19,7 @@ const GATEWAYS: readonly { readonly module: string; readonly program: string }[]
   { module: "autocannon", program: "a load generator" },
   { module: "test/helpers/postgres.ts", program: "PostgreSQL" },
   { module: "test/helpers/nginx.ts", program: "nginx" },
+  { module: "test/helpers/haproxy.ts", program: "HAProxy" },
 ];
 
 const external = JSON.parse(readFileSync(path.join(ROOT, "test", "external.json"), "utf8")) as Record<string, string>;

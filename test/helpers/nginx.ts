@@ -22,21 +22,31 @@ export interface Nginx {
   errorLog(): string;
 }
 
+/** Lines of deploy/nginx.conf a test replaces (each must be there): [from, to]. */
+export interface Changes {
+  readonly replace?: readonly (readonly [string, string])[];
+}
+
 /** deploy/nginx.conf with its placeholders filled in. */
-export function fillTemplate(prefix: string, listen: string, upstreams: readonly number[]): string {
+export function fillTemplate(prefix: string, listen: string, upstreams: readonly number[], change: Changes = {}): string {
   const servers = upstreams.map((port) => `server 127.0.0.1:${port} max_fails=1 fail_timeout=10s;`).join("\n    ");
   const text = readFileSync(TEMPLATE, "utf8").replaceAll("{{PREFIX}}", prefix).replaceAll("{{LISTEN}}", listen).replaceAll("{{UPSTREAMS}}", servers);
   const left = /\{\{[A-Z]+\}\}/.exec(text);
   if (left !== null) throw new Error(`deploy/nginx.conf has a placeholder the test does not fill: ${left[0]}`);
-  return text;
+  let changed = text;
+  for (const [from, to] of change.replace ?? []) {
+    if (!changed.includes(from)) throw new Error(`deploy/nginx.conf no longer holds the line a test changes: ${from}`);
+    changed = changed.replace(from, to);
+  }
+  return changed;
 }
 
 /** Starts nginx in front of the instances on `upstreams`; it is stopped when `t` ends. */
-export async function startNginx(t: Test, upstreams: readonly number[]): Promise<Nginx> {
+export async function startNginx(t: Test, upstreams: readonly number[], change: Changes = {}): Promise<Nginx> {
   // The port is free when chosen, but another process may bind it before
   // nginx does: then nginx exits saying so, and another port is tried.
   for (let attempt = 1; ; attempt++) {
-    const started = await startOnce(t, upstreams);
+    const started = await startOnce(t, upstreams, change);
     if (started.kind === "running") return started.nginx;
     if (!started.addressInUse || attempt >= 3) throw new Error(started.message);
   }
@@ -44,13 +54,13 @@ export async function startNginx(t: Test, upstreams: readonly number[]): Promise
 
 type Attempt = { readonly kind: "running"; readonly nginx: Nginx } | { readonly kind: "failed"; readonly addressInUse: boolean; readonly message: string };
 
-async function startOnce(t: Test, upstreams: readonly number[]): Promise<Attempt> {
+async function startOnce(t: Test, upstreams: readonly number[], change: Changes): Promise<Attempt> {
   const prefix = mkdtempSync(path.join(tmpdir(), "startline-nginx-"));
   // As root, nginx's workers run as an unprivileged user: they must be able to enter the prefix.
   chmodSync(prefix, 0o755);
   const port = await freePort();
   const conf = path.join(prefix, "nginx.conf");
-  writeFileSync(conf, fillTemplate(prefix, `127.0.0.1:${port}`, upstreams));
+  writeFileSync(conf, fillTemplate(prefix, `127.0.0.1:${port}`, upstreams, change));
   const errorLog = path.join(prefix, "error.log");
   const child = spawn(NGINX, ["-p", prefix, "-c", conf, "-e", errorLog], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
