@@ -17,7 +17,8 @@ import type { Request, RequestHead } from "../message/request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "../message/response.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { Outbox } from "./outbox.js";
-import { isBodyStream, sendStream } from "../message/stream-body.js";
+import { isBodyStream } from "../message/stream-body.js";
+import { isLargeBody, sendStream, sendWhole } from "./send-body.js";
 import type { ConnectionHooks, ConnectionOptions, LiveConnection, Transport } from "./options.js";
 import type { ConnectionTrace } from "./trace-hook.js";
 import { LONE_TURNS, REQUESTS_PER_TURN, type Turns } from "./turns.js";
@@ -251,23 +252,18 @@ export class Connection implements ParserSink, LiveConnection {
       response = this.internalError(error, slot.request);
       out = serialize(response, { omitBody: head?.method === "HEAD", close: slot.close, confirmKeepAlive: false, extraFields: this.options.responseFields });
     }
-    const socket = this.socket;
     const body = out.body;
     this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
-      // The stream writes to the socket itself: nothing may stay pending before it.
-      this.out.send(out.head);
-      this.out.flush();
-      this.streaming = true;
-      sendStream(socket, out.stream, chunked).then(
-        (bytes) => this.finishStream(slot, response.status, bytes),
-        (error: unknown) => {
-          // The status line is out: the only honest end is to cut the connection.
-          this.streaming = false;
-          this.internalError(error, slot.request);
-          socket.destroy();
-        },
-      );
+      const stream = out.stream;
+      this.sendLater(slot, response.status, out.head, () => sendStream(this.socket, stream, chunked));
+      return;
+    }
+    const whole = out.bytes ?? body;
+    if (whole !== undefined && isLargeBody(whole)) {
+      // Handed to the socket a piece at a time as the client reads (send-body.ts), never all at once.
+      const bodyBytes = out.bodyBytes;
+      this.sendLater(slot, response.status, out.bytes === undefined ? out.head : null, () => sendWhole(this.socket, whole).then((done) => (done ? bodyBytes : -1)));
       return;
     }
     if (out.bytes !== undefined) this.out.send(out.bytes);
@@ -278,6 +274,27 @@ export class Connection implements ParserSink, LiveConnection {
       this.out.send(body);
     }
     if (this.hooks.onExchange !== undefined) this.logExchange(slot, response.status, out.bodyBytes);
+  }
+
+  /**
+   * A body that leaves as the client reads it, after `head`: later responses
+   * wait for it (RFC 9112 §9.3.2 order), and what `send` returns settles with the
+   * body's length, or -1 when the client went away.
+   */
+  private sendLater(slot: Slot, status: number, head: string | null, send: () => Promise<number>): void {
+    // The body writes to the socket itself: nothing may stay pending before it.
+    if (head !== null) this.out.send(head);
+    this.out.flush();
+    this.streaming = true;
+    send().then(
+      (bytes) => this.finishStream(slot, status, bytes),
+      (error: unknown) => {
+        // The status line is out: the only honest end is to cut the connection.
+        this.streaming = false;
+        this.internalError(error, slot.request);
+        this.socket.destroy();
+      },
+    );
   }
 
   /** The interim answer an Expect: 100-continue asked for (RFC 9110 §10.1.1). */
@@ -426,7 +443,7 @@ export class Connection implements ParserSink, LiveConnection {
     if (this.ended) return;
     switch (this.sends.check(this.socket.writableLength, now, this.options.sendTimeoutMs)) {
       case Sending.Stalled:
-        this.socket.destroy();
+        this.cutStalled();
         return;
       case Sending.Moving:
         return;
@@ -489,6 +506,25 @@ export class Connection implements ParserSink, LiveConnection {
     this.phase = Phase.Closing;
     this.deadline = Date.now() + this.options.lingerMs;
     this.out.end();
+  }
+
+  /**
+   * A client that stopped reading is cut with a reset: the kernel drops what
+   * it still holds for it. Closed gracefully, the socket would sit in
+   * FIN-WAIT-1 with megabytes queued towards a client that does not read.
+   * Only plain TCP sockets can be reset; a TLS socket is destroyed.
+   */
+  private cutStalled(): void {
+    const socket = this.socket;
+    try {
+      if (typeof socket.resetAndDestroy === "function") {
+        socket.resetAndDestroy();
+        return;
+      }
+    } catch {
+      // Not a TCP handle (TLS, an in-memory stream): destroyed below.
+    }
+    socket.destroy();
   }
 
   /** Forced close at the end of a shutdown's grace period. */
