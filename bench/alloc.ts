@@ -21,7 +21,7 @@ import { Duplex } from "node:stream";
 import { createApp } from "../src/app.js";
 import { Connection } from "../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../src/http/connection/options.js";
-import { DEFAULT_LIMITS } from "../src/http/limits.js";
+import { DEFAULT_LIMITS } from "../src/http/parse/limits.js";
 import type { Service } from "../src/http/connection/service.js";
 import { createMemoryStore } from "../src/store/memory.js";
 import { seed } from "../src/store/seed.js";

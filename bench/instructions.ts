@@ -10,7 +10,7 @@
 // --varied sends two requests in turn on each connection, of one length but
 // with a different last byte in the target (?a, ?b) and in the Host's port:
 // no line repeats the one before it, so startline's line memory
-// (src/http/line-memory.ts) never helps and each line costs it the most a
+// (src/http/parse/line-memory.ts) never helps and each line costs it the most a
 // miss can (a comparison up to the last byte, then a copy). Without it every
 // request is the same, as under wrk or autocannon.
 //

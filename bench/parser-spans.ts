@@ -24,7 +24,7 @@
 import { pathToFileURL } from "node:url";
 import { requestReader } from "../src/docs/wire.js";
 import { requestBudget } from "../src/docs/wire-route.js";
-import { DEFAULT_LIMITS, RequestParser, type ParserSink } from "../src/http/parser.js";
+import { DEFAULT_LIMITS, RequestParser, type ParserSink } from "../src/http/parse/parser.js";
 import { painter } from "../src/trace/text.js";
 import { Tracer } from "../src/trace/tracer.js";
 

@@ -2,28 +2,49 @@
 -- request, `depth` of them written at once on each connection (pipelining),
 -- and a one-line JSON summary at the end for the runner to read.
 --
---   wrk -t1 -c100 -d10s -s bench/wrk.lua http://127.0.0.1:PORT -- <depth> <method> <path> ["Name: value" ...]
+--   wrk -t1 -c100 -d10s -s bench/wrk.lua http://127.0.0.1:PORT -- <depth> <method> <path> ["Name: value" ...] [@body=FILE]
+--
+-- With @body=FILE every request carries that file's bytes as its body. A
+-- "{n}" in the path becomes a counter, new for every request (a POST that
+-- publishes under a new id each time: a repeated id would be a 409); the
+-- thread's own prefix ("{n}" is then "<prefix>-<count>") comes from the
+-- WRK_PREFIX environment variable, so that runs on one store never collide.
 --
 -- wrk counts the requests in what request() returns and waits for that many
 -- responses before it writes the next batch; it records one latency per
 -- batch, from writing it to reading its last response (with depth 1, one per
 -- request). Host comes from the URL (wrk.init sets it before init runs).
 
-local batch
+local batch, depth, method, path, body
+local counter = 0
+local prefix = os.getenv("WRK_PREFIX") or "w"
 
 function init(args)
-  local depth = tonumber(args[1]) or 1
-  local method = args[2] or "GET"
-  local path = args[3] or "/"
+  depth = tonumber(args[1]) or 1
+  method = args[2] or "GET"
+  path = args[3] or "/"
   for i = 4, #args do
-    local name, value = string.match(args[i], "^([^:]+):%s*(.*)$")
-    if name ~= nil then wrk.headers[name] = value end
+    local file = string.match(args[i], "^@body=(.*)$")
+    if file ~= nil then
+      local f = assert(io.open(file, "rb"))
+      body = f:read("*a")
+      f:close()
+    else
+      local name, value = string.match(args[i], "^([^:]+):%s*(.*)$")
+      if name ~= nil then wrk.headers[name] = value end
+    end
   end
-  batch = string.rep(wrk.format(method, path), depth)
+  if not string.find(path, "{n}", 1, true) then batch = string.rep(wrk.format(method, path, nil, body), depth) end
 end
 
 function request()
-  return batch
+  if batch ~= nil then return batch end
+  local out = {}
+  for i = 1, depth do
+    counter = counter + 1
+    out[i] = wrk.format(method, (string.gsub(path, "{n}", prefix .. "-" .. counter)), nil, body)
+  end
+  return table.concat(out)
 end
 
 -- The latency at each percentile in ps, from the distribution itself:

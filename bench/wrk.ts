@@ -28,6 +28,8 @@ export interface WrkJob {
   readonly duration: number;
   /** Seconds without a response before wrk counts a timeout. */
   readonly timeout: number;
+  /** A file whose bytes every request carries as its body (wrk.lua's @body=). */
+  readonly bodyFile?: string;
 }
 
 /** What bench/wrk.lua prints at the end, after "WRK_SUMMARY ". */
@@ -50,7 +52,7 @@ export function wrkUnavailable(): string | undefined {
 /** The command line: `taskset -c <client core> wrk ...` (taskset execs wrk), or wrk alone when nothing is pinned. */
 export function wrkCommand(pinning: Pinning, job: WrkJob): [string, string[]] {
   const { method, path, headers, body } = job.request;
-  if (body !== undefined) throw new Error("wrk runs only requests without a body here");
+  if (body !== undefined) throw new Error("wrk sends a body only from a file (WrkJob.bodyFile)");
   const args = [
     "-t1",
     `-c${job.connections}`,
@@ -65,17 +67,18 @@ export function wrkCommand(pinning: Pinning, job: WrkJob): [string, string[]] {
     method,
     path,
     ...Object.entries(headers ?? {}).map(([name, value]) => `${name}: ${value}`),
+    ...(job.bodyFile === undefined ? [] : [`@body=${job.bodyFile}`]),
   ];
   return pinning.enabled ? ["taskset", ["-c", String(pinning.clientCore), "wrk", ...args]] : ["wrk", args];
 }
 
 /** One wrk run, summarized as the autocannon load generator's runs are. */
-export function runWrk(pinning: Pinning, job: WrkJob): Promise<LoadSummary> {
+export function runWrk(pinning: Pinning, job: WrkJob, env?: NodeJS.ProcessEnv): Promise<LoadSummary> {
   const [command, args] = wrkCommand(pinning, job);
   const ticksBefore = reapedChildrenTicks();
   const wallBefore = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...(env === undefined ? {} : { env }) });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));

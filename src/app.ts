@@ -3,14 +3,17 @@
 
 import type { UsageCounts, UsageSource } from "./api/operator.js";
 import { apiRoutes } from "./api/routes.js";
-import { withDocs } from "./docs/routes.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "./http/parser.js";
+import { docsRoutes, notFoundPointingHere } from "./docs/routes.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "./http/parse/parser.js";
 import { withCompression } from "./http/message/compression.js";
 import { applyVersions } from "./api/versions.js";
 import type { Admission, Handler, Service } from "./http/connection/service.js";
 import type { RequestHead } from "./http/message/request.js";
+import { accessPolicy } from "./policies/access.js";
+import { declaredBody } from "./router/body-policy.js";
 import { createRouter } from "./router/router.js";
-import type { Route } from "./router/route.js";
+import type { ServedRoute } from "./router/policy.js";
+import type { ApiRoute } from "./api/versions.js";
 import type { Store } from "./store/types.js";
 
 /** v1 of the status resource was superseded by v2 when v2 shipped. */
@@ -35,8 +38,8 @@ export interface AppOptions {
 export interface App extends Service {
   readonly handle: Handler;
   readonly admit: (head: RequestHead) => Admission;
-  /** Every route served, full paths (what the docs are generated from). */
-  readonly routes: readonly Route[];
+  /** Every route served, full paths, with what its policies enforce (what the docs are generated from). */
+  readonly routes: readonly ServedRoute<ApiRoute>[];
   /** Requests per API version since start, in this process. */
   usage(): UsageCounts;
 }
@@ -46,7 +49,6 @@ export function createApp(options: AppOptions): App {
   const local = () => versioned.usage();
   const api = apiRoutes({
     store: options.store,
-    writeRequiresToken,
     v1DeprecatedSince: V1_DEPRECATED_SINCE,
     ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
     usage: options.usage === undefined ? local : options.usage(local),
@@ -54,8 +56,7 @@ export function createApp(options: AppOptions): App {
   // Versions are the API's policy: full paths, deprecation fields, usage counts, the versioned 404.
   const versioned = applyVersions(api);
   // The page, the OpenAPI document and the wire view, generated from the table they join.
-  const routes = withDocs(versioned.routes, {
-    writeRequiresToken,
+  const docs = docsRoutes({
     ...(options.wireView === false
       ? {}
       : {
@@ -68,8 +69,14 @@ export function createApp(options: AppOptions): App {
           },
         }),
   });
-  const router = createRouter(routes, { notFound: versioned.unknownVersion });
+  // Every route, the docs' and the echo's included, is served under the same policies: the body it
+  // declares, refused from the head when it is not one it takes, and who may call it.
+  const router = createRouter([...versioned.routes, ...docs.routes], {
+    policies: [declaredBody, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
+    notFound: (request) => versioned.unknownVersion(request) ?? notFoundPointingHere(request),
+  });
+  docs.publish(router.routes);
   // Content codings apply to every route's answer, the wire view's own included.
   const app = withCompression(router);
-  return { handle: app.handle, admit: app.admit, routes: router.table.routes, usage: local };
+  return { handle: app.handle, admit: app.admit, routes: router.routes, usage: local };
 }

@@ -1,8 +1,9 @@
 // WORKERS=N: one primary process and N workers (node:cluster) sharing the
 // listening port and the database (SQLite, or PostgreSQL with DATABASE_URL).
 //
-// The primary prepares the database (migrations, seed data, the first admin
-// token) before any worker starts, so workers never race to seed; then it
+// The primary prepares the database (migrations, seed data, ADMIN_TOKEN)
+// before any worker starts, so workers never race to seed, and creates the
+// first admin token once the workers listen (src/tokens.ts says why); then it
 // forks the workers, replaces one that crashes, sums their request counts,
 // and on SIGTERM/SIGINT lets every worker drain before it exits 0.
 
@@ -12,7 +13,7 @@ import type { UsageCounts } from "./api/operator.js";
 import type { Config } from "./config.js";
 import { openStore } from "./store/open.js";
 import { seed } from "./store/seed.js";
-import { ensureAdmin } from "./tokens.js";
+import { applyAdminSetting, createFirstAdmin } from "./tokens.js";
 
 type Message =
   /** `final`: the worker's last report, sent after its server closed and before it exits. */
@@ -35,12 +36,14 @@ export function formatUsage(counts: UsageCounts): string {
 }
 
 export async function runPrimary(config: Config): Promise<void> {
+  // Open until the workers listen: the first admin token is made then.
   const store = await openStore(config);
   try {
     await seed(store);
-    for (const line of await ensureAdmin(store, config.adminToken)) console.log(line);
-  } finally {
+    for (const line of await applyAdminSetting(store, config.adminToken)) console.log(line);
+  } catch (error) {
     await store.close();
+    throw error;
   }
 
   /**
@@ -92,7 +95,18 @@ export async function runPrimary(config: Config): Promise<void> {
     if (listening.size < config.workers) return;
     announced = true;
     const host = address.addressType === 6 ? `[${address.address}]` : address.address;
-    console.log(`listening on ${config.tls === undefined ? "http" : "https"}://${host}:${address.port}`);
+    void (async () => {
+      try {
+        const created = await createFirstAdmin(store, config.adminToken);
+        if (created !== undefined) console.log(created);
+      } finally {
+        await store.close();
+      }
+      console.log(`listening on ${config.tls === undefined ? "http" : "https"}://${host}:${address.port}`);
+    })().catch((error: unknown) => {
+      console.error("startline: could not create the first administrator token:", error);
+      process.exit(1);
+    });
   });
 
   cluster.on("exit", (worker, code, signal) => {

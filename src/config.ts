@@ -2,7 +2,7 @@
 // A bad value stops the start with a message naming the setting.
 
 import { ConfigError } from "./config-error.js";
-import { DEFAULT_LIMITS } from "./http/limits.js";
+import { DEFAULT_LIMITS } from "./http/parse/limits.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection/options.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, type ServerSettings } from "./http/connection/server.js";
 import { LOG_FORMATS, type LogFormat } from "./log.js";

@@ -10,7 +10,7 @@
 // ---- Serving ----
 export { createServer } from "./http/connection/server.js";
 export type { HttpServer, ServerOptions, TlsFiles } from "./http/connection/server.js";
-export type { ParserLimits } from "./http/parser.js";
+export type { ParserLimits } from "./http/parse/parser.js";
 export type { Exchange } from "./http/connection/options.js";
 export type { Admission, Handler, Service } from "./http/connection/service.js";
 

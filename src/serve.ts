@@ -15,7 +15,7 @@ import { accessLog } from "./log.js";
 import { openStore } from "./store/open.js";
 import { createTrace, useColor } from "./trace/index.js";
 import { seed } from "./store/seed.js";
-import { ensureAdmin } from "./tokens.js";
+import { applyAdminSetting, createFirstAdmin } from "./tokens.js";
 
 export function readTls(config: Config): TlsFiles | undefined {
   if (config.tls === undefined) return undefined;
@@ -44,10 +44,10 @@ export async function serve(config: Config): Promise<void> {
     // Under WORKERS the primary has done this once, before any worker started.
     // Several instances on one PostgreSQL database may all get here at once:
     // both steps are atomic in the store, so one of them seeds, and at most
-    // one creates an admin token.
+    // one creates an admin token (once it listens, below).
     try {
       await seed(store);
-      for (const line of await ensureAdmin(store, config.adminToken)) console.log(line);
+      for (const line of await applyAdminSetting(store, config.adminToken)) console.log(line);
     } catch (error) {
       await store.close();
       throw error;
@@ -80,6 +80,9 @@ export async function serve(config: Config): Promise<void> {
   });
   const address = await server.listen(config.port, config.host);
   if (!worker) {
+    // Printed before "listening on", so that whoever waits for that line has the token too.
+    const created = await createFirstAdmin(store, config.adminToken);
+    if (created !== undefined) console.log(created);
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
     console.log(`listening on ${tls === undefined ? "http" : "https"}://${host}:${address.port}`);
   }

@@ -14,7 +14,7 @@ import { loadConfig } from "./config.js";
 import { StoreOpenError, StoreUnavailableError } from "./store/errors.js";
 import { openStore } from "./store/open.js";
 import { parseSequentialId } from "./store/records.js";
-import { isRole, type Store, type TokenRecord } from "./store/types.js";
+import { isRole, ROLES, type Role, type Store, type TokenRecord } from "./store/types.js";
 
 const USAGE = [
   "usage: npm run token -- add --role admin|user",
@@ -24,21 +24,30 @@ const USAGE = [
 
 type Command = (store: Store) => Promise<number>;
 
-/** The command line as a command to run, or undefined if it is not one. */
-function parse(argv: readonly string[]): Command | undefined {
+/**
+ * The command line as a command to run; otherwise what is wrong with it, when
+ * more can be said than the usage (an empty string when it cannot).
+ */
+function parse(argv: readonly string[]): Command | string {
   const [command, ...rest] = argv;
-  if (command === "add" && rest.length === 2 && rest[0] === "--role" && isRole(rest[1]!)) return add(rest[1]);
+  if (command === "add" && rest.length === 2 && rest[0] === "--role") {
+    const role = rest[1]!;
+    return isRole(role) ? add(role) : `startline: ${JSON.stringify(role)} is not a role; a token's role is ${ROLES.join(" or ")}`;
+  }
   if (command === "list" && rest.length === 0) return list;
   if (command === "revoke" && rest.length === 1 && rest[0] !== "") return revoke(rest[0]!);
-  return undefined;
+  return "";
 }
 
+/** "an admin", "a user": the article goes by sound, and a table says it plainly. */
+const A_ROLE: Record<Role, string> = { admin: "an admin", user: "a user" };
+
 const add =
-  (role: "admin" | "user"): Command =>
+  (role: Role): Command =>
   async (store) => {
     const token = generateToken();
     await store.tokens.add(hashToken(token), role, "command");
-    console.log(`created a ${role} token; it is shown only now, so keep it:`);
+    console.log(`created ${A_ROLE[role]} token; it is shown only now, so keep it:`);
     console.log(token);
     return 0;
   };
@@ -92,7 +101,8 @@ const revoke =
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parse(argv);
-  if (command === undefined) {
+  if (typeof command === "string") {
+    if (command !== "") console.error(command);
     console.error(USAGE);
     return 2;
   }

@@ -30,7 +30,7 @@ import fc from "fast-check";
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import { DEFAULT_LIMITS, type ParserLimits } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "../../src/http/parse/parser.js";
 import { parsesAsBuilt, robust } from "../../test/parser/fixtures/checks.js";
 import {
   chunkingArb,

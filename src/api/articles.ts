@@ -52,7 +52,6 @@ export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
       responses: {
         200: { description: "The updated article", mediaTypes: JSON_ONLY, schema: articleSchema, headers: ETAG },
         400: INVALID_JSON,
-        401: { description: "No token, a malformed or unknown token, or a standard user's token: only administrators may change articles", headers: { "WWW-Authenticate": 'Bearer realm="startline", with error="invalid_token" or "insufficient_scope" when a token was sent' } },
         404: notFound("article"),
         406: NOT_ACCEPTABLE,
         412: PRECONDITION_FAILED,

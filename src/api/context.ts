@@ -1,9 +1,8 @@
-// What the API's handlers share: the store and the write policy.
+// What the API's handlers share: the store. (Who may call them is not theirs
+// to decide: see src/policies/access.ts.)
 
 import type { Store } from "../store/types.js";
 
 export interface ApiContext {
   readonly store: Store;
-  /** When true, every write (posts, facts) needs a valid bearer token; articles always need an admin. */
-  readonly writeRequiresToken: boolean;
 }

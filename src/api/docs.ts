@@ -13,7 +13,9 @@ export const JSON_OR_YAML = [MEDIA_TYPES.json, MEDIA_TYPES.yaml];
 export { MERGE_PATCH_TYPES };
 
 export const ETAG = { ETag: "A strong validator of this representation; send it back in If-None-Match (reads) or If-Match (writes)" };
-export const VARY = { Vary: "Accept, Content-Type: the representation was negotiated" };
+export const VARY = { Vary: "Accept, Content-Type, Accept-Encoding: the representation was negotiated, and may be compressed" };
+/** What a 304 carries besides its ETag: the cache fields its 200 would (RFC 9110 §15.4.5), so a cache can update the response it keeps. */
+const CACHE_FIELDS_OF_200 = { "Cache-Control": "no-cache, as on the 200", ...VARY };
 
 /** The query parameters of the list endpoints (list-query.ts). */
 export const LIST_QUERY: Readonly<Record<string, RouteParamDoc>> = {
@@ -33,12 +35,13 @@ export const LIST_HEADERS = {
   ...VARY,
   ETag: "A weak validator of the whole collection (and this page, format): it changes when an item is added, changed or removed; send it back in If-None-Match",
   Link: '<...?limit=N&after=CURSOR>; rel="next" (RFC 8288), on a page (limit given) while more items follow it',
-  "Transfer-Encoding": "chunked: the list is streamed as it is read from the store",
+  "Transfer-Encoding":
+    "chunked when the list is streamed as it is read from the store: YAML always, JSON when it is longer than one batch (about 128 KiB); a shorter JSON list or page goes whole, with Content-Length",
 };
 
 export const LIST_NOT_MODIFIED: RouteResponseDoc = {
   description: "If-None-Match matched: the collection has not changed since (the collection itself is not read)",
-  headers: { ETag: LIST_HEADERS.ETag },
+  headers: { ETag: LIST_HEADERS.ETag, ...CACHE_FIELDS_OF_200 },
 };
 
 export const INVALID_QUERY: RouteResponseDoc = {
@@ -49,7 +52,7 @@ export function postId(example = "hello"): RouteParamDoc {
   return { description: `The post's id: ${ID_RULE}`, schema: { type: "string", pattern: ID_PATTERN }, example };
 }
 
-export const NOT_MODIFIED: RouteResponseDoc = { description: "If-None-Match matched the current ETag: no body", headers: ETAG };
+export const NOT_MODIFIED: RouteResponseDoc = { description: "If-None-Match matched the current ETag: no body", headers: { ...ETAG, ...CACHE_FIELDS_OF_200 } };
 
 export const NOT_ACCEPTABLE: RouteResponseDoc = {
   description: "Neither Accept nor (on a request without a body) Content-Type names a type this endpoint can produce",

@@ -13,7 +13,7 @@
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { dump as dumpYaml } from "js-yaml";
-import type { Page, PageQuery, Position } from "../store/types.js";
+import type { JsonPage, Page, PageQuery, Position } from "../store/types.js";
 import type { Format } from "./negotiate.js";
 
 /** Where the items come from: pages by position (a PagedCollection has this). */
@@ -124,4 +124,42 @@ export async function* listBody<T>(source: ListSource<T>, options: ListBodyOptio
   if (yaml) piece += count === 0 ? `${wrapper}: []\n` : "";
   else piece += "]}";
   yield piece;
+}
+
+/** Where a JSON list's items come from: pages of JSON text (a PagedCollection has this). */
+export interface JsonListSource {
+  pageJson(query: PageQuery): Promise<JsonPage>;
+}
+
+/** The batch a JSON list reads at a time (the first one too: its items are ready text, so it goes out as soon as a small one would). */
+export const JSON_BATCH = { limit: MAX_BATCH, maxChars: BATCH_CHARS } as const;
+
+/**
+ * A JSON list whose first batch is already read (the handler needed it for
+ * the head): that batch, then the following ones, each as one piece of
+ * bytes, until a batch says nothing more follows (no empty batch is read to
+ * learn it). The items are the store's JSON text in UTF-8, joined as
+ * JSON.stringify joins the members of an array; nothing is parsed,
+ * serialized or encoded here. Nothing is held between batches but a position.
+ */
+export async function* jsonListBody(source: JsonListSource, first: JsonPage, options: { readonly wrapper: string; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
+  const through = options.through;
+  let page = first;
+  let piece = Buffer.concat([Buffer.from(`{${JSON.stringify(options.wrapper)}:[`), page.members]);
+  let count = page.count;
+  while (page.more && page.last !== undefined) {
+    yield piece;
+    page = await source.pageJson(through === undefined ? { after: page.last, ...JSON_BATCH } : { after: page.last, ...JSON_BATCH, through });
+    piece = count > 0 && page.count > 0 ? Buffer.concat([COMMA, page.members]) : Buffer.from(page.members);
+    count += page.count;
+  }
+  yield Buffer.concat([piece, LIST_END]);
+}
+
+const COMMA = Buffer.from(",");
+const LIST_END = Buffer.from("]}");
+
+/** A JSON list held whole: the wrapper around members that are already JSON text. */
+export function jsonList(wrapper: string, members: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from(`{${JSON.stringify(wrapper)}:[`), members, LIST_END]);
 }

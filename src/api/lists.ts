@@ -3,12 +3,12 @@
 // while more remain, and an ETag taken from the collection's revision, so
 // that If-None-Match answers 304 without reading the collection.
 
-import { noneMatch } from "../http/message/conditional.js";
+import { cacheFields, notModified } from "../http/message/conditional.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
 import { REVALIDATE } from "./json.js";
-import { listBody } from "./list-body.js";
+import { JSON_BATCH, jsonList, jsonListBody, listBody } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
 import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "./negotiate.js";
 
@@ -35,28 +35,58 @@ export function listEtag(collection: string, revision: Revision, format: Format,
 /**
  * The handler of a list served at `path` (the path a next link points to),
  * wrapping the items in `{"<name>": [...]}`. Checks run in this order: the
- * query (400 naming the parameter), the format (406), the revision (304 when
- * If-None-Match matches), then, for a page, where it ends.
+ * query (400 naming the parameter), the format (406), then, when the request
+ * has If-None-Match, the revision (304 when it matches, with no item read).
+ *
+ * JSON is the store's text, sent as it is: the first batch is read with the
+ * revision in one statement, and when it holds the whole page (or the whole
+ * list) the body goes out with a Content-Length; a longer list is streamed
+ * batch by batch (jsonListBody). YAML is made from the items as they are
+ * read (listBody).
  */
 export function listHandler<T>(name: string, path: string, collection: PagedCollection<T>): (request: Request) => Promise<Response> {
   return async (request) => {
     const query = parseListQuery(request, name);
     const format = chooseFormat(request, ["json", "yaml"]);
-    // The revision first: the items read after it are at least as new as the tag says.
-    const etag = listEtag(name, await collection.revision(), format, query);
-    if (noneMatch(headerValue(request, "if-none-match"), etag)) {
-      // RFC 9110 §15.4.5: the fields a 200 would have carried for caches, and no body.
-      return { status: 304, headers: { "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY } };
+    if (headerValue(request, "if-none-match") !== undefined || format !== "json") {
+      // The revision first: the items read after it are at least as new as the tag says.
+      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, await collection.revision(), format, query), cacheControl: REVALIDATE, vary: VARY };
+      const unchanged = notModified(request, validated);
+      if (unchanged !== undefined) return unchanged;
+      if (format !== "json") return streamed(name, path, collection, query, format, { "Content-Type": validated.type, ...cacheFields(validated) });
     }
-    const headers: Record<string, FieldValue> = { "Content-Type": MEDIA_TYPES[format], "Cache-Control": REVALIDATE, ETag: etag, Vary: VARY };
+    const after = query.after === undefined ? {} : { after: query.after };
+    const first = await collection.pageJson({ ...after, ...JSON_BATCH, ...(query.limit === undefined ? {} : { limit: query.limit }) });
+    const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), cacheControl: REVALIDATE, vary: VARY };
+    const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
     if (query.limit === undefined) {
-      return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }) }) };
+      return { status: 200, headers, body: first.more ? jsonListBody(collection, first, { wrapper: name }) : jsonList(name, first.members) };
     }
-    // Where the page ends is fixed now, from the index alone, so the head can say whether a next page exists;
-    // the items are then read in batches up to that end. A post added meanwhile lands after it, on a later page.
-    const span = await collection.span(query.after === undefined ? { limit: query.limit } : { after: query.after, limit: query.limit });
-    if (span.more) headers.Link = `<${path}?limit=${query.limit}&after=${encodeCursor(name, span.last!)}>; rel="next"`;
-    const through = span.last ?? query.after ?? 0;
-    return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }), through }) };
+    if (first.count === query.limit || !first.more) {
+      if (first.more) headers.Link = nextLink(path, name, query.limit, first.last!);
+      return { status: 200, headers, body: jsonList(name, first.members) };
+    }
+    // The batch stopped at its size before the page's end: fix where the page ends (from the index alone), then stream the rest.
+    const span = await collection.span({ ...after, limit: query.limit });
+    if (span.more) headers.Link = nextLink(path, name, query.limit, span.last!);
+    return { status: 200, headers, body: jsonListBody(collection, first, { wrapper: name, through: span.last ?? query.after ?? 0 }) };
   };
+}
+
+function nextLink(path: string, name: string, limit: number, last: number): string {
+  return `<${path}?limit=${limit}&after=${encodeCursor(name, last)}>; rel="next"`;
+}
+
+/** A list made from its items as they are read (YAML), in batches under back-pressure. */
+async function streamed<T>(name: string, path: string, collection: PagedCollection<T>, query: ListQuery, format: Format, fields: Readonly<Record<string, FieldValue>>): Promise<Response> {
+  const headers: Record<string, FieldValue> = { ...fields };
+  if (query.limit === undefined) {
+    return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }) }) };
+  }
+  // Where the page ends is fixed now, from the index alone, so the head can say whether a next page exists;
+  // the items are then read in batches up to that end. A post added meanwhile lands after it, on a later page.
+  const span = await collection.span(query.after === undefined ? { limit: query.limit } : { after: query.after, limit: query.limit });
+  if (span.more) headers.Link = nextLink(path, name, query.limit, span.last!);
+  const through = span.last ?? query.after ?? 0;
+  return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }), through }) };
 }

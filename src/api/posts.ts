@@ -24,12 +24,12 @@ import {
   PRECONDITION_FAILED,
   postId,
 } from "./docs.js";
-import { json } from "./json.js";
+import { json, JSON_TYPE, REVALIDATE } from "./json.js";
 import { mergePatcher } from "./merge-patch.js";
 import { listHandler } from "./lists.js";
 import { chooseFormat } from "./negotiate.js";
 import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
-import { hasPreconditions, requireMatch, single } from "./single.js";
+import { hasPreconditions, requireMatch, stored } from "./single.js";
 import { validate } from "./validate.js";
 
 const ID = new RegExp(ID_PATTERN);
@@ -87,7 +87,7 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
       version: "v1",
       path: "/post/:id",
       summary: "One post",
-      handler: async (request, { id }) => single(request, (await store.posts.get(id)) ?? missing(request, id)),
+      handler: async (request, { id }) => stored(request, (await store.posts.representation(id)) ?? missing(request, id)),
       params: { id: postId() },
       responses: {
         200: { description: "The post", mediaTypes: JSON_ONLY, schema: postSchema, headers: ETAG },
@@ -134,7 +134,8 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
           });
         }
         const location = `/api/v1/post/${encodeURIComponent(id)}`;
-        return json(201, { published: true, post: result.item }, { Location: location });
+        // The stored text as it is: the bytes of JSON.stringify({ published: true, post }).
+        return { status: 201, headers: { "Content-Type": JSON_TYPE, "Cache-Control": REVALIDATE, Location: location }, body: `{"published":true,"post":${result.representation.json}}` };
       },
     }),
     apiRoute({
@@ -167,7 +168,7 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
           return merge(fieldsOf(current));
         });
         if (result.kind === "missing") missing(request, id);
-        return single(request, result.item);
+        return stored(request, result.representation);
       },
     }),
     apiRoute({

@@ -1,4 +1,6 @@
 // The API's route table: every endpoint the server offers, in one list.
+// Who may call each is declared on the route and enforced by the access
+// policy (src/policies/access.ts), which the router applies to every route.
 
 import { articleRoutes } from "./articles.js";
 import type { ApiContext } from "./context.js";
@@ -7,8 +9,7 @@ import { factRoutes } from "./facts.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
-import { guarded } from "./guard.js";
-import { answerUnavailable } from "./unavailable.js";
+import { usesStore } from "./unavailable.js";
 import type { VersionedRoute } from "./versions.js";
 
 export interface ApiOptions extends StatusOptions, ApiContext {
@@ -19,9 +20,6 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 /** The API's table; versions are applied where the app is built (versions.ts). */
 export function apiRoutes(options: ApiOptions): VersionedRoute[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
-  // Each route's declared authorization is enforced here, for every route alike (inside the 503
-  // wrapper: checking a token reads the store too).
-  const guard = <R extends VersionedRoute>(route: R) => guarded(route, options);
-  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(guard).map(answerUnavailable);
-  return [...statusRoutes(options).map(guard), ...stored, ...operatorRoutes(options.usage).map(guard), ...echoRoutes().map(guard)];
+  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(usesStore);
+  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes()];
 }

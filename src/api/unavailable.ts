@@ -7,7 +7,7 @@
 import { problem } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
-import type { Route } from "../router/route.js";
+import type { Route, RouteHandler, RouteResponseDoc } from "../router/route.js";
 import { StoreUnavailableError } from "../store/errors.js";
 
 /** Seconds a client should wait before trying again: about what a database restart takes. */
@@ -24,23 +24,25 @@ function answer(error: unknown, request: Request): Response {
   });
 }
 
-/** The route, answering 503 instead of failing when its handler finds the database unreachable. */
-export function answerUnavailable<R extends Route>(route: R): R {
-  const handler = route.handler;
-  return {
-    ...route,
-    handler: (request, params) => {
-      let result: ReturnType<typeof handler>;
-      try {
-        result = handler(request, params);
-      } catch (error) {
-        return answer(error, request);
-      }
-      return result instanceof Promise ? result.catch((error: unknown) => answer(error, request)) : result;
-    },
-    responses: {
-      ...route.responses,
-      503: { description: "The database cannot be reached right now; nothing was read or changed", headers: { "Retry-After": `Seconds to wait before retrying (${RETRY_AFTER_SECONDS})` } },
-    },
+export const UNAVAILABLE_DOC: RouteResponseDoc = {
+  description: "The database cannot be reached right now; nothing was read or changed",
+  headers: { "Retry-After": `Seconds to wait before retrying (${RETRY_AFTER_SECONDS})` },
+};
+
+/** The handler, answering 503 instead of failing when it finds the database unreachable. */
+export function answerUnavailable(handler: RouteHandler): RouteHandler {
+  return (request, params) => {
+    let result: ReturnType<typeof handler>;
+    try {
+      result = handler(request, params);
+    } catch (error) {
+      return answer(error, request);
+    }
+    return result instanceof Promise ? result.catch((error: unknown) => answer(error, request)) : result;
   };
+}
+
+/** A route that uses the store: its handler answers 503 for an unreachable database, and its documentation says so. */
+export function usesStore<R extends Route>(route: R): R {
+  return { ...route, handler: answerUnavailable(route.handler), responses: { ...route.responses, 503: UNAVAILABLE_DOC } };
 }

@@ -12,9 +12,13 @@ import { problem } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import { route, type Deprecation, type ParamsOf, type Route } from "../router/route.js";
+import type { AccessDeclared } from "../policies/access.js";
+
+/** A route of the API as served: what the router matches, and what the API's policies read (who may call it). */
+export interface ApiRoute extends Route, AccessDeclared {}
 
 /** A route of the API: its path is below its version; without a version it is served as written. */
-export interface VersionedRoute extends Route {
+export interface VersionedRoute extends ApiRoute {
   readonly version?: string;
 }
 
@@ -24,7 +28,7 @@ const API_VERSION = /^\/api\/([^/]+)(?:\/|$)/;
 
 export interface Versioned {
   /** The routes as the router serves them: full paths, deprecation fields applied, requests counted. */
-  readonly routes: Route[];
+  readonly routes: ApiRoute[];
   /** Versions served, in table order. */
   readonly versions: readonly string[];
   /** Requests per version since start. */
@@ -67,7 +71,7 @@ export function applyVersions(table: readonly VersionedRoute[]): Versioned {
   const counters = new Map(versions.map((v) => [v, { n: 0 }]));
   const combined = new WeakMap<Response, Response>();
 
-  const routes = table.map((route): Route => {
+  const routes = table.map((route): ApiRoute => {
     const { version, ...rest } = route;
     if (version === undefined) return rest;
     const counter = counters.get(version)!;

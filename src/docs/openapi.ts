@@ -8,14 +8,13 @@
 // Schemas are JSON Schema 2020-12 (3.1 and 3.2 use it as is), taken from the
 // same objects the server validates requests with.
 
+import type { ServedRoute } from "../router/policy.js";
 import { ANY_METHOD, ANY_METHOD_ADVERTISED, type Route, type RouteResponseDoc } from "../router/route.js";
 
 export interface OpenApiOptions {
   readonly title: string;
   readonly version: string;
   readonly description?: string;
-  /** WRITE_REQUIRES_TOKEN: routes marked "token-if-configured" then need a token, and the document says so. */
-  readonly writeRequiresToken: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -188,21 +187,11 @@ const DEFAULT_ERROR =
   "Any other error: 400 for a malformed request (`code` and `offset` name the rule and the byte), 404 and 405 (with Allow) from routing, " +
   "408, 413, 414, 431 for limits and time-outs, 500 for a bug (no details sent), 501, 505.";
 
-function responses(route: Route, components: Components): Json {
+function responses(route: ServedRoute, components: Components): Json {
   const docs: Record<string, RouteResponseDoc> = {};
   for (const [status, doc] of Object.entries(route.responses ?? { 200: { description: route.summary } })) docs[status] = doc;
-  if (route.auth !== undefined && docs["401"] === undefined) {
-    docs["401"] = {
-      description: route.auth === "admin" ? "No administrator's bearer token" : "No valid bearer token (when the server requires one for writes)",
-      headers: { "WWW-Authenticate": 'Bearer realm="startline", with error="invalid_token" when a bad token was sent' },
-    };
-  }
-  if (route.request !== undefined && docs["415"] === undefined) {
-    docs["415"] = {
-      description: `The body's Content-Type is not ${route.request.mediaTypes.join(" or ")} (or its charset is not UTF-8)`,
-      headers: { [route.method === "PATCH" || route.method === "UPDATE" ? "Accept-Patch" : "Accept-Post"]: "The media types accepted" },
-    };
-  }
+  // The answers the route's policies give for it (a 401, a 415), where the route does not word them itself.
+  for (const policy of route.policyDocs) for (const [status, doc] of Object.entries(policy.responses ?? {})) docs[status] ??= doc;
   const out: Json = {};
   for (const [status, doc] of Object.entries(docs)) {
     const error = Number(status) >= 400;
@@ -219,18 +208,12 @@ function responses(route: Route, components: Components): Json {
   return out;
 }
 
-function operation(route: Route, method: string, components: Components, options: OpenApiOptions, ids: Set<string>): Json {
+function operation(route: ServedRoute, method: string, components: Components, ids: Set<string>): Json {
   const notes: string[] = route.method === ANY_METHOD ? [ANY_METHOD_NOTE] : [];
-  let security: Json[] | undefined;
-  if (route.auth === "admin") {
-    notes.push("Needs an administrator's bearer token; anyone else, a standard user included, gets 401.");
-    security = [{ bearer: [] }];
-  } else if (route.auth === "token-if-configured") {
-    if (options.writeRequiresToken) {
-      notes.push("This server requires a valid bearer token for every write (WRITE_REQUIRES_TOKEN).");
-      security = [{ bearer: [] }];
-    } else notes.push("Open to anyone on this server; with WRITE_REQUIRES_TOKEN set it would need a valid bearer token.");
-  }
+  for (const policy of route.policyDocs) if (policy.note !== undefined) notes.push(policy.note);
+  const schemes = route.policyDocs.flatMap((policy) => (policy.requires === undefined ? [] : [policy.requires.scheme.name]));
+  // Every scheme a policy requires, together (OpenAPI: the entries of one Security Requirement Object all apply).
+  const security: Json[] | undefined = schemes.length === 0 ? undefined : [Object.fromEntries(schemes.map((name) => [name, []]))];
   const d = route.deprecated;
   if (d !== undefined) {
     notes.push(`Deprecated since ${d.since.toISOString().slice(0, 10)}${d.successor === undefined ? "" : `: use ${d.successor}`}.`);
@@ -289,8 +272,10 @@ function operation(route: Route, method: string, components: Components, options
 }
 
 /** The OpenAPI 3.2 document of `routes`, as plain JSON data (no shared objects, so YAML needs no anchors). */
-export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): Json {
+export function openApiDocument(routes: readonly ServedRoute[], options: OpenApiOptions): Json {
   const components = new Components();
+  const securitySchemes: Json = {};
+  for (const route of routes) for (const policy of route.policyDocs) if (policy.requires !== undefined) securitySchemes[policy.requires.scheme.name] = policy.requires.scheme.definition;
   const ids = new Set<string>();
   const paths: Record<string, Json> = {};
   const versions: string[] = [];
@@ -302,7 +287,7 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
       // A method the path declares a route of its own for is documented by that route.
       if (route.method === ANY_METHOD && declared.has(`${method} ${template}`)) continue;
       const [field, extra] = operationKey(method);
-      const op = operation(route, method, components, options, ids);
+      const op = operation(route, method, components, ids);
       if (extra === undefined) item[field!] = op;
       else ((item.additionalOperations ??= {}) as Json)[extra] = op;
     }
@@ -324,13 +309,7 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
     paths,
     components: {
       schemas: components.schemas,
-      securitySchemes: {
-        bearer: {
-          type: "http",
-          scheme: "bearer",
-          description: "Authorization: Bearer <token>. Each token has the role user or admin; create one with `npm run token -- add --role admin`, or set ADMIN_TOKEN.",
-        },
-      },
+      ...(Object.keys(securitySchemes).length === 0 ? {} : { securitySchemes }),
     },
   };
   // One JSON round trip: every object appears once, so the YAML form is plain (no anchors) and equal to the JSON form.

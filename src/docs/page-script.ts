@@ -90,7 +90,7 @@ export const PAGE_SCRIPT = String.raw`
     rebuild();
     $("chosen").textContent = e.method + " " + e.path + ": " + e.summary.replace(/\x60/g, "");
     // Beside the Authorization field, where it tells what to put there (the summary may say it too; the heading need not say it twice).
-    $("needs").textContent = e.auth === "admin" ? "This endpoint needs an administrator's token." : e.auth === "token" ? "This server needs a valid token for every write (WRITE_REQUIRES_TOKEN)." : "";
+    $("needs").textContent = e.needs;
     if (focus) (params.querySelector("input") || $("send")).focus();
   }
 

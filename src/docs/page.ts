@@ -6,7 +6,7 @@
 // (by hash), and connections back to this server.
 
 import { createHash } from "node:crypto";
-import type { Route } from "../router/route.js";
+import type { ServedRoute } from "../router/policy.js";
 import { ANY_METHOD } from "../router/route.js";
 import { pathParams } from "./openapi.js";
 import { PAGE_SCRIPT } from "./page-script.js";
@@ -15,8 +15,6 @@ export interface PageOptions {
   readonly title: string;
   /** POST /api/wire is served: the page offers to send through it. */
   readonly wire: boolean;
-  /** WRITE_REQUIRES_TOKEN: writes declared "token-if-configured" need a token on this server. */
-  readonly writeRequiresToken: boolean;
 }
 
 export interface Page {
@@ -36,8 +34,9 @@ interface Endpoint {
   readonly body: { readonly types: readonly string[]; readonly example: string } | null;
   /** A media type a success answer comes in, to start Accept with. */
   readonly accept: string;
-  /** What this server asks of the caller: an administrator's token, any valid token, or nothing. */
-  readonly auth: "admin" | "token" | null;
+  /** What the route's policies ask of the caller, as badges beside it and one sentence by the Authorization field. */
+  readonly requires: readonly { readonly text: string; readonly title?: string }[];
+  readonly needs: string;
 }
 
 const STYLE = `
@@ -67,7 +66,7 @@ legend{font-weight:600;padding:0 .3rem}
 .row label{font-weight:500}
 input[type=text],input:not([type]),textarea{width:100%;padding:.3rem .4rem;border:1px solid #8a929c;border-radius:.25rem}
 textarea{min-height:5.5rem;resize:vertical}
-#raw{min-height:9rem}
+#raw{min-height:9rem;white-space:pre;overflow-wrap:normal;overflow-x:auto}
 .hint,.via,.note{color:var(--dim);font-size:.88rem;margin:.15rem 0}
 #chosen{font-weight:600}
 .ex{border:1px solid var(--line);border-radius:.4rem;padding:.7rem .9rem;margin:0 0 1rem}
@@ -77,9 +76,10 @@ pre.body{background:var(--soft);padding:.5rem;max-height:22rem;overflow:auto;whi
 .fields th{width:14rem;font-weight:600}
 table.wire{margin:.4rem 0 .8rem;font-size:.9rem}
 table.wire caption{text-align:left;font-weight:600;padding:.3rem 0}
+table.wire td{overflow-wrap:anywhere}
 table.wire td:last-child code{white-space:pre-wrap;word-break:break-all;display:block;max-height:14rem;overflow:auto}
 .off{white-space:nowrap;color:var(--dim);font-variant-numeric:tabular-nums}
-.ctl{font:600 .62rem/1 system-ui,sans-serif;border:1px solid currentColor;border-radius:.2rem;padding:.05rem .15rem;margin:0 .1rem;color:#6b3fb0;vertical-align:.1rem}
+.ctl{display:inline-block;white-space:nowrap;font:600 .62rem/1 system-ui,sans-serif;border:1px solid currentColor;border-radius:.2rem;padding:.05rem .15rem;margin:0 .1rem;color:#6b3fb0;vertical-align:.1rem}
 mark .ctl,mark{color:#fff}
 table.wire th:first-child{width:6.5rem}table.wire th:nth-child(2){width:30%}
 tr.bad td{background:#fff0f0}
@@ -111,8 +111,9 @@ function summaryHtml(text: string): string {
 
 const ANY_METHOD_EXAMPLE = "PURGE";
 
-function endpoints(routes: readonly Route[], writeRequiresToken: boolean): Endpoint[] {
+function endpoints(routes: readonly ServedRoute[]): Endpoint[] {
   return routes.map((route) => {
+    const requires = route.policyDocs.flatMap((policy) => (policy.requires === undefined ? [] : [policy.requires]));
     const success = Object.entries(route.responses ?? {}).find(([status, doc]) => Number(status) < 300 && doc.mediaTypes !== undefined);
     return {
       method: route.method,
@@ -126,7 +127,8 @@ function endpoints(routes: readonly Route[], writeRequiresToken: boolean): Endpo
       })),
       body: route.request === undefined ? null : { types: route.request.mediaTypes, example: route.request.example ?? "" },
       accept: success?.[1].mediaTypes?.[0] ?? "",
-      auth: route.auth === "admin" ? "admin" : route.auth === "token-if-configured" && writeRequiresToken ? "token" : null,
+      requires: requires.map((r) => r.badge),
+      needs: requires.map((r) => r.needs).join(" "),
     };
   });
 }
@@ -136,8 +138,7 @@ function endpointRows(list: readonly Endpoint[]): string {
     .map((e, i) => {
       const tags =
         (e.method === ANY_METHOD ? '<span class="tag" title="* stands for any method token">any method</span>' : "") +
-        (e.auth === "admin" ? '<span class="tag">admin token</span>' : "") +
-        (e.auth === "token" ? '<span class="tag" title="this server requires a bearer token for every write (WRITE_REQUIRES_TOKEN)">token required</span>' : "");
+        e.requires.map((badge) => `<span class="tag"${badge.title === undefined ? "" : ` title="${esc(badge.title)}"`}>${esc(badge.text)}</span>`).join("");
       // Path and summary share a cell: a fourth column does not fit a phone's width.
       return (
         `<tr><td><code class="m">${esc(e.method)}</code></td>` +
@@ -152,8 +153,8 @@ const MEDIA_TYPES = ["application/json", "application/yaml", "application/merge-
 
 const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 
-export function buildPage(routes: readonly Route[], options: PageOptions): Page {
-  const list = endpoints(routes, options.writeRequiresToken);
+export function buildPage(routes: readonly ServedRoute[], options: PageOptions): Page {
+  const list = endpoints(routes);
   // "<" escaped so no text in the data can close the script element.
   const data = JSON.stringify(list).replace(/</g, "\\u003c");
   const wire = options.wire;
@@ -164,7 +165,7 @@ export function buildPage(routes: readonly Route[], options: PageOptions): Page 
 </fieldset>
 <details open><summary>Raw request (what the wire view sends)</summary>
 <label for="raw" class="hint">Built from the fields above; edit it to send anything at all, malformed bytes included. Changing a field above rebuilds it.</label>
-<textarea id="raw" name="raw" spellcheck="false" autocomplete="off"></textarea>
+<textarea id="raw" name="raw" wrap="off" spellcheck="false" autocomplete="off"></textarea>
 <div><label><input type="checkbox" id="crlf" checked> End the head's lines with CR LF (uncheck to send bare LF, which the server refuses)</label></div>
 </details>`
     : `<p class="hint">The wire view is turned off on this server (WIRE_VIEW=0), so requests are sent with fetch() from this browser.</p>`;

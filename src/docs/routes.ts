@@ -1,21 +1,23 @@
 // The documentation routes (the page, the OpenAPI document in JSON and YAML,
-// the wire view) added to a route table. The page and the document are
-// generated once, here, from the whole table including these routes, so every
-// route that is served is described, and nothing that is not.
+// the wire view), to be served in a table like any other route, under the
+// same policies. The page and the document are generated once, from the
+// table as the router serves it (these routes included, with what the
+// policies enforce on each), so every route that is served is described,
+// and nothing that is not.
 
 import { readFileSync } from "node:fs";
 import { dump as dumpYaml } from "js-yaml";
-import { noneMatch, strongEtag } from "../http/message/conditional.js";
-import { headerValue, type Request } from "../http/message/request.js";
+import { cacheFields, notModified, strongEtag } from "../http/message/conditional.js";
+import { problem } from "../http/message/problem.js";
+import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
+import type { ServedRoute } from "../router/policy.js";
 import type { Route } from "../router/route.js";
 import { openApiDocument } from "./openapi.js";
 import { buildPage } from "./page.js";
 import { wireRoute, type WireOptions } from "./wire-route.js";
 
 export interface DocsOptions {
-  /** WRITE_REQUIRES_TOKEN, so the document tells which writes need a token on this server. */
-  readonly writeRequiresToken: boolean;
   /** The wire view, unless it is turned off (WIRE_VIEW=0): then POST /api/wire is not served at all. */
   readonly wire?: WireOptions;
 }
@@ -37,17 +39,31 @@ function packageVersion(): string {
 
 /** A fixed representation with a strong ETag, answering If-None-Match with 304. */
 function fixed(type: string, body: string, headers: Readonly<Record<string, string>> = {}): (request: Request) => Response {
-  const etag = strongEtag(body);
-  const full: Response = { status: 200, headers: { "Content-Type": type, ETag: etag, "Cache-Control": "no-cache", ...headers }, body };
-  const notModified: Response = { status: 304, headers: { ETag: etag, "Cache-Control": "no-cache" } };
-  return (request) => (noneMatch(headerValue(request, "if-none-match"), etag) ? notModified : full);
+  const validated = { type, etag: strongEtag(body), cacheControl: "no-cache" };
+  const full: Response = { status: 200, headers: { "Content-Type": type, ...cacheFields(validated), ...headers }, body };
+  return (request) => notModified(request, validated) ?? full;
 }
 
 const ETAG_DOC = { ETag: "Changes when the server's route table does; If-None-Match gives 304" };
 
-/** `api` followed by the documentation routes, with the page and the OpenAPI document built from all of them. */
-export function withDocs(api: readonly Route[], options: DocsOptions): Route[] {
-  // Filled in below, once the whole table exists; no request can arrive before this function returns.
+export interface Docs {
+  /** The documentation routes, to be served with the rest of the table. */
+  readonly routes: readonly Route[];
+  /** Builds the page and the OpenAPI document from the table as served; until then they answer 503. */
+  publish(served: readonly ServedRoute[]): void;
+}
+
+/** The 404 of an app that serves this page: the router's, and where the routes are listed. */
+export function notFoundPointingHere(request: Request): Response {
+  return problem(404, {
+    kind: "not-found",
+    detail: `Nothing is served at ${request.path}. Check the path against the route table (GET / lists every route).`,
+    instance: request.target,
+  });
+}
+
+export function docsRoutes(options: DocsOptions): Docs {
+  // Filled in by publish, once the whole table is served; the app publishes before it takes any request.
   let page: (request: Request) => Response = () => ({ status: 503 });
   let openapiJson: (request: Request) => Response = page;
   let openapiYaml: (request: Request) => Response = page;
@@ -76,22 +92,22 @@ export function withDocs(api: readonly Route[], options: DocsOptions): Route[] {
     },
     ...(options.wire === undefined ? [] : [wireRoute(options.wire)]),
   ];
-  const all = [...api, ...docs];
 
-  const document = openApiDocument(all, {
+  function publish(all: readonly ServedRoute[]): void {
+    const document = openApiDocument(all, {
     title: TITLE,
     version: packageVersion(),
     description:
       "An HTTP/1.1 server written from the bytes up, and the example JSON API it serves. Every path also answers OPTIONS (204 with Allow), " +
       "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
-    writeRequiresToken: options.writeRequiresToken,
-  });
-  openapiJson = fixed("application/json", JSON.stringify(document, null, 2));
-  openapiYaml = fixed("application/yaml", dumpYaml(document, { noRefs: true, lineWidth: -1 }));
-  const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined, writeRequiresToken: options.writeRequiresToken });
-  page = fixed("text/html; charset=utf-8", built.html, {
-    "Content-Security-Policy": built.csp,
-    "Referrer-Policy": "no-referrer",
-  });
-  return all;
+    });
+    openapiJson = fixed("application/json", JSON.stringify(document, null, 2));
+    openapiYaml = fixed("application/yaml", dumpYaml(document, { noRefs: true, lineWidth: -1 }));
+    const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
+    page = fixed("text/html; charset=utf-8", built.html, {
+      "Content-Security-Policy": built.csp,
+      "Referrer-Policy": "no-referrer",
+    });
+  }
+  return { routes: docs, publish };
 }

@@ -11,7 +11,7 @@ import type { RequestHead } from "../http/message/request.js";
 import type { Admission, Handler, Service } from "../http/connection/service.js";
 import { inject } from "../http/connection/inject.js";
 import { mediaType } from "../http/message/media.js";
-import type { ParserLimits } from "../http/parser.js";
+import type { ParserLimits } from "../http/parse/parser.js";
 import { fail, problem } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { Route } from "../router/route.js";

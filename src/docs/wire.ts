@@ -1,7 +1,7 @@
 // The request side of the wire view: the parser's own account of the bytes.
 //
 // The real RequestParser (the class and limits the server uses) reads the
-// bytes with a SpanListener (src/http/spans.ts), and every part shown is made
+// bytes with a SpanListener (src/http/parse/spans.ts), and every part shown is made
 // from what it reported: each line with its offsets and the parts inside it,
 // the pieces of each body, the byte where a rule broke; framing, keep-alive
 // and the error are the verdicts it handed its sink. Nothing here reads HTTP's
@@ -13,11 +13,11 @@
 // spans still arrive, and only stretch one omitted part per request.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { PROTOCOL_ERRORS, type ProtocolError, type ProtocolErrorCode } from "../http/errors.js";
-import { RequestParser, type ParserLimits, type ParserSink } from "../http/parser.js";
+import { PROTOCOL_ERRORS, type ProtocolError, type ProtocolErrorCode } from "../http/parse/errors.js";
+import { RequestParser, type ParserLimits, type ParserSink } from "../http/parse/parser.js";
 import type { RequestHead } from "../http/message/request.js";
 import { admitHead, type Service } from "../http/connection/service.js";
-import type { SpanKind, SpanListener } from "../http/spans.js";
+import type { SpanKind, SpanListener } from "../http/parse/spans.js";
 import { EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
 import { charge, type Budget } from "./wire-budget.js";
 import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./wire-parts.js";

@@ -50,10 +50,12 @@ export interface RouteParamDoc {
 }
 
 /**
- * The body a route takes. Unlike the rest of the documentation, the server
- * enforces it, from the head, before any body byte is read: a Content-Type
- * not listed gets a 415, a Content-Length over `maxBytes` a 413 (and a
- * chunked body that grows past it is cut off with the same 413).
+ * The body a route takes. Unlike the rest of the documentation it is a
+ * declaration that acts: the declared-body policy (body-policy.ts, which
+ * createRouter applies by default) enforces it from the head, before any body
+ * byte is read: a Content-Type not listed gets a 415, a Content-Length over
+ * `maxBytes` a 413 (and a chunked body that grows past it is cut off with the
+ * same 413).
  */
 export interface RouteRequestDoc {
   readonly description: string;
@@ -79,13 +81,6 @@ export interface RouteResponseDoc {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/**
- * Who may call a route: "admin" needs an administrator's bearer token always;
- * "token-if-configured" needs any valid token when the server is set to make
- * every write require one (WRITE_REQUIRES_TOKEN). Absent: anyone.
- */
-export type RouteAuth = "admin" | "token-if-configured";
-
 export interface Route {
   /**
    * Any method token (RFC 9110 §9.1), case-sensitive: "GET", "UPDATE", ...
@@ -103,7 +98,8 @@ export interface Route {
   /** One line for people reading the table, the docs, or the interactive page. */
   readonly summary: string;
   readonly handler: RouteHandler;
-  /** Documentation only: the router never reads these. */
+  // Documentation, and declarations for the policies: the router never reads these.
+  // A table may add declarations of its own (who may call a route...) for the policies it is served under.
   /** Where the docs list the route (an OpenAPI tag), e.g. its API version. */
   readonly group?: string;
   /** The route is deprecated (the docs say so; whoever built the table sends the fields). */
@@ -111,11 +107,10 @@ export interface Route {
   readonly params?: Readonly<Record<string, RouteParamDoc>>;
   /** Query parameters the handler reads, by name (all optional; the handler checks them itself). */
   readonly query?: Readonly<Record<string, RouteParamDoc>>;
-  /** The body the route takes: documented, and enforced from the head (see RouteRequestDoc). */
+  /** The body the route takes: documented, and enforced from the head by the declared-body policy (see RouteRequestDoc). */
   readonly request?: RouteRequestDoc;
   /** By status code; the generator adds the errors every route can give. */
   readonly responses?: Readonly<Record<number, RouteResponseDoc>>;
-  readonly auth?: RouteAuth;
 }
 
 /** The method of a route that serves any method (see Route.method). */

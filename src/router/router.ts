@@ -1,27 +1,37 @@
 // The route table as a request handler: a matcher from method and path to a
 // route and its params, plus the answers that follow from the table alone
-// (404, 405 with Allow, OPTIONS, HEAD served by GET) and the refusals a
-// route's declared body allows before the body is read. What the routes
-// mean (versions, deprecation, usage counts) is their owner's business.
+// (404, 405 with Allow, OPTIONS, HEAD served by GET). What a route declares
+// beyond its method and path (the body it takes, who may call it) acts
+// through the policies the router is given (policy.ts), applied to every
+// route alike; what the routes mean (versions, roles, usage counts) is their
+// owner's business.
 
 import type { Admission, Handler } from "../http/connection/service.js";
-import { refuseMediaType } from "../http/message/media.js";
 import { problem } from "../http/message/problem.js";
 import type { Request, RequestHead } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
+import { declaredBody } from "./body-policy.js";
 import { compileRoutes, type CompiledRoutes, type Resource } from "./compile.js";
+import { applyPolicies, type Policy, type ServedRoute } from "./policy.js";
 import type { Route } from "./route.js";
 
-export interface Router {
+export interface Router<R extends Route = Route> {
   readonly handle: Handler;
-  /** What the table says of a request from its head alone. */
+  /** What the policies say of a request from its head alone. */
   readonly admit: (head: RequestHead) => Admission;
   readonly table: CompiledRoutes;
+  /** Every route as served: handlers wrapped by the policies, and what the policies documented of each. */
+  readonly routes: readonly ServedRoute<R>[];
 }
 
-export interface RouterOptions {
+export interface RouterOptions<R extends Route = Route> {
   /** The answer for a path no route serves; undefined falls back to the plain 404. */
   readonly notFound?: (request: Request) => Response | undefined;
+  /**
+   * The policies every route is served under, the first given outermost.
+   * By default only the declared body's (Route.request: 415 and 413 from the head).
+   */
+  readonly policies?: readonly Policy<R>[];
 }
 
 /** RFC 9110 §9.1: methods are case-sensitive, so "update" is not UPDATE; say so when that is the likely mistake. */
@@ -31,15 +41,17 @@ function caseHint(method: string, resource: Resource): string {
   return ` Methods are case-sensitive (RFC 9110 §9.1): ${method} is not ${upper}; send ${upper} to use it.`;
 }
 
-export function createRouter(routes: readonly Route[], options: RouterOptions = {}): Router {
-  const table = compileRoutes(routes);
+export function createRouter<R extends Route>(routes: readonly R[], options: RouterOptions<R> = {}): Router<R> {
+  const policies = options.policies ?? [declaredBody];
+  const served = routes.map((route) => applyPolicies(route, policies));
+  const table = compileRoutes(served);
 
   function notFound(request: Request): Response {
     return (
       options.notFound?.(request) ??
       problem(404, {
         kind: "not-found",
-        detail: `Nothing is served at ${request.path}. Check the path against the route table (GET / lists every route).`,
+        detail: `Nothing is served at ${request.path}: no route's path matches it (segments are compared exactly, case included).`,
         instance: request.target,
       })
     );
@@ -71,16 +83,11 @@ export function createRouter(routes: readonly Route[], options: RouterOptions = 
     }
   }
 
-  /** A body the route does not take is refused before it is read (RFC 9110 §15.5.14, §15.5.16). */
+  /** The matched route's policies judge the head (a path or method not served: the handler answers). */
   function admit(head: RequestHead): Admission {
     const match = table.lookup(head.method, head.path);
-    if (match.kind !== "found") return undefined;
-    const declared = match.route.request;
-    if (declared === undefined) return undefined;
-    const refusal = refuseMediaType(head, declared.mediaTypes, declared.why);
-    if (refusal !== undefined) return { refuse: refusal };
-    return declared.maxBytes === undefined ? undefined : { maxBodyBytes: declared.maxBytes };
+    return match.kind === "found" ? (match.route as ServedRoute<R>).admit?.(head) : undefined;
   }
 
-  return { handle, admit, table };
+  return { handle, admit, table, routes: served };
 }

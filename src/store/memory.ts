@@ -24,6 +24,7 @@ import {
   parseSequentialId,
   pickIndex,
 } from "./records.js";
+import { jsonPageOf, representationOf } from "./representation.js";
 import type {
   Article,
   ArticleStore,
@@ -35,6 +36,7 @@ import type {
   Position,
   Post,
   PostStore,
+  Representation,
   Store,
   StoreOptions,
   TokenOrigin,
@@ -42,9 +44,21 @@ import type {
   TokenStore,
 } from "./types.js";
 
+/** A post as stored: the record and its representation (and that JSON in UTF-8, for pages), made together when it was written. */
+interface StoredPost {
+  readonly post: Post;
+  readonly representation: Representation;
+  readonly bytes: Buffer;
+}
+
+function storedPost(post: Post): StoredPost {
+  const representation = representationOf(post);
+  return { post, representation, bytes: Buffer.from(representation.json) };
+}
+
 interface State {
   /** Map order is insertion order: creation order, as `list()` promises. */
-  readonly posts: Map<string, Post>;
+  readonly posts: Map<string, StoredPost>;
   /** Every post's id by position, in position order (ascending): pages are cut here by binary search. */
   readonly postOrder: { readonly position: Position; readonly id: string }[];
   readonly postPositions: Map<string, Position>;
@@ -118,6 +132,12 @@ function spanOf(query: PageQuery, start: number, count: number, positionAt: (i: 
   return end === start ? { more } : { last: positionAt(end - 1), more };
 }
 
+/** The entries from index `start` up to the query's `through`, as rows for jsonPageOf: read only as far as it asks. */
+function* rowsFrom(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, jsonAt: (i: number) => Uint8Array) {
+  const through = query.through ?? Number.MAX_SAFE_INTEGER;
+  for (let i = start; i < count && positionAt(i) <= through; i++) yield { pos: positionAt(i), json: jsonAt(i) };
+}
+
 function factIndexAfter(query: PageQuery, count: number): number {
   return Math.min(Math.max(Math.floor(query.after ?? 0), 0), count);
 }
@@ -137,41 +157,48 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
   const posts: PostStore = {
     async list() {
       open();
-      return [...state.posts.values()].map(copyPost);
+      return [...state.posts.values()].map((stored) => copyPost(stored.post));
     },
     async get(id) {
       open();
-      const post = state.posts.get(id);
-      return post === undefined ? undefined : copyPost(post);
+      const stored = state.posts.get(id);
+      return stored === undefined ? undefined : copyPost(stored.post);
+    },
+    async representation(id) {
+      open();
+      return state.posts.get(id)?.representation;
     },
     async create(input) {
       open();
       const existing = state.posts.get(input.id);
-      if (existing !== undefined) return { kind: "exists", existing: copyPost(existing) };
+      if (existing !== undefined) return { kind: "exists", existing: copyPost(existing.post) };
       const now = stamp();
       const post = makePost(input.id, input, now, now);
-      state.posts.set(post.id, post);
+      const stored = storedPost(post);
+      state.posts.set(post.id, stored);
       const position = state.nextPostPosition++;
       state.postOrder.push({ position, id: post.id });
       state.postPositions.set(post.id, position);
       state.revisions.posts++;
-      return { kind: "created", item: copyPost(post) };
+      return { kind: "created", item: copyPost(post), representation: stored.representation };
     },
     async update(id, change) {
       open();
-      const current = state.posts.get(id);
-      if (current === undefined) return { kind: "missing" };
+      const stored = state.posts.get(id);
+      if (stored === undefined) return { kind: "missing" };
+      const current = stored.post;
       const fields = change(copyPost(current)); // throws to change nothing
       const post = makePost(id, fields, current.publishedAt, laterOf(stamp(), current.updatedAt));
-      state.posts.set(id, post); // replacing a key keeps its place in the Map
+      const next = storedPost(post);
+      state.posts.set(id, next); // replacing a key keeps its place in the Map
       state.revisions.posts++;
-      return { kind: "updated", item: copyPost(post) };
+      return { kind: "updated", item: copyPost(post), representation: next.representation };
     },
     async delete(id, guard) {
       open();
       const current = state.posts.get(id);
       if (current === undefined) return false;
-      guard?.(copyPost(current)); // throws to keep the post
+      guard?.(copyPost(current.post)); // throws to keep the post
       const position = state.postPositions.get(id)!;
       state.postOrder.splice(firstAfter(state.postOrder, position - 1), 1);
       state.postPositions.delete(id);
@@ -181,7 +208,14 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async page(query) {
       open();
       const order = state.postOrder;
-      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => copyPost(state.posts.get(order[i]!.id)!), postChars);
+      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => copyPost(state.posts.get(order[i]!.id)!.post), postChars);
+    },
+    async pageJson(query) {
+      open();
+      const order = state.postOrder;
+      const at = (i: number) => order[i]!.position;
+      const rows = rowsFrom(query, firstAfter(order, query.after ?? 0), order.length, at, (i) => state.posts.get(order[i]!.id)!.bytes);
+      return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.posts });
     },
     async span(query) {
       open();
@@ -244,6 +278,13 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       open();
       const facts = state.facts;
       return cut(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => copyFact(facts[i]!), factChars);
+    },
+    // Facts are small and few: their JSON is made as they are read.
+    async pageJson(query) {
+      open();
+      const facts = state.facts;
+      const rows = rowsFrom(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => Buffer.from(JSON.stringify(facts[i]!)));
+      return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.facts });
     },
     async span(query) {
       open();

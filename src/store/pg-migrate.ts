@@ -24,7 +24,12 @@ export async function migrate(client: PoolClient, where: string): Promise<number
       );
     }
     for (let version = current; version < PG_MIGRATIONS.length; version++) {
-      await client.query(PG_MIGRATIONS[version]!);
+      const migration = PG_MIGRATIONS[version]!;
+      if (typeof migration === "string") await client.query(migration);
+      else {
+        await client.query(migration.sql);
+        await migration.then(client);
+      }
       await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version) VALUES ($1)`, [version + 1]);
     }
     await client.query("COMMIT");

@@ -1,7 +1,41 @@
 // The PostgreSQL schema as migrations: PG_MIGRATIONS[n] takes a database from
 // version n to n + 1, recorded as a row in startline_migrations. Append; never
 // edit a shipped one. The tables mirror schema.ts (SQLite) with PostgreSQL's
-// own types: identity columns, timestamptz, text[] for tags.
+// own types: identity columns, timestamptz, text[] for tags. A migration is
+// SQL, or SQL and then a step in JavaScript (for what SQL cannot compute),
+// in the same transaction.
+
+import type { PoolClient } from "pg";
+import type { PostRow } from "./pg-rows.js";
+import { postFromRow } from "./pg-rows.js";
+import { representationOf } from "./representation.js";
+
+export type PgMigration = string | { readonly sql: string; readonly then: (client: PoolClient) => Promise<void> };
+
+/** Rows written per round of a backfill: a million posts never sit in memory at once. */
+const BACKFILL_BATCH = 1000;
+
+/**
+ * Every post's representation, for a database whose posts were written
+ * before representations were stored. It changes no post, so the revision
+ * stays as it was (the trigger counts each row; the count is put back).
+ */
+async function backfillPostRepresentations(client: PoolClient): Promise<void> {
+  const { rows: revision } = await client.query<{ n: string }>("SELECT n FROM revisions WHERE collection = 'posts'");
+  for (let after = "0"; ; ) {
+    const { rows } = await client.query<PostRow & { seq: string }>(
+      "SELECT seq, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > $1 ORDER BY seq LIMIT $2",
+      [after, BACKFILL_BATCH],
+    );
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const { json, tag } = representationOf(postFromRow(row));
+      await client.query("UPDATE posts SET json = $1, tag = $2 WHERE seq = $3", [json, tag, row.seq]);
+    }
+    after = rows.at(-1)!.seq;
+  }
+  await client.query("UPDATE revisions SET n = $1 WHERE collection = 'posts'", [revision[0]!.n]);
+}
 
 /** Where the applied versions are recorded (named for startline, so it can share a database). */
 export const MIGRATIONS_TABLE = "startline_migrations";
@@ -19,7 +53,7 @@ export const PG_LOCK = {
   setup: 2,
 } as const;
 
-export const PG_MIGRATIONS: readonly string[] = [
+export const PG_MIGRATIONS: readonly PgMigration[] = [
   `
   CREATE TABLE posts (
     id           text PRIMARY KEY,                 -- the key two instances publishing one id race for
@@ -85,4 +119,12 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER posts_revision AFTER INSERT OR UPDATE OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION startline_bump_revision('posts');
   CREATE TRIGGER facts_revision AFTER INSERT OR UPDATE OR DELETE ON facts FOR EACH ROW EXECUTE FUNCTION startline_bump_revision('facts');
   `,
+  // 4: each post's representation in its final form (JSON text and the tag
+  // of its bytes, representation.ts), written with the post in the same
+  // statement, so that a read sends bytes and computes nothing. Posts
+  // written before get theirs here.
+  {
+    sql: "ALTER TABLE posts ADD COLUMN json text, ADD COLUMN tag text",
+    then: backfillPostRepresentations,
+  },
 ];

@@ -29,17 +29,22 @@ import { describeOpenFailure, isUnavailable, redactUrl } from "./pg-errors.js";
 import { migrate } from "./pg-migrate.js";
 import { PG_LOCK, PG_LOCK_SPACE } from "./pg-schema.js";
 import { SESSION_SETUP, TYPES } from "./pg-types.js";
-import { clockFrom, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
+import { postFromRow, type PostRow } from "./pg-rows.js";
+import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
+import { jsonPageOf, representationOf } from "./representation.js";
 import type {
   Article,
   ArticleStore,
   Fact,
   FactStore,
+  JsonPage,
   Page,
   PageQuery,
   PageSpan,
   Post,
   PostStore,
+  PostUpdateResult,
+  Representation,
   Revision,
   Role,
   SettingResult,
@@ -66,17 +71,8 @@ export interface PostgresOptions extends StoreOptions {
   readonly log?: (line: string) => void;
 }
 
-// Rows as the SELECT lists below shape them. Timestamps arrive as Timestamp
-// strings (pg-types.ts), tags as a string array.
-interface PostRow {
-  id: string;
-  title: string;
-  body: string;
-  author: string | null;
-  tags: string[] | null;
-  published_at: Timestamp;
-  updated_at: Timestamp;
-}
+// Rows as the SELECT lists below shape them (posts: pg-rows.ts). Timestamps
+// arrive as Timestamp strings (pg-types.ts).
 interface ArticleRow {
   id: string;
   title: string;
@@ -100,8 +96,7 @@ interface TokenRow {
   last_used_at: Timestamp | null;
 }
 
-const toPost = (r: PostRow): Post =>
-  makePost(r.id, { title: r.title, body: r.body, ...(r.author === null ? {} : { author: r.author }), ...(r.tags === null ? {} : { tags: r.tags }) }, r.published_at, r.updated_at);
+const toPost = postFromRow;
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
 const toFact = (r: FactRow): Fact => makeFact(r.id, r.text, r.source, r.created_at);
 const toToken = (r: TokenRow): TokenRecord => makeToken(r.id, r.role, r.origin, r.hash, r.created_at, r.last_used_at);
@@ -129,6 +124,16 @@ function pageOf<R extends Positioned, T>(rows: R[], to: (row: R) => T): Page<T> 
   return last === undefined ? { items: rows.map(to) } : { items: rows.map(to), last: Number(last) };
 }
 
+/** Rows of a JSON page statement: the revision on every row, and no item (pos NULL) on the one row of an empty page. */
+type JsonPageRow<R> = { n: string; epoch: string } & ({ pos: string } & R | { pos: null });
+
+/** A JsonPage from the rows of a JSON page statement (see Q.postJsonPage). */
+function jsonPageFrom<R>(rows: JsonPageRow<R>[], query: PageQuery, json: (row: { pos: string } & R) => Uint8Array): JsonPage {
+  const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
+  const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & R => row.pos !== null);
+  return jsonPageOf(items, query, json, revision);
+}
+
 /** Where a page ends, from up to limit + 1 positions after its start. */
 function spanOf(rows: Positioned[], limit: number): PageSpan {
   const last = rows[Math.min(limit, rows.length) - 1];
@@ -147,6 +152,28 @@ const Q = {
      ) AS page WHERE before < $4 ORDER BY pos`,
   ),
   postSpan: statement("post-span", "SELECT seq AS pos FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3"),
+  // A page as JSON texts with the revision, in one statement (one snapshot). $3 is the limit + 1, and the
+  // size cut ($4) keeps one row past the page as well (the first row whose predecessors' sizes reach it),
+  // so that whether more follow is known from these rows alone.
+  postJsonPage: statement(
+    "post-json-page",
+    `SELECT r.n, r.epoch, p.pos, p.json FROM revisions AS r LEFT JOIN LATERAL (
+       SELECT pos, json FROM (
+         SELECT pos, json, lag(before) OVER (ORDER BY pos) AS before_previous FROM (
+           SELECT seq AS pos, json, sum(octet_length(json)) OVER (ORDER BY seq) - octet_length(json) AS before
+           FROM (SELECT seq, json FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
+         ) AS sized
+       ) AS peeked WHERE coalesce(before_previous, 0) < $4
+     ) AS p ON true WHERE r.collection = 'posts' ORDER BY p.pos`,
+  ),
+  // Facts are small: their page is cut by size after reading (jsonPageOf), up to limit + 1 rows ($3).
+  factJsonPage: statement(
+    "fact-json-page",
+    `SELECT r.n, r.epoch, f.pos, f.id, f.text, f.source, f.created_at FROM revisions AS r LEFT JOIN LATERAL (
+       SELECT id AS pos, ${FACT} FROM facts WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3
+     ) AS f ON true WHERE r.collection = 'facts' ORDER BY f.pos`,
+  ),
+  postRepresentation: statement("post-representation", "SELECT json, tag FROM posts WHERE id = $1"),
   factPage: statement(
     "fact-page",
     `SELECT pos, ${FACT} FROM (
@@ -162,13 +189,11 @@ const Q = {
   postLock: statement("post-lock", `SELECT ${POST} FROM posts WHERE id = $1 FOR UPDATE`),
   postInsert: statement(
     "post-insert",
-    `INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO posts (id, title, body, author, tags, published_at, updated_at, json, tag) VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
   ),
-  // GREATEST: updatedAt never moves backwards, even when this machine's clock does (or lags another's).
-  postUpdate: statement(
-    "post-update",
-    `UPDATE posts SET title = $2, body = $3, author = $4, tags = $5, updated_at = GREATEST($6::timestamptz, updated_at) WHERE id = $1 RETURNING ${POST}`,
-  ),
+  // Only on a row locked by postLock: updated_at ($6) is computed from the locked row's, never backwards
+  // (laterOf), and the representation ($7, $8) from the same values, so the two always agree.
+  postUpdate: statement("post-update", `UPDATE posts SET title = $2, body = $3, author = $4, tags = $5, updated_at = $6, json = $7, tag = $8 WHERE id = $1`),
   postDelete: statement("post-delete", "DELETE FROM posts WHERE id = $1"),
   articleList: statement("article-list", `SELECT ${ARTICLE} FROM articles ORDER BY seq`),
   articleGet: statement("article-get", `SELECT ${ARTICLE} FROM articles WHERE id = $1`),
@@ -329,25 +354,35 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   const posts: PostStore = {
     list: async () => (await query<PostRow>(Q.postList())).rows.map(toPost),
     get: getPost,
+    async representation(id) {
+      const row = (await query<Representation>(Q.postRepresentation(id))).rows[0];
+      return row === undefined ? undefined : { json: row.json, tag: row.tag };
+    },
     async create(post) {
       const now = stamp();
+      const item = makePost(post.id, post, now, now);
+      const representation = representationOf(item);
+      const tags = post.tags === undefined ? null : [...post.tags];
       // Usually one pass. A second only if the post that blocked the insert was deleted before we could read it.
       for (let attempt = 0; attempt < 3; attempt++) {
-        const inserted = await query(Q.postInsert(post.id, post.title, post.body, post.author ?? null, post.tags === undefined ? null : [...post.tags], now));
-        if (inserted.rowCount === 1) return { kind: "created", item: makePost(post.id, post, now, now) };
+        const inserted = await query(Q.postInsert(post.id, post.title, post.body, post.author ?? null, tags, now, representation.json, representation.tag));
+        if (inserted.rowCount === 1) return { kind: "created", item, representation };
         const existing = await getPost(post.id);
         if (existing !== undefined) return { kind: "exists", existing };
       }
       throw new Error(`publishing post ${JSON.stringify(post.id)} kept conflicting with a post that was deleted at once`);
     },
     update: (id, change) =>
-      transaction(async (c): Promise<UpdateResult<Post>> => {
+      transaction(async (c): Promise<PostUpdateResult> => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
         if (row === undefined) return { kind: "missing" };
         const fields = change(toPost(row));
         const tags = fields.tags === undefined ? null : [...fields.tags];
-        const updated = (await c.query<PostRow>(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, tags, stamp()))).rows[0]!;
-        return { kind: "updated", item: toPost(updated) };
+        // updatedAt never moves backwards, even when this machine's clock does (or lags another's).
+        const item = makePost(id, fields, row.published_at, laterOf(stamp(), row.updated_at));
+        const representation = representationOf(item);
+        await c.query(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, tags, item.updatedAt, representation.json, representation.tag));
+        return { kind: "updated", item, representation };
       }),
     async delete(id, guard) {
       if (guard === undefined) return (await query(Q.postDelete(id))).rowCount === 1;
@@ -359,6 +394,8 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       });
     },
     page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toPost),
+    pageJson: async (q) =>
+      jsonPageFrom((await query<JsonPageRow<{ json: string }>>(Q.postJsonPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, q, (row) => Buffer.from(row.json)),
     span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("posts"),
   };
@@ -394,6 +431,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     },
     create: async (text, source) => toFact((await query<FactRow>(Q.factInsert(text, source, stamp()))).rows[0]!),
     page: async (q) => pageOf((await query<FactRow & Positioned>(Q.factPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toFact),
+    pageJson: async (q) => jsonPageFrom((await query<JsonPageRow<FactRow>>(Q.factJsonPage(...bounds(q), q.limit + 1))).rows, q, (row) => Buffer.from(JSON.stringify(toFact(row)))),
     span: async (q) => spanOf((await query<Positioned>(Q.factSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("facts"),
   };

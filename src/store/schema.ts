@@ -1,7 +1,61 @@
 // The SQLite schema as migrations: MIGRATIONS[n] takes a database from
 // version n to n + 1 (PRAGMA user_version). Append; never edit a shipped one.
+// A migration is SQL, or SQL and then a step in JavaScript (for what SQL
+// cannot compute), run in the same transaction.
 
-export const MIGRATIONS: readonly string[] = [
+import type Database from "better-sqlite3";
+import { makePost } from "./records.js";
+import { representationOf } from "./representation.js";
+import type { Post } from "./types.js";
+
+export type Migration = string | { readonly sql: string; readonly then: (db: Database.Database) => void };
+
+/** A row of posts as the store reads it. */
+export interface PostRow {
+  id: string;
+  title: string;
+  body: string;
+  author: string | null;
+  tags: string | null;
+  published_at: string;
+  updated_at: string;
+}
+
+export const POST_COLUMNS = "id, title, body, author, tags, published_at, updated_at";
+
+export const postFromRow = (r: PostRow): Post =>
+  makePost(
+    r.id,
+    { title: r.title, body: r.body, ...(r.author === null ? {} : { author: r.author }), ...(r.tags === null ? {} : { tags: JSON.parse(r.tags) as string[] }) },
+    r.published_at,
+    r.updated_at,
+  );
+
+/** Rows written per statement of a backfill: a million posts never sit in memory at once. */
+const BACKFILL_BATCH = 1000;
+
+/**
+ * Every post's representation, for a database whose posts were written
+ * before representations were stored. It changes no post, so the revision
+ * stays as it was (the triggers count each row; the count is put back).
+ */
+function backfillPostRepresentations(db: Database.Database): void {
+  const revision = db.prepare<[], { n: number }>("SELECT n FROM revisions WHERE collection = 'posts'").get()!.n;
+  const batch = db.prepare<[number, number], PostRow & { seq: number }>(`SELECT seq, ${POST_COLUMNS} FROM posts WHERE seq > ? ORDER BY seq LIMIT ?`);
+  const write = db.prepare<[string, string, number]>("UPDATE posts SET json = ?, tag = ? WHERE seq = ?");
+  for (let after = 0; ; ) {
+    const rows = batch.all(after, BACKFILL_BATCH);
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const { json, tag } = representationOf(postFromRow(row));
+      write.run(json, tag, row.seq);
+    }
+    after = rows.at(-1)!.seq;
+  }
+  db.prepare("UPDATE revisions SET n = ? WHERE collection = 'posts'").run(revision);
+}
+
+export const MIGRATIONS: readonly Migration[] = [
   `
   CREATE TABLE posts (
     seq          INTEGER PRIMARY KEY AUTOINCREMENT, -- creation order, for list()
@@ -61,4 +115,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER facts_revision_update AFTER UPDATE ON facts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'facts'; END;
   CREATE TRIGGER facts_revision_delete AFTER DELETE ON facts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'facts'; END;
   `,
+  // 4: each post's representation in its final form (JSON text and the tag
+  // of its bytes, representation.ts), written with the post in the same
+  // statement, so that a read sends bytes and computes nothing. Posts
+  // written before get theirs here.
+  {
+    sql: `
+    ALTER TABLE posts ADD COLUMN json TEXT;
+    ALTER TABLE posts ADD COLUMN tag TEXT;
+    `,
+    then: backfillPostRepresentations,
+  },
 ];

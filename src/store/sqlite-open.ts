@@ -110,7 +110,12 @@ function migrate(db: Database.Database, file: string): void {
     db.transaction(() => {
       // Another process may have migrated between our read and this write lock: read again under the lock.
       if ((db.pragma("user_version", { simple: true }) as number) !== version) return;
-      db.exec(MIGRATIONS[version]!);
+      const migration = MIGRATIONS[version]!;
+      if (typeof migration === "string") db.exec(migration);
+      else {
+        db.exec(migration.sql);
+        migration.then(db);
+      }
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }

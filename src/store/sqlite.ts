@@ -14,6 +14,8 @@
 
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
+import { cutPage, jsonPageOf, representationOf } from "./representation.js";
+import { postFromRow, type PostRow } from "./schema.js";
 import type {
   Article,
   ArticleFields,
@@ -22,12 +24,15 @@ import type {
   Fact,
   FactStore,
   Guard,
+  JsonPage,
   Page,
   PageQuery,
   PageSpan,
   Post,
   PostFields,
   PostStore,
+  PostUpdateResult,
+  Representation,
   Revision,
   Role,
   SeedData,
@@ -45,15 +50,6 @@ export type { Durability } from "./sqlite-open.js";
 
 export interface SqliteOptions extends StoreOptions, OpenOptions {}
 
-interface PostRow {
-  id: string;
-  title: string;
-  body: string;
-  author: string | null;
-  tags: string | null;
-  published_at: string;
-  updated_at: string;
-}
 interface ArticleRow {
   id: string;
   title: string;
@@ -76,13 +72,7 @@ interface TokenRow {
   last_used_at: string | null;
 }
 
-const toPost = (r: PostRow): Post =>
-  makePost(
-    r.id,
-    { title: r.title, body: r.body, ...(r.author === null ? {} : { author: r.author }), ...(r.tags === null ? {} : { tags: JSON.parse(r.tags) as string[] }) },
-    r.published_at,
-    r.updated_at,
-  );
+const toPost = postFromRow;
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
 /** Token ids are the store's "1", "2", ...: anything else names no token. */
 const idOf = (id: string): number | undefined => parseSequentialId(id);
@@ -141,10 +131,20 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
     ),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").pluck(),
+    // A JSON page in two steps: where it ends, from the sizes alone (octet_length reads no text), then its
+    // texts as bytes (a BLOB comes over as a Buffer, copied; a TEXT would be decoded into a string and encoded back).
+    postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").raw(),
+    // The texts joined by SQLite itself: one buffer for the page, no object per row.
+    postJsonTexts: db.prepare<[number, number], { members: Buffer | null; count: number }>(
+      "SELECT CAST(group_concat(json, ',' ORDER BY seq) AS BLOB) AS members, count(*) AS count FROM posts WHERE seq > ? AND seq <= ?",
+    ),
+    postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
     revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
     postGet: db.prepare<[string], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts WHERE id = ?"),
-    postInsert: db.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"),
-    postUpdate: db.prepare("UPDATE posts SET title = ?, body = ?, author = ?, tags = ?, updated_at = ? WHERE id = ?"),
+    postInsert: db.prepare(
+      "INSERT INTO posts (id, title, body, author, tags, published_at, updated_at, json, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+    ),
+    postUpdate: db.prepare("UPDATE posts SET title = ?, body = ?, author = ?, tags = ?, updated_at = ?, json = ?, tag = ? WHERE id = ?"),
     postDelete: db.prepare("DELETE FROM posts WHERE id = ?"),
     articleList: db.prepare<[], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles ORDER BY seq"),
     articleGet: db.prepare<[string], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles WHERE id = ?"),
@@ -186,14 +186,33 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
 
   // The read-decide-write steps, as transaction functions; called with .immediate() (see above).
   // If a Change or Guard throws, better-sqlite3 rolls the transaction back and rethrows.
-  const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): UpdateResult<Post> => {
+  const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): PostUpdateResult => {
     const row = q.postGet.get(id);
     if (row === undefined) return { kind: "missing" };
     const fields = change(toPost(row));
     const updatedAt = laterOf(stamp(), row.updated_at);
-    q.postUpdate.run(fields.title, fields.body, fields.author ?? null, fields.tags === undefined ? null : JSON.stringify(fields.tags), updatedAt, id);
-    return { kind: "updated", item: makePost(id, fields, row.published_at, updatedAt) };
+    const item = makePost(id, fields, row.published_at, updatedAt);
+    const representation = representationOf(item);
+    const tags = fields.tags === undefined ? null : JSON.stringify(fields.tags);
+    q.postUpdate.run(fields.title, fields.body, fields.author ?? null, tags, updatedAt, representation.json, representation.tag, id);
+    return { kind: "updated", item, representation };
   });
+  // No transaction (BEGIN and COMMIT would be two statements more than the page itself): the revision is read
+  // first, so the items are at least as new as it says (what a list's weak ETag promises, lists.ts); a post
+  // changed or deleted between the two reads changes the texts, never which posts the page may hold (positions
+  // are never reused, and new posts come after every existing one).
+  const postJsonPage = (query: PageQuery): JsonPage => {
+    const at = revision("posts");
+    const { taken, more } = cutPage(q.postJsonSizes.all(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
+    const last = taken.at(-1)?.[0];
+    if (last === undefined) return { members: Buffer.alloc(0), count: 0, more: false, revision: at };
+    const { members, count } = q.postJsonTexts.get(query.after ?? 0, last)!;
+    // Deleted meanwhile, every one: nothing to send, and the walk goes on after them.
+    return { members: members ?? Buffer.alloc(0), count, last, more, revision: at };
+  };
+  const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
+    jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
+  );
   const deletePost = db.transaction((id: string, guard: Guard<Post> | undefined): boolean => {
     if (guard !== undefined) {
       const row = q.postGet.get(id);
@@ -214,15 +233,23 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const posts: PostStore = {
     list: async () => q.postList.all().map(toPost),
     get: async (id) => getPost(id),
+    async representation(id) {
+      const row = q.postRepresentation.get(id);
+      return row === undefined ? undefined : { json: row.json, tag: row.tag };
+    },
     async create(post) {
       const now = stamp();
-      const info = q.postInsert.run(post.id, post.title, post.body, post.author ?? null, post.tags === undefined ? null : JSON.stringify(post.tags), now, now);
+      const item = makePost(post.id, post, now, now);
+      const representation = representationOf(item);
+      const tags = post.tags === undefined ? null : JSON.stringify(post.tags);
+      const info = q.postInsert.run(post.id, post.title, post.body, post.author ?? null, tags, now, now, representation.json, representation.tag);
       if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
-      return { kind: "created", item: makePost(post.id, post, now, now) };
+      return { kind: "created", item, representation };
     },
     update: async (id, change) => updatePost.immediate(id, change),
     delete: async (id, guard) => deletePost.immediate(id, guard),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost),
+    pageJson: async (query) => postJsonPage(query),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
   };
@@ -251,6 +278,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       })(),
     create: async (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
     page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact),
+    pageJson: async (query) => factJsonPage(query),
     span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("facts"),
   };

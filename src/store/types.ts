@@ -126,9 +126,29 @@ export interface Revision {
   readonly n: number;
 }
 
+/**
+ * A page of items in their JSON form, with the collection's revision read
+ * no later than the items (so the items are at least as new as it): what a
+ * list sends, with nothing left to parse, serialize or encode. `maxChars`
+ * counts the bytes of the JSON text here.
+ */
+export interface JsonPage {
+  /** The items' JSON texts joined by ",", in UTF-8: the members of a JSON array, byte for byte what JSON.stringify(items) holds between its brackets. */
+  readonly members: Uint8Array;
+  readonly count: number;
+  /** The position of the last item; absent when there are none. */
+  readonly last?: Position;
+  /** Whether items follow `last` (up to `through`, when given); false for an empty page. */
+  readonly more: boolean;
+  /** The collection's revision, read before the items or in the same snapshot. */
+  readonly revision: Revision;
+}
+
 /** The cursor-style reads every listable collection offers. */
 export interface PagedCollection<T> {
   page(query: PageQuery): Promise<Page<T>>;
+  /** The page `page(query)` would give, as JSON text, with whether more follow and the revision it was read at. */
+  pageJson(query: PageQuery): Promise<JsonPage>;
   /** Where `page(query)` would end, and whether more items follow it, from the index alone (no item is read). */
   span(query: PageQuery): Promise<PageSpan>;
   revision(): Promise<Revision>;
@@ -166,16 +186,40 @@ export interface Post extends NewPost {
   readonly updatedAt: Timestamp;
 }
 
+/**
+ * A stored record's representation in its final form, computed when it was
+ * written, in the same transaction as the write: `json` is exactly
+ * JSON.stringify of the record as the store returns it, and `tag` the first
+ * 27 base64url characters of the SHA-256 of that text in UTF-8 (the opaque
+ * part of its strong entity tag). A read that serves it parses and hashes
+ * nothing. See representation.ts.
+ */
+export interface Representation {
+  readonly json: string;
+  readonly tag: string;
+}
+
+/** A post as written, with its representation. */
+export interface WrittenPost {
+  readonly item: Post;
+  readonly representation: Representation;
+}
+
+export type PostCreateResult = ({ readonly kind: "created" } & WrittenPost) | { readonly kind: "exists"; readonly existing: Post };
+export type PostUpdateResult = ({ readonly kind: "updated" } & WrittenPost) | { readonly kind: "missing" };
+
 export interface PostStore extends PagedCollection<Post> {
   /** All posts, oldest first (in the order they were created); a fresh array. */
   list(): Promise<Post[]>;
   get(id: string): Promise<Post | undefined>;
+  /** Post `id`'s representation as stored (no parsing, no hashing), or undefined when there is none. */
+  representation(id: string): Promise<Representation | undefined>;
   /**
    * Publishes a post; "exists" (and nothing written) if the id is taken. Of
    * several processes publishing the same id at once, exactly one gets
    * "created".
    */
-  create(post: NewPost): Promise<CreateResult<Post>>;
+  create(post: NewPost): Promise<PostCreateResult>;
   /**
    * Replaces the client-written fields of post `id` with what `change`
    * returns for the stored post, keeps `id`, `publishedAt` and the post's
@@ -184,7 +228,7 @@ export interface PostStore extends PagedCollection<Post> {
    * step: of several updates at once, in any processes, each one's `change`
    * sees the result of the ones before it, so none is lost.
    */
-  update(id: string, change: Change<Post, PostFields>): Promise<UpdateResult<Post>>;
+  update(id: string, change: Change<Post, PostFields>): Promise<PostUpdateResult>;
   /**
    * True if a post was deleted, false if there was none with that id. With a
    * `guard`, it is called on the stored post in the same atomic step, and the

@@ -1,5 +1,5 @@
 // One connection's trace: every part of every request as the parser reported
-// it (its spans, src/http/spans.ts), its decisions, and every response as the
+// it (its spans, src/http/parse/spans.ts), its decisions, and every response as the
 // connection wrote it, one line each, CR LF made visible.
 //
 //   #1 > 0-28 request-line  GET /api/v2/status HTTP/1.1\r\n
@@ -12,9 +12,9 @@
 // `!` a broken rule. The bytes a span points into are kept only until the
 // span has been printed, and of a body only the first `bodyBytes`.
 
-import { PROTOCOL_ERRORS, type ProtocolError } from "../http/errors.js";
+import { PROTOCOL_ERRORS, type ProtocolError } from "../http/parse/errors.js";
 import type { Request, RequestHead } from "../http/message/request.js";
-import type { SpanKind } from "../http/spans.js";
+import type { SpanKind } from "../http/parse/spans.js";
 import type { ConnectionTrace } from "../http/connection/trace-hook.js";
 import { framingOf, keepAliveOf, versionNote } from "../docs/explain.js";
 import { bodyPrefix, bodyText, headText, painter, proseText, type Paint } from "./text.js";
@@ -60,6 +60,8 @@ export class Tracer implements ConnectionTrace {
   /** Heads accepted so far, and whether the last one's body is still being read. */
   private requests = 0;
   private inBody = false;
+  /** The request a protocol error refused (numbered as the error line numbers it), or 0. */
+  private refused = 0;
 
   constructor(label: string, options: TracerOptions) {
     this.prefix = label;
@@ -217,6 +219,7 @@ export class Tracer implements ConnectionTrace {
     this.errorAt = -1;
     // In the body of the last request whose head was read, or in the head of the next one.
     const request = this.inBody ? this.requests : this.requests + 1;
+    this.refused = request;
     const where = at < 0 ? ` in request ${request}` : ` at byte ${at} (byte ${error.offset} of request ${request})`;
     this.line("!", p("bold", `${error.code}${where}: ${error.status} ${kind.title} (${kind.rule})`));
     // The detail is what was found, then the rule and the fix (errors.ts): each on a line of its own.
@@ -259,7 +262,10 @@ export class Tracer implements ConnectionTrace {
 
   closed(): void {
     this.flushPiece();
-    this.line("*", `connection closed after ${this.received_} bytes and ${this.requests} request head${this.requests === 1 ? "" : "s"}`);
+    // Heads read whole, and the request refused, if one was: "0 request heads"
+    // alone, under an error in "request 1", reads as a contradiction.
+    const heads = `${this.requests} request head${this.requests === 1 ? "" : "s"} read whole`;
+    this.line("*", `connection closed after ${this.received_} bytes: ${heads}${this.refused > 0 ? `, request ${this.refused} refused` : ""}`);
     this.kept = [];
   }
 }

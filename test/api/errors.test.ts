@@ -334,3 +334,16 @@ t.test("413: a chunked body that grows past the limit", async (t) => {
   checkProblem(t, r!, 413, /limit of 1000 bytes/, "/api/v2/facts");
   t.equal((await api.store.facts.list()).length, SEED_FACTS.length, "no fact was added");
 });
+
+t.test("400 from the parser: a space where a field name goes on, with a colon after it or none", async (t) => {
+  const api = await startApi(t);
+  for (const [line, name] of [["Broken header", "Broken"], ["My Header: v", "My"], ["Host : x", "Host"]] as const) {
+    const [answer] = splitResponses(await talk(api.port, [`GET /api/v2/status HTTP/1.1\r\nHost: x\r\n${line}\r\n\r\n`]));
+    t.equal(answer!.status, 400, line);
+    const problem = JSON.parse(answer!.body) as { title: string; detail: string };
+    t.equal(problem.title, "Whitespace in a field name, or before its colon", `${line}: the title`);
+    t.match(problem.detail, `A space follows "${name}", where only more of the field name or its colon may come`, `${line}: what was found`);
+    t.match(problem.detail, "A field name is a token, so it holds no space or tab, and its colon follows it directly.", `${line}: the rule`);
+    t.notMatch(problem.detail, /Remove the space/, `${line}: no fix that assumes a colon`);
+  }
+});

@@ -10,7 +10,7 @@ import { createApp } from "../../src/app.js";
 import { MAX_BATCH } from "../../src/api/list-body.js";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { makePost } from "../../src/store/records.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import type { Post } from "../../src/store/types.js";
@@ -32,6 +32,20 @@ function lazyApp() {
     return items.length === 0 ? { items } : { items, last: after + items.length };
   };
   store.posts.revision = async () => ({ epoch: "0123456789abcdef", n: ITEMS });
+  store.posts.pageJson = async ({ after = 0, limit, through = ITEMS, maxChars = Infinity }) => {
+    const texts: string[] = [];
+    let chars = 0;
+    for (let p = after + 1; p <= Math.min(ITEMS, through) && texts.length < limit && chars < maxChars; p++) {
+      texts.push(JSON.stringify(postAt(p)));
+      chars += texts.at(-1)!.length;
+    }
+    made.count += texts.length;
+    const last = after + texts.length;
+    const revision = { epoch: "0123456789abcdef", n: ITEMS };
+    return texts.length === 0
+      ? { members: Buffer.alloc(0), count: 0, more: false, revision }
+      : { members: Buffer.from(texts.join(",")), count: texts.length, last, more: last < Math.min(ITEMS, through), revision };
+  };
   return { app: createApp({ store }), made };
 }
 

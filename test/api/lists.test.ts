@@ -62,10 +62,10 @@ async function appWith(posts: number): Promise<{ app: App; store: Store }> {
 }
 
 /** Counts the store's reads of posts and facts, to show what a request did not read. */
-function countReads(store: Store): Record<"page" | "span" | "list" | "revision", number> {
-  const counts = { page: 0, span: 0, list: 0, revision: 0 };
+function countReads(store: Store): Record<"page" | "pageJson" | "span" | "list" | "revision", number> {
+  const counts = { page: 0, pageJson: 0, span: 0, list: 0, revision: 0 };
   for (const collection of [store.posts, store.facts]) {
-    for (const name of ["page", "span", "list", "revision"] as const) {
+    for (const name of ["page", "pageJson", "span", "list", "revision"] as const) {
       const c = collection as unknown as Record<string, (...args: unknown[]) => unknown>;
       const original = c[name]!.bind(collection);
       c[name] = (...args: unknown[]) => {
@@ -95,7 +95,7 @@ t.test("a whole list is streamed, and is exactly what serializing it whole gives
   t.equal(json.headers["content-length"], undefined);
   t.equal(json.headers["content-type"], "application/json");
   t.equal(json.headers["cache-control"], "no-cache");
-  t.equal(json.headers.vary, "Accept, Content-Type");
+  t.equal(json.headers.vary, "Accept, Content-Type, Accept-Encoding");
   t.match(json.headers.etag, /^W\/"posts\.[0-9a-f]{16}\.300\.json"$/);
   t.equal(json.body, JSON.stringify({ posts }), "byte for byte JSON.stringify of the wrapper");
   t.strictSame(JSON.parse(json.body), { posts });
@@ -111,7 +111,8 @@ t.test("facts are listed the same way", async (t) => {
   const { app, store } = await appWith(0);
   const facts = await store.facts.list();
   const r = await request(app, "GET", "/api/v2/facts");
-  t.equal(r.headers["transfer-encoding"], "chunked");
+  t.equal(r.headers["transfer-encoding"], undefined, "a list that fits in one batch goes whole");
+  t.equal(r.headers["content-length"], String(Buffer.byteLength(r.body)), "with its Content-Length");
   t.equal(r.body, JSON.stringify({ facts }));
   const yaml = await request(app, "GET", "/api/v2/facts", { "Content-Type": "application/yaml" });
   t.strictSame(load(yaml.body), { facts });
@@ -147,19 +148,23 @@ t.test("over a real socket: chunked JSON and YAML decode to the posts; HTTP/1.0 
   t.strictSame(JSON.parse(old.slice(old.indexOf("\r\n\r\n") + 4)), { posts }, "the body ends with the connection");
 });
 
-t.test("HEAD: the fields GET sends, no body, and not one post read", async (t) => {
-  const { app, store } = await appWith(40);
-  const get = await request(app, "GET", "/api/v1/posts?limit=10");
-  const counts = countReads(store);
-  const head = await request(app, "HEAD", "/api/v1/posts?limit=10");
-  t.equal(head.status, 200);
-  t.equal(head.body, "");
-  for (const name of ["content-type", "cache-control", "etag", "vary", "link", "transfer-encoding"]) t.equal(head.headers[name], get.headers[name], name);
-  t.equal(counts.page, 0, "no page of posts read");
-  t.equal(counts.list, 0);
-  const whole = await request(app, "HEAD", "/api/v1/posts");
-  t.equal(whole.headers["transfer-encoding"], "chunked");
-  t.equal(counts.page, 0, "nor for the whole list");
+t.test("HEAD: the fields GET sends, no body, and no more read than the batch that decides them", async (t) => {
+  // 300 posts: the whole list takes several batches, so GET streams it.
+  const { app, store } = await appWith(300);
+  const fields = ["content-type", "cache-control", "etag", "vary", "link", "transfer-encoding", "content-length"];
+  for (const target of ["/api/v1/posts?limit=10", "/api/v1/posts", "/api/v2/facts"]) {
+    const get = await request(app, "GET", target);
+    const counts = countReads(store);
+    const head = await request(app, "HEAD", target);
+    t.equal(head.status, 200);
+    t.equal(head.body, "");
+    for (const name of fields) t.equal(head.headers[name], get.headers[name], `${target}: ${name}`);
+    // JSON: the first batch, read with the revision, says whether the body is whole (Content-Length) or streamed, and where a page ends.
+    t.strictSame(counts, { page: 0, pageJson: 1, span: 0, list: 0, revision: 0 }, `${target}: one batch read, nothing streamed`);
+  }
+  const yaml = countReads(store);
+  await request(app, "HEAD", "/api/v1/posts?limit=10", YAML_ACCEPT);
+  t.strictSame(yaml, { page: 0, pageJson: 0, span: 1, list: 0, revision: 1 }, "YAML: not one post read, the page's end from the index");
 });
 
 t.test("pages: limit N gives N items and a next link, until the last page", async (t) => {
@@ -310,16 +315,16 @@ t.test("list ETags: the same until the collection changes; If-None-Match answers
     t.equal(r.status, 304, `If-None-Match: ${inm}`);
     t.equal(r.body, "");
     t.equal(r.headers.etag, current);
-    t.equal(r.headers.vary, "Accept, Content-Type");
+    t.equal(r.headers.vary, "Accept, Content-Type, Accept-Encoding", "the 200's Vary");
     t.equal(r.headers["cache-control"], "no-cache");
     t.equal(r.headers["content-length"], undefined);
     t.equal(r.headers["transfer-encoding"], undefined);
   }
-  t.strictSame(counts, { page: 0, span: 0, list: 0, revision: 4 }, "four 304s: four revisions read, nothing else");
+  t.strictSame(counts, { page: 0, pageJson: 0, span: 0, list: 0, revision: 4 }, "four 304s: four revisions read, nothing else");
   const page = await etag("/api/v1/posts?limit=2");
-  for (const name of ["page", "span", "list", "revision"] as const) counts[name] = 0;
+  for (const name of ["page", "pageJson", "span", "list", "revision"] as const) counts[name] = 0;
   t.equal((await request(app, "GET", "/api/v1/posts?limit=2", { "If-None-Match": page })).status, 304, "a page too");
-  t.strictSame({ page: counts.page, span: counts.span, list: counts.list }, { page: 0, span: 0, list: 0 }, "no item and no index entry read for a 304");
+  t.strictSame({ page: counts.page, pageJson: counts.pageJson, span: counts.span, list: counts.list }, { page: 0, pageJson: 0, span: 0, list: 0 }, "no item and no index entry read for a 304");
   t.equal(counts.revision, 1, "only the revision");
   t.equal((await request(app, "GET", "/api/v1/posts", { "If-None-Match": first })).status, 200, "an old tag gets the list");
 });
@@ -344,8 +349,9 @@ t.test("facts: a new fact changes the facts list's tag; pages of facts follow th
 t.test("a store that fails while a list streams: the connection is cut, and no last chunk makes it look complete", async (t) => {
   const { app, store } = await appWith(400);
   let calls = 0;
-  const page = store.posts.page.bind(store.posts);
-  store.posts.page = async (query) => {
+  const page = store.posts.pageJson.bind(store.posts);
+  // The first batch goes out with the head; the second fails.
+  store.posts.pageJson = async (query) => {
     if (++calls === 2) throw new Error("the database went away");
     return page(query);
   };
@@ -356,4 +362,31 @@ t.test("a store that fails while a list streams: the connection is cut, and no l
   t.match(text, /^HTTP\/1\.1 200 OK\r\n/);
   t.throws(() => splitResponses(out), /cut short/, "the body has no last chunk");
   t.notMatch(text, /The server is up/, "and nothing follows it on that connection");
+});
+
+t.test("JSON text as the store keeps it: a page in one read with a Content-Length, a long list batch by batch with no empty read at its end", async (t) => {
+  const { app, store } = await appWith(300);
+  const posts = await store.posts.list();
+  const counts = countReads(store);
+  const page = await request(app, "GET", "/api/v1/posts?limit=50");
+  t.equal(page.body, JSON.stringify({ posts: posts.slice(0, 50) }));
+  t.equal(page.headers["content-length"], String(Buffer.byteLength(page.body)), "a page that fits one batch goes whole");
+  t.ok(nextOf(page), "with its next link");
+  t.strictSame(counts, { page: 0, pageJson: 1, span: 0, list: 0, revision: 0 }, "one read: items and revision together");
+
+  for (const name of Object.keys(counts) as (keyof typeof counts)[]) counts[name] = 0;
+  const whole = await request(app, "GET", "/api/v1/posts");
+  t.equal(whole.body, JSON.stringify({ posts }));
+  t.equal(whole.headers["transfer-encoding"], "chunked", "a list longer than a batch is streamed");
+  t.ok(counts.pageJson > 1, `${counts.pageJson} batches`);
+  t.strictSame({ ...counts, pageJson: 0 }, { page: 0, pageJson: 0, span: 0, list: 0, revision: 0 }, "nothing else read");
+
+  // A page whose items pass a batch's size before its end: the end is fixed from the index, the rest streamed up to it.
+  for (const name of Object.keys(counts) as (keyof typeof counts)[]) counts[name] = 0;
+  const big = await request(app, "GET", "/api/v1/posts?limit=200");
+  t.equal(big.body, JSON.stringify({ posts: posts.slice(0, 200) }), "exactly the page");
+  t.equal(big.headers["transfer-encoding"], "chunked");
+  t.equal(counts.span, 1, "its end from the index");
+  const rest = await request(app, "GET", nextOf(big)!);
+  t.strictSame(JSON.parse(rest.body).posts, posts.slice(200), "the next link starts after it");
 });

@@ -237,3 +237,72 @@ t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire vi
   t.equal((await wireAnswer).status(), 415, "the server refused the text/plain POST it received");
   t.equal((await fetch(`${base}/api/v1/post/csrf-target`)).status, 200, "the post is still there");
 });
+
+// A token as `npm run token` makes them (sl_ and 43 characters, no break
+// point), sent through the wire view with a field line longer than a phone's
+// screen: at 390 and 1280 px nothing is wider than the window, the raw
+// request scrolls sideways instead of wrapping a line of exact bytes, and no
+// control-byte label is split over two lines.
+t.test("the page at 390 and 1280 px with a long token: no sideways overflow, exact lines kept whole", async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    t.fail(`Chromium is not at ${CHROMIUM}: run .ci/install-system-packages (or set CHROMIUM_PATH)`);
+    return;
+  }
+  const token = `sl_${"Yb3kQ9xZ0q".repeat(4)}a7W`; // base64url, and without "-", so nothing in it is a place to break a line
+  t.equal(token.length, 46, "as long as a generated token");
+  const server = startServer({ ADMIN_TOKEN: token, QUIET: "1" });
+  t.teardown(async () => {
+    server.child.kill("SIGTERM");
+    await server.exited();
+  });
+  const base = await server.url();
+  const profile = mkdtempSync(path.join(tmpdir(), "startline-chromium-"));
+  t.teardown(() => rmSync(profile, { recursive: true, force: true }));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  });
+  t.teardown(() => context.close());
+
+  for (const width of [390, 1280]) {
+    const page = await context.newPage();
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(base + "/");
+    await page.getByRole("button", { name: "Try UPDATE /api/v1/artigo/:id" }).click();
+    await page.getByLabel("Content-Type", { exact: true }).fill("application/merge-patch+json");
+    await page.getByLabel("Authorization", { exact: true }).fill(`Bearer ${token}`);
+    // One line of body longer than the box at either width.
+    await page.getByLabel("Body", { exact: true }).fill(`{"title": "From a phone, in a title long enough to be wider than the raw request's box at ${width} px too"}`);
+    await page.getByLabel(/the wire view: the exact bytes below/).check();
+
+    const raw = page.getByLabel(/Built from the fields above/);
+    t.match(await raw.inputValue(), new RegExp(`\\nAuthorization: Bearer ${token}\\n`), `${width} px: the raw request carries the token`);
+    const box = await raw.evaluate((area) => ({ scroll: area.scrollWidth, client: area.clientWidth }));
+    t.ok(box.scroll > box.client, `${width} px: the raw request's longest line scrolls sideways (${box.scroll} px in a box of ${box.client}) rather than wrapping`);
+
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const ex = await lastExchange(page, 1);
+    t.match(await ex.locator("h3").innerText(), /→ 200 OK$/, `${width} px: sent with the token`);
+    const view = ex.locator("details.wire .wireview");
+    t.ok(await view.isVisible(), `${width} px: the wire view is shown`);
+    t.match(await view.innerText(), new RegExp(token), `${width} px: with the token in it`);
+
+    const pageWidth = await page.locator("html").evaluate((html) => html.scrollWidth);
+    t.ok(pageWidth <= width, `${width} px: the page is ${pageWidth} px wide`);
+    const overflowing = await view.evaluate((root) =>
+      [...root.querySelectorAll("td")].filter((cell) => cell.scrollWidth > cell.clientWidth + 1).map((cell) => (cell.textContent ?? "").slice(0, 40)),
+    );
+    t.same(overflowing, [], `${width} px: no cell of the wire view is wider than its column`);
+    const labels = await view.evaluate((root) => {
+      const all = [...root.querySelectorAll(".ctl")];
+      return { count: all.length, split: all.filter((label) => label.getClientRects().length !== 1).map((label) => label.textContent) };
+    });
+    t.ok(labels.count > 10, `${width} px: ${labels.count} control-byte labels`);
+    t.same(labels.split, [], `${width} px: none split over two lines`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, `page-long-token-${width}.png`), fullPage: true });
+    await view.screenshot({ path: path.join(ARTIFACTS, `wire-view-long-token-${width}.png`) });
+    await page.close();
+  }
+});

@@ -48,7 +48,7 @@ t.test("every route of the table is listed with its method, path and summary", a
   });
   t.ok(html.includes('<code class="m">UPDATE</code></td><td><code class="p">/api/v1/artigo/:id</code>'), "UPDATE included");
   const update = data.find((e: any) => e.method === "UPDATE");
-  t.match(update, { auth: "admin", body: { types: ["application/merge-patch+json", "application/json"] }, params: [{ name: "id", example: "1" }] });
+  t.match(update, { requires: [{ text: "admin token" }], body: { types: ["application/merge-patch+json", "application/json"] }, params: [{ name: "id", example: "1" }] });
   const echo = data.find((e: any) => e.path === "/api/echo");
   t.match(echo, { method: "*", tryMethod: "PURGE" }, "an any-method route starts the form with a custom method");
   t.ok(html.includes('<code class="m">*</code></td><td><code class="p">/api/echo</code><div>'), "listed as *");
@@ -82,15 +82,20 @@ t.test("badges say what this server asks: writes need a token only when WRITE_RE
   for (const [method, path] of writes) t.same(tagsOf(open, method, path), [], `${method} ${path}: no badge by default`);
   t.same(tagsOf(open, "UPDATE", "/api/v1/artigo/:id"), ["admin token"], "UPDATE always needs an administrator");
   t.notMatch(open, /token (?:if )?required/, "no token badge anywhere");
-  const data = (html: string) => JSON.parse(/<script type="application\/json" id="endpoints">([\s\S]*?)<\/script>/.exec(html)![1]!) as { method: string; path: string; auth: string | null }[];
-  t.same(data(open).filter((e) => e.auth !== null).map((e) => `${e.auth} ${e.method} ${e.path}`), ["admin UPDATE /api/v1/artigo/:id"], "the script is told the same");
+  const data = (html: string) =>
+    JSON.parse(/<script type="application\/json" id="endpoints">([\s\S]*?)<\/script>/.exec(html)![1]!) as { method: string; path: string; requires: { text: string }[]; needs: string }[];
+  t.same(
+    data(open).filter((e) => e.requires.length > 0).map((e) => `${e.requires.map((r) => r.text).join()} ${e.method} ${e.path}: ${e.needs}`),
+    ["admin token UPDATE /api/v1/artigo/:id: This endpoint needs an administrator's token."],
+    "the script is told the same",
+  );
 
   const closed = (await request((await docsApp({ writeRequiresToken: true })).app, "GET", "/")).body;
   for (const [method, path] of writes) t.same(tagsOf(closed, method, path), ["token required"], `${method} ${path}: token required`);
   t.same(tagsOf(closed, "UPDATE", "/api/v1/artigo/:id"), ["admin token"]);
   t.same(tagsOf(closed, "GET", "/api/v1/post/:id"), [], "reads stay open");
   t.same(
-    data(closed).filter((e) => e.auth === "token").map((e) => `${e.method} ${e.path}`).sort(),
+    data(closed).filter((e) => e.requires.some((r) => r.text === "token required")).map((e) => `${e.method} ${e.path}`).sort(),
     writes.map(([m, p]) => `${m} ${p}`).sort(),
   );
 });
@@ -112,4 +117,12 @@ t.test("the style fits a phone: no fourth column, long paths and field values ma
   t.match(style, /\.p\{overflow-wrap:anywhere\}/);
   t.match(style, /\.fields td code\{overflow-wrap:anywhere\}|\.fields td code[,{][^}]*overflow-wrap:anywhere/);
   t.match(style, /@media \(max-width:40rem\)\{/);
+});
+
+t.test("the app that serves this page points its 404 to it; an unknown version gets the versions", async (t) => {
+  const { app } = await docsApp();
+  const missing = await request(app, "GET", "/nowhere");
+  t.equal(missing.status, 404);
+  t.match(JSON.parse(missing.body).detail, /GET \/ lists every route/);
+  t.match(JSON.parse((await request(app, "GET", "/api/v9/x")).body).type, "/problems/unknown-version");
 });

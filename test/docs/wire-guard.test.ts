@@ -113,8 +113,8 @@ t.test("the output budget covers the account of the request too: 1-byte chunks",
 
 t.test("responses cut anywhere (status line, a field, the body, a chunk) still tile what the server wrote, and say what is left out", async (t) => {
   const { app, store } = await docsApp();
-  // About 100 KB of list: a streamed list goes out in pieces of 32 K characters, each a chunk.
-  for (let i = 0; i < 100; i++) await store.posts.create({ id: `p-${i}`, title: `Post ${i}`, body: "A streamed list comes in chunks. ".repeat(30) });
+  // About 200 KB of list, more than one batch of the store (128 KiB): a streamed list goes out a batch at a time, each a chunk.
+  for (let i = 0; i < 200; i++) await store.posts.create({ id: `p-${i}`, title: `Post ${i}`, body: "A streamed list comes in chunks. ".repeat(30) });
   const { output } = await inject(
     app.handle,
     "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/posts HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/artigo/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
@@ -201,13 +201,13 @@ t.test("cross-site use is refused: Origin of another site, Sec-Fetch-Site, text/
   t.equal(await viaHost("127.0.0.1:8080", "http://127.0.0.1:8080, http://evil.example"), 403, "two Origin values are refused");
 });
 
-/** An app over a store whose posts.page() (how a list reads its posts) calls `hook` first (once), to see the wire view's work begin. */
+/** An app over a store whose posts.pageJson() (how a JSON list reads its posts) calls `hook` first (once), to see the wire view's work begin. */
 async function hookedApp(): Promise<{ app: ReturnType<typeof createApp>; store: Store; onFirstList: (hook: () => void) => void }> {
   const store = createMemoryStore();
   await seed(store);
   let hook: (() => void) | null = null;
-  const page = store.posts.page.bind(store.posts);
-  (store.posts as { page: typeof page }).page = (query) => {
+  const page = store.posts.pageJson.bind(store.posts);
+  (store.posts as { pageJson: typeof page }).pageJson = (query) => {
     const h = hook;
     hook = null;
     h?.();

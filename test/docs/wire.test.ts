@@ -10,8 +10,8 @@ import { accountOfRequests, readRequests, type WirePart } from "../../src/docs/w
 import { MAX_WIRE_REQUESTS } from "../../src/docs/wire-route.js";
 import { createBudget } from "../../src/docs/wire-budget.js";
 import { wireViewSchema } from "../../src/docs/wire-schema.js";
-import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parser.js";
-import type { SpanKind } from "../../src/http/spans.js";
+import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
+import type { SpanKind } from "../../src/http/parse/spans.js";
 import { ADMIN, docsApp, request, wire } from "../helpers/app.js";
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });

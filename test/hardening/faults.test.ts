@@ -159,7 +159,7 @@ t.test("the default logger writes the error, with the request, to stderr", async
 // ---- A separate server process with the default logger ----
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const SERVER_JS = pathToFileURL(path.join(ROOT, "dist", "src", "http", "server.js")).href;
+const SERVER_JS = pathToFileURL(path.join(ROOT, "dist", "src", "http", "connection", "server.js")).href;
 
 /**
  * Handlers throwing values that are awkward to log: the log line must not be

@@ -17,7 +17,7 @@ import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
 import type { Handler } from "../../src/http/connection/service.js";
-import type { ProtocolErrorCode } from "../../src/http/errors.js";
+import type { ProtocolErrorCode } from "../../src/http/parse/errors.js";
 import { listen, splitResponses, type RawResponse } from "../helpers/wire.js";
 
 /** The request a mis-framing front end or back end would see. */

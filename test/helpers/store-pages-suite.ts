@@ -32,6 +32,10 @@ async function walk<T>(t: Test, collection: PagedCollection<T>, limit: number): 
   for (let pages = 0; pages < 10_000; pages++) {
     const span = await collection.span({ after, limit });
     const page: Page<T> = await collection.page({ after, limit });
+    const json = await collection.pageJson({ after, limit });
+    t.equal(Buffer.from(json.members).toString(), JSON.stringify(page.items).slice(1, -1), "pageJson holds the page's items as JSON text");
+    t.strictSame([json.count, json.last, json.more], [page.items.length, page.last, span.more], "pageJson ends where the page ends and knows what span knows");
+    t.strictSame(json.revision, await collection.revision(), "with the revision");
     t.ok(page.items.length <= limit, "a page holds at most limit items");
     t.equal(page.last, span.last, "span ends where the page ends");
     if (page.last !== undefined) t.ok(page.last > after, "positions grow");
@@ -110,6 +114,32 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
       const fact = (await store.facts.page({ limit: 1 })).items[0]!;
       const two = (await store.facts.page({ limit: 10, maxChars: fact.text.length + fact.source.length + 1 })).items;
       t.equal(two.length, 2, "facts count their text and source");
+    });
+
+    await t.test("pageJson: through and maxChars as page() has them, maxChars counting the JSON text, and more without reading an empty page", async (t) => {
+      const store = await open(t);
+      for (const [id, chars] of [["a", 100], ["b", 100], ["c", 5000], ["d", 10]] as const) await store.posts.create({ id, title: "t", body: "x".repeat(chars) });
+      const sizes = (await store.posts.list()).map((p) => JSON.stringify(p).length);
+      const ofJson = (page: { members: Uint8Array }) => ids(JSON.parse(`[${Buffer.from(page.members).toString()}]`) as { id: string }[]);
+      const at = async (query: Parameters<typeof store.posts.pageJson>[0]) => {
+        const page = await store.posts.pageJson(query);
+        return { ids: ofJson(page), more: page.more, count: page.count };
+      };
+      t.strictSame(await at({ limit: 10, maxChars: sizes[0]! + 1 }), { ids: ["a", "b"], more: true, count: 2 }, "b reaches the size: the page ends with it");
+      t.strictSame(await at({ limit: 10, maxChars: sizes[0]! }), { ids: ["a"], more: true, count: 1 }, "a reaches it by itself");
+      const b = (await store.posts.page({ limit: 2 })).last!;
+      t.strictSame(await at({ after: b, limit: 10, maxChars: 1 }), { ids: ["c"], more: true, count: 1 }, "one item, however large");
+      t.strictSame(await at({ after: b, limit: 10, maxChars: sizes[2]! + 1 }), { ids: ["c", "d"], more: false, count: 2 }, "the last item: nothing more");
+      t.strictSame(await at({ limit: 4 }), { ids: ["a", "b", "c", "d"], more: false, count: 4 }, "exactly the rest: nothing more");
+      t.strictSame(await at({ limit: 3 }), { ids: ["a", "b", "c"], more: true, count: 3 });
+      t.strictSame(await at({ limit: 10, through: b }), { ids: ["a", "b"], more: false, count: 2 }, "nothing more up to through");
+      t.strictSame(await at({ limit: 1, through: b }), { ids: ["a"], more: true, count: 1 });
+      const empty = await store.posts.pageJson({ after: Number.MAX_SAFE_INTEGER, limit: 10 });
+      t.strictSame({ ...empty, members: Buffer.from(empty.members).toString() }, { members: "", count: 0, more: false, revision: await store.posts.revision() }, "past the end: an empty page, with the revision");
+      await seed(store);
+      const facts = await store.facts.pageJson({ limit: 3 });
+      t.equal(Buffer.from(facts.members).toString(), JSON.stringify((await store.facts.list()).slice(0, 3)).slice(1, -1), "facts as JSON text too");
+      t.strictSame(facts.revision, await store.facts.revision());
     });
 
     await t.test("paging while posts are added, changed and deleted between pages: nothing skipped, nothing repeated", async (t) => {

@@ -14,6 +14,7 @@ import type { Test } from "tap";
 import { SEED_ARTICLES, SEED_FACTS, seed } from "../../src/store/seed.js";
 import { asTokenHash, type NewArticle, type Store, type StoreOptions } from "../../src/store/types.js";
 import { pagesSuite } from "./store-pages-suite.js";
+import { representationOf } from "../../src/store/representation.js";
 
 export type StoreFactory = (options?: StoreOptions) => Promise<Store>;
 
@@ -83,7 +84,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
           publishedAt: clock.iso(),
           updatedAt: clock.iso(),
         };
-        t.strictSame(result, { kind: "created", item: expected });
+        t.strictSame(result, { kind: "created", item: expected, representation: representationOf(expected) });
         t.strictSame(await store.posts.get("hello"), expected);
         t.strictSame(await store.posts.list(), [expected]);
       });
@@ -191,8 +192,34 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         clock.advance(60_000);
         const result = await store.posts.update("p", () => ({ title: "t2", body: "b2", tags: ["y", "z"] }));
         const expected = { id: "p", title: "t2", body: "b2", tags: ["y", "z"], publishedAt, updatedAt: clock.iso() };
-        t.strictSame(result, { kind: "updated", item: expected });
+        t.strictSame(result, { kind: "updated", item: expected, representation: representationOf(expected) });
         t.strictSame(await store.posts.get("p"), expected, "author removed by leaving it out");
+      });
+
+      await t.test("each post keeps its representation, made when it was written: JSON.stringify of the post and the tag of those bytes", async (t) => {
+        const clock = fakeClock();
+        const store = await open(t, { now: clock.now });
+        // Text whose bytes are easy to get wrong on the way through a database: astral characters, escapes, quotes, line breaks.
+        const fields = { title: 'Caf\u00e9 \u{1F600} "quoted" \\ back', body: "line\nbreak\ttab \u2028 \u0001 end", author: "\u00c5sa", tags: ["\u{1F4A9}", ""] };
+        const created = await store.posts.create({ id: "rep", ...fields });
+        if (created.kind !== "created") throw new Error("not created");
+        const stored = await store.posts.representation("rep");
+        t.strictSame(stored, created.representation, "what the write returned is what is stored");
+        t.equal(stored!.json, JSON.stringify(await store.posts.get("rep")), "the bytes of the post as get() returns it");
+        t.equal(stored!.tag, createHash("sha256").update(stored!.json).digest("base64url").slice(0, 27), "the tag: 27 base64url characters of the SHA-256 of the JSON");
+        clock.advance();
+        const updated = await store.posts.update("rep", (p) => ({ ...fields, title: p.title + "!" }));
+        if (updated.kind !== "updated") throw new Error("not updated");
+        t.strictSame(await store.posts.representation("rep"), updated.representation, "an update writes the new representation");
+        t.equal(updated.representation.json, JSON.stringify(await store.posts.get("rep")));
+        t.not(updated.representation.tag, created.representation.tag, "a new tag");
+        await t.rejects(store.posts.update("rep", () => { throw new Error("keep it"); }), /keep it/);
+        t.strictSame(await store.posts.representation("rep"), updated.representation, "a Change that throws leaves the representation");
+        await store.posts.create({ id: "rep", title: "other", body: "other" });
+        t.strictSame(await store.posts.representation("rep"), updated.representation, "a create of a taken id leaves it");
+        t.equal(await store.posts.representation("nope"), undefined, "none for a missing post");
+        await store.posts.delete("rep");
+        t.equal(await store.posts.representation("rep"), undefined, "none once deleted");
       });
 
       await t.test("update of a missing post is 'missing' and creates nothing", async (t) => {
@@ -300,8 +327,8 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
           return { title: `${current.title}!`, body: current.body, tags: [...(current.tags ?? []), "y"] };
         });
         t.strictSame(seen, [stored], "called once, with the stored post");
-        const expected = { id: "p", title: "t!", body: "b", tags: ["x", "y"], publishedAt: stored?.publishedAt, updatedAt: clock.iso() };
-        t.strictSame(result, { kind: "updated", item: expected });
+        const expected = { id: "p", title: "t!", body: "b", tags: ["x", "y"], publishedAt: stored!.publishedAt, updatedAt: clock.iso() };
+        t.strictSame(result, { kind: "updated", item: expected, representation: representationOf(expected) });
         t.strictSame(await store.posts.get("p"), expected);
       });
 

@@ -14,7 +14,7 @@ import { Duplex } from "node:stream";
 import { ResponseCounter } from "../../bench/fixed-load.js";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { Turns } from "../../src/http/connection/turns.js";
 import { listen } from "../helpers/wire.js";
 

@@ -7,7 +7,7 @@ import { Duplex } from "node:stream";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
 import type { Handler } from "../../src/http/connection/service.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { inject } from "../../src/http/connection/inject.js";
 import type { Request } from "../../src/http/message/request.js";
 import type { Response } from "../../src/http/message/response.js";

@@ -11,7 +11,7 @@ import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
 import type { Handler } from "../../src/http/connection/service.js";
 import { REQUESTS_PER_TURN } from "../../src/http/connection/turns.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { listen, splitResponses } from "../helpers/wire.js";
 
 const get = (path: string, close = false) => `GET ${path} HTTP/1.1\r\nHost: t\r\n${close ? "Connection: close\r\n" : ""}\r\n`;

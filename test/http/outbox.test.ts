@@ -8,7 +8,7 @@ import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
 import type { Handler } from "../../src/http/connection/service.js";
 import { Outbox } from "../../src/http/connection/outbox.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { splitResponses } from "../helpers/wire.js";
 
 /** Stream methods that record each write handed down (a writev counts as one write). */

@@ -59,6 +59,12 @@ t.test("a server from the public API alone: custom methods, problems, HEAD, OPTI
   t.equal(teapot!.status, 418, "fail() answers with its problem");
   const [missing] = await send(one("GET /nowhere"));
   t.equal(missing!.status, 404);
+  // The router's own answers say only what it knows: this app serves no page at GET /.
+  const detail = JSON.parse(missing!.body).detail as string;
+  t.match(detail, /Nothing is served at \/nowhere/);
+  t.notMatch(detail, /GET \//, "no pointer to a route list the app does not serve");
+  const [notAllowed] = await send(one("DELETE /cache/a"));
+  t.notMatch(JSON.parse(notAllowed!.body).detail, /GET \//);
 });
 
 t.test("the same router over TLS", async (t) => {

@@ -4,9 +4,9 @@
 import t from "tap";
 import { runInNewContext } from "node:vm";
 import v8 from "node:v8";
-import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
 import type { Request } from "../../src/http/message/request.js";
-import { BodyBuffer } from "../../src/http/body-buffer.js";
+import { BodyBuffer } from "../../src/http/parse/body-buffer.js";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

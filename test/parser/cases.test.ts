@@ -9,7 +9,7 @@
 // near its start, its end and each line break, and at a stride in between.
 
 import t, { type Test } from "tap";
-import { PROTOCOL_ERRORS } from "../../src/http/errors.js";
+import { PROTOCOL_ERRORS } from "../../src/http/parse/errors.js";
 import { CASES, type Case } from "./fixtures/cases.js";
 import { bytes, carryBound, errorOf, feedAt, feedBytewise, feedWhole, limitsWith, requestsOf, shapeProblems, type Outcome } from "./fixtures/helpers.js";
 

@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import t from "tap";
-import { cleanFieldLine, cleanRequestLine, isPlainLength } from "../../src/http/clean-line.js";
-import { LineJudge } from "../../src/http/line-judge.js";
-import { endFieldLine, endRequestLine, fieldBounds } from "../../src/http/line-scan.js";
-import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parser.js";
+import { cleanFieldLine, cleanRequestLine, isPlainLength } from "../../src/http/parse/clean-line.js";
+import { LineJudge } from "../../src/http/parse/line-judge.js";
+import { endFieldLine, endRequestLine, fieldBounds } from "../../src/http/parse/line-scan.js";
+import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parse/parser.js";
 import { httpishArb, mutate, mutationArb, pipelineArb, smallLimitsArb } from "./fixtures/generators.js";
 
 /** Every index just after an LF, and 0: where a line may start. */

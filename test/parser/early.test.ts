@@ -5,7 +5,7 @@
 // the prefix is cut, and the same one the whole line gets.
 
 import t from "tap";
-import type { ProtocolErrorCode } from "../../src/http/errors.js";
+import type { ProtocolErrorCode } from "../../src/http/parse/errors.js";
 import { bytes, errorOf, feedAt, feedBytewise, feedWhole, limitsWith } from "./fixtures/helpers.js";
 
 const HOST = "Host: h\r\n";

@@ -4,7 +4,7 @@
 // read) still sees its own request's fields, not the next one's.
 
 import t from "tap";
-import { RequestParser } from "../../src/http/parser.js";
+import { RequestParser } from "../../src/http/parse/parser.js";
 import type { Request } from "../../src/http/message/request.js";
 
 t.test("fields outlive the next head, whole or cut", (t) => {

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import t from "tap";
-import { LineMemory, MISSES, QUIET, SLOT_BYTES, SLOTS } from "../../src/http/line-memory.js";
-import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parser.js";
-import type { RequestLine } from "../../src/http/request-line.js";
+import { LineMemory, MISSES, QUIET, SLOT_BYTES, SLOTS } from "../../src/http/parse/line-memory.js";
+import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parse/parser.js";
+import type { RequestLine } from "../../src/http/parse/request-line.js";
 import { bytes, errorOf, feedAt, feedPieces, feedWhole, type SeenEvent } from "./fixtures/helpers.js";
 import { smallLimitsArb } from "./fixtures/generators.js";
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import t, { type Test } from "tap";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { bytes, feedAt, feedWhole } from "./fixtures/helpers.js";
 import { parsesAsBuilt, robust } from "./fixtures/checks.js";
 import { chunkingArb, cutsFrom, httpishArb, limitsArb, mutate, mutationArb, pipelineArb, smallLimitsArb } from "./fixtures/generators.js";

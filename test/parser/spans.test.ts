@@ -1,4 +1,4 @@
-// The parser's spans (src/http/spans.ts): the byte ranges it reports to a
+// The parser's spans (src/http/parse/spans.ts): the byte ranges it reports to a
 // SpanListener. The wire view and the terminal trace are built from them
 // alone, so these properties are what keeps both honest:
 //  - the line spans and body pieces tile the bytes read, from 0, with no gap;
@@ -11,9 +11,9 @@
 
 import fc from "fast-check";
 import t from "tap";
-import type { ProtocolError } from "../../src/http/errors.js";
-import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parser.js";
-import type { SpanKind } from "../../src/http/spans.js";
+import type { ProtocolError } from "../../src/http/parse/errors.js";
+import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parse/parser.js";
+import type { SpanKind } from "../../src/http/parse/spans.js";
 import { feedAt } from "./fixtures/helpers.js";
 import { chunkingArb, cutsFrom, httpishArb, limitsArb, mutate, mutationArb, pipelineArb } from "./fixtures/generators.js";
 

@@ -7,6 +7,7 @@ import pg from "pg";
 import { StoreOpenError } from "../../src/store/errors.js";
 import { MIGRATIONS_TABLE, PG_MIGRATIONS } from "../../src/store/pg-schema.js";
 import { createPostgresStore, type PostgresOptions } from "../../src/store/postgres.js";
+import { representationOf } from "../../src/store/representation.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";
 import { testDatabase, withSchema } from "../helpers/postgres.js";
@@ -180,4 +181,31 @@ t.test("a page is a range scan of an index, never a sort of the table", async (t
   t.match(await plan("SELECT seq, id FROM posts WHERE seq > 10 AND seq <= 9007199254740991 ORDER BY seq LIMIT 5"), /Index Scan using posts_seq_key on posts/);
   t.notMatch(await plan("SELECT seq, id FROM posts WHERE seq > 10 AND seq <= 9007199254740991 ORDER BY seq LIMIT 5"), /Sort/);
   t.match(await plan("SELECT id FROM facts WHERE id > 10 AND id <= 9007199254740991 ORDER BY id LIMIT 5"), /Index (Only )?Scan using facts_pkey on facts/);
+});
+
+t.test("a database of schema version 3 gains each post's representation, and its revision stays as it was", async (t) => {
+  const url = await db.fresh();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE TABLE ${MIGRATIONS_TABLE} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    for (const [i, migration] of PG_MIGRATIONS.slice(0, 3).entries()) {
+      await client.query(migration as string);
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version) VALUES ($1)`, [i + 1]);
+    }
+    const insert = "INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES ($1, $2, $3, $4, $5, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z')";
+    await client.query(insert, ["one", "T\u{1F600}", "line\nbreak", "ann", ["a", "b"]]);
+    await client.query(insert, ["two", "t", "b", null, null]);
+    await client.query(`INSERT INTO posts (id, title, body, tags, published_at, updated_at) SELECT 'many-' || i, 't', 'b', '{}', now(), now() FROM generate_series(0, 1499) AS i`);
+  } finally {
+    await client.end();
+  }
+  const [revision] = await query<{ n: string; epoch: string }>(url, "SELECT n, epoch FROM revisions WHERE collection = 'posts'");
+  const store = await open(t, url);
+  t.strictSame(await store.posts.revision(), { epoch: revision!.epoch, n: Number(revision!.n) }, "the revision did not move: no post changed");
+  for (const id of ["one", "two", "many-0", "many-1499"]) {
+    t.strictSame(await store.posts.representation(id), representationOf((await store.posts.get(id))!), `${id}'s representation`);
+  }
+  const page = await store.posts.pageJson({ limit: 2 });
+  t.equal(Buffer.from(page.members).toString(), JSON.stringify((await store.posts.list()).slice(0, 2)).slice(1, -1));
 });

@@ -9,6 +9,7 @@ import { StoreOpenError } from "../../src/store/errors.js";
 import { createSqliteStore } from "../../src/store/sqlite.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
+import { representationOf } from "../../src/store/representation.js";
 import { storeSuite } from "../helpers/store-suite.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "startline-sqlite-"));
@@ -122,8 +123,8 @@ t.test("a page is a range of the rowid: the same cost at any depth, never a scan
 t.test("a database of schema version 2 gains revisions, counting from 0, and keeps its posts in order", async (t) => {
   const file = freshFile();
   const old = new Database(file);
-  old.exec(MIGRATIONS[0]!);
-  old.exec(MIGRATIONS[1]!);
+  old.exec(MIGRATIONS[0] as string);
+  old.exec(MIGRATIONS[1] as string);
   old.pragma("user_version = 2");
   for (const id of ["one", "two", "three"]) {
     old.prepare("INSERT INTO posts (id, title, body, published_at, updated_at) VALUES (?, 't', 'b', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')").run(id);
@@ -135,4 +136,26 @@ t.test("a database of schema version 2 gains revisions, counting from 0, and kee
   t.strictSame((await store.posts.page({ limit: 10 })).items.map((p) => p.id), ["one", "two", "three"]);
   await store.posts.delete("two");
   t.equal((await store.posts.revision()).n, 1);
+});
+
+t.test("a database of schema version 3 gains each post's representation, and its revision stays as it was", async (t) => {
+  const file = freshFile();
+  const old = new Database(file);
+  for (const migration of MIGRATIONS.slice(0, 3)) old.exec(migration as string);
+  old.pragma("user_version = 3");
+  const insert = old.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES (?, ?, ?, ?, ?, '2025-01-01T00:00:00.000Z', ?)");
+  insert.run("one", "T\u{1F600}", "line\nbreak", "ann", '["a","b"]', "2025-01-01T00:00:00.000Z");
+  insert.run("two", "t", "b", null, null, "2025-01-02T00:00:00.000Z");
+  // More than one batch of the backfill.
+  for (let i = 0; i < 1500; i++) insert.run(`many-${i}`, "t", "b", null, "[]", "2025-01-03T00:00:00.000Z");
+  const revision = old.prepare("SELECT n, epoch FROM revisions WHERE collection = 'posts'").get();
+  old.close();
+  const store = createSqliteStore(file);
+  t.teardown(() => store.close());
+  t.strictSame(await store.posts.revision(), revision, "the revision did not move: no post changed");
+  for (const id of ["one", "two", "many-0", "many-1499"]) {
+    t.strictSame(await store.posts.representation(id), representationOf((await store.posts.get(id))!), `${id}'s representation`);
+  }
+  const page = await store.posts.pageJson({ limit: 2 });
+  t.equal(Buffer.from(page.members).toString(), JSON.stringify((await store.posts.list()).slice(0, 2)).slice(1, -1));
 });

@@ -75,8 +75,8 @@ t.test("TRACE=1: every part of a pipelined pair and of a malformed request, CR L
   has(`#1 > ${at(fact)} body            Traced over a socket.  (21 bytes)`, "its body");
   has("#1 < HTTP/1.1 201 Created\\r\\n", "its status line");
   // The malformed one: the rule, its RFC section, the fix, the offset, and the byte itself.
-  has("#2 ! WHITESPACE_BEFORE_COLON at byte 33 (byte 33 of request 1): 400 Whitespace between field name and colon (RFC 9112 §5.1)", "the error code and offset");
-  has("#2 !   fix: Remove the space or tab before the colon: `Name: value`, not `Name : value`.", "the fix");
+  has("#2 ! WHITESPACE_BEFORE_COLON at byte 33 (byte 33 of request 1): 400 Whitespace in a field name, or before its colon (RFC 9112 §5.1)", "the error code and offset");
+  has("#2 !   fix: A field name is a token, so it holds no space or tab, and its colon follows it directly. If you meant `Name: value`, write it so: not `Name : value`, and not `My Header: value` (a name of several words takes hyphens: `My-Header`).", "the fix");
   has("#2 !   Host : x\\r\\n", "the line it is in");
   has("#2 !       ^ byte 33", "the byte, marked");
   has("#2 < HTTP/1.1 400 Bad Request\\r\\n", "the 400");

@@ -8,8 +8,8 @@ import net from "node:net";
 import { once } from "node:events";
 import { Writable } from "node:stream";
 import t from "tap";
-import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parser.js";
-import type { ProtocolError } from "../../src/http/errors.js";
+import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
+import type { ProtocolError } from "../../src/http/parse/errors.js";
 import { createTrace, useColor } from "../../src/trace/index.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { painter } from "../../src/trace/text.js";
@@ -129,4 +129,37 @@ t.test("property: whatever the bytes, tracing them never throws and prints no co
     t.notOk(details.failed, `${name}: ${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
   }
   t.end();
+});
+
+t.test("what a learner reads: a space in a field name, a repeated Content-Length, and the count at the close", async (t) => {
+  const s = await tracedServer(false);
+  t.teardown(() => s.server.close());
+  const trace = async (raw: string) => {
+    const before = s.text().length;
+    await exchange(s.server.port, raw, "Connection: close");
+    await s.seen(new RegExp(`[\\s\\S]{${before}}[\\s\\S]*connection closed after`));
+    return s.text().slice(before);
+  };
+
+  // No colon at all: the words must not promise one.
+  const broken = await trace("GET /api/v2/status HTTP/1.1\r\nBroken header\r\n\r\n");
+  t.match(broken, /WHITESPACE_BEFORE_COLON at byte 35 \(byte 35 of request 1\): 400 Whitespace in a field name, or before its colon/);
+  t.match(broken, /! {3}A space follows "Broken", where only more of the field name or its colon may come\n/);
+  t.match(broken, /fix: A field name is a token, so it holds no space or tab, and its colon follows it directly\. If you meant `Name: value`/);
+  t.notMatch(broken, /Remove the space/, "no fix that assumes a colon");
+  t.match(broken, /connection closed after 46 bytes: 0 request heads read whole, request 1 refused\n/, "the close counts as the error line does");
+
+  const twoWords = await trace("GET /api/v2/status HTTP/1.1\r\nMy Header: v\r\n\r\n");
+  t.match(twoWords, /A space follows "My", where only more of the field name or its colon may come/);
+  t.match(twoWords, /not `My Header: value` \(a name of several words takes hyphens: `My-Header`\)/);
+
+  // The second Content-Length is refused at its colon; the caret is under that field line's first byte.
+  const head = "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n";
+  const repeated = await trace(`${head}Content-Length: 5\r\n\r\nhello`);
+  t.match(repeated, new RegExp(`REPEATED_CONTENT_LENGTH at byte ${head.length} \\(byte ${head.length} of request 1\\)`));
+  t.match(repeated, new RegExp(`#\\d+ ! {3}Content-Length: 5\\\\r\\\\n\n#\\d+ ! {3}\\^ byte ${head.length}\n`), "the caret under the C of the second Content-Length");
+
+  // A refusal in the second request of a connection: one head read whole before it.
+  const second = await trace("GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v2/status HTTP/1.1\r\nHost : x\r\n\r\n");
+  t.match(second, /connection closed after \d+ bytes: 1 request head read whole, request 2 refused\n/);
 });

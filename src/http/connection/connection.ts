@@ -8,8 +8,8 @@
 // whether it reads now is the flow's (flow.ts). This file decides nothing
 // of its own: it passes events and carries out decisions.
 
-import { protocolError, type ProtocolError } from "../errors.js";
-import { RequestParser, type ParserSink } from "../parser.js";
+import { protocolError, type ProtocolError } from "../parse/errors.js";
+import { RequestParser, type ParserSink } from "../parse/parser.js";
 import { protocolProblem } from "../message/problem.js";
 import type { Request, RequestHead } from "../message/request.js";
 import { CONTINUE, serialize, type Response, type Serialized } from "../message/response.js";

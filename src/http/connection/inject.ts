@@ -9,7 +9,7 @@ import { Duplex } from "node:stream";
 import { Connection } from "./connection.js";
 import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
-import { DEFAULT_LIMITS, type ParserLimits } from "../parser.js";
+import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
 
 export interface InjectOptions {
   readonly limits?: Partial<ParserLimits>;

@@ -3,7 +3,7 @@
 // the connection's own logic in connection.ts.
 
 import type { Duplex } from "node:stream";
-import type { ParserLimits } from "../limits.js";
+import type { ParserLimits } from "../parse/limits.js";
 import type { Request } from "../message/request.js";
 import type { TraceFactory } from "./trace-hook.js";
 import type { Turns } from "./turns.js";

@@ -4,9 +4,9 @@
 // layer only tells; it never formats or prints. Without a factory in the
 // connection's options, nothing is made: no listener, no call per request.
 
-import type { ProtocolError } from "../errors.js";
+import type { ProtocolError } from "../parse/errors.js";
 import type { Request, RequestHead } from "../message/request.js";
-import type { SpanListener } from "../spans.js";
+import type { SpanListener } from "../parse/spans.js";
 
 export interface ConnectionTrace extends SpanListener {
   /** Bytes read from the socket, just before the parser is fed them: span offsets count from the first. */

@@ -29,6 +29,16 @@ const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
 const COMPRESSIBLE = /^(?:text\/|application\/(?:json|yaml|javascript|xml|[a-z0-9.+-]*\+(?:json|xml|yaml))\b)/i;
 const CODING_SUFFIX = /\+(?:br|gzip)"$/;
 
+/**
+ * Whether a response of this type may go out coded, so that its selection
+ * depends on Accept-Encoding (RFC 9110 §12.5.5). The type decides, not the
+ * size of one body: a cache must key every representation of the resource
+ * alike, and a 304, which has no body, must say what its 200 would.
+ */
+export function mayBeCoded(type: string): boolean {
+  return COMPRESSIBLE.test(type);
+}
+
 /** The tag without a coding added by this module: what the resource itself is tagged. */
 export function withoutCoding(tag: string): string {
   return tag.replace(CODING_SUFFIX, '"');
@@ -58,9 +68,11 @@ export function chooseCoding(acceptEncoding: string | undefined): Coding | null 
   return br >= gz ? "br" : "gzip";
 }
 
-function addVary(headers: Readonly<Record<string, FieldValue>>): string {
-  const vary = headers.Vary ?? headers.vary;
-  return vary === undefined || vary === "" ? "Accept-Encoding" : `${vary}, Accept-Encoding`;
+/** Vary with Accept-Encoding in it; as it was when it already names that field (conditional.ts's cacheFields puts it there). */
+export function addVary(vary: FieldValue | undefined): string {
+  if (vary === undefined || vary === "") return "Accept-Encoding";
+  const text = String(vary);
+  return listElements(text).some((name) => name.toLowerCase() === "accept-encoding") ? text : `${text}, Accept-Encoding`;
 }
 
 function encode(body: string | Uint8Array, coding: Coding): Promise<Buffer> {
@@ -82,7 +94,7 @@ function compressed(response: Response, body: string | Uint8Array, coding: Codin
       headers: {
         ...headers,
         "Content-Encoding": coding,
-        Vary: addVary(headers),
+        Vary: addVary(headers.Vary ?? headers.vary),
         ...(etag === undefined ? {} : { ETag: String(etag).replace(/"$/, `+${coding}"`) }),
       },
       body: encoded,
@@ -119,7 +131,7 @@ export function negotiateCoding(request: Request, response: Response): Response 
   if (type === undefined || !COMPRESSIBLE.test(String(type))) return response;
   // Whether or not this client gets it compressed, a cache must know the answer depends on Accept-Encoding.
   const coding = chooseCoding(headerValue(request, "accept-encoding"));
-  if (coding === null) return { ...response, headers: { ...headers, Vary: addVary(headers) } };
+  if (coding === null) return { ...response, headers: { ...headers, Vary: addVary(headers.Vary ?? headers.vary) } };
   return compressed(response, body, coding);
 }
 

@@ -1,8 +1,10 @@
 // Entity tags and the conditional requests built on them (RFC 9110 §8.8.3, §13.1).
 
 import { createHash } from "node:crypto";
-import { withoutCoding } from "./compression.js";
+import { addVary, mayBeCoded, withoutCoding } from "./compression.js";
 import { listElements } from "./field-lists.js";
+import { headerValue, type Request } from "./request.js";
+import type { Response } from "./response.js";
 
 /** A strong entity tag for a representation: a digest of its exact bytes. */
 export function strongEtag(body: string | Uint8Array): string {
@@ -29,4 +31,33 @@ export function noneMatch(field: string | undefined, etag: string): boolean {
 export function ifMatch(field: string | undefined, etag: string): boolean {
   if (field === undefined) return true;
   return tags(field).some((t) => t === "*" || (!t.startsWith("W/") && t === etag));
+}
+
+/** What a cache stores a representation under, and revalidates it with. */
+export interface Validated {
+  /** The Content-Type of the 200. */
+  readonly type: string;
+  readonly etag: string;
+  readonly cacheControl: string;
+  /** The request fields the representation was negotiated by; Accept-Encoding is added here when the type may be coded. */
+  readonly vary?: string;
+}
+
+/**
+ * The validator and cache fields of a representation, for its 200 and for the
+ * 304 that stands for it alike: RFC 9110 §15.4.5 has a 304 carry the ETag,
+ * Cache-Control and Vary its 200 would, since a cache updates the response it
+ * keeps from them (RFC 9111 §4.3.4). Built in this one place so the two
+ * answers cannot drift apart. Vary names Accept-Encoding whenever
+ * compression.ts may code the type, whatever the size of this one body.
+ */
+export function cacheFields(v: Validated): Readonly<Record<string, string>> {
+  const vary = mayBeCoded(v.type) ? addVary(v.vary) : v.vary;
+  return vary === undefined ? { ETag: v.etag, "Cache-Control": v.cacheControl } : { ETag: v.etag, "Cache-Control": v.cacheControl, Vary: vary };
+}
+
+/** The 304 of a read whose If-None-Match matches (RFC 9110 §13.1.2): the cache fields, no content; undefined otherwise. */
+export function notModified(request: Request, v: Validated): Response | undefined {
+  if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+  return noneMatch(headerValue(request, "if-none-match"), v.etag) ? { status: 304, headers: cacheFields(v) } : undefined;
 }

@@ -1,6 +1,6 @@
 // RFC 9457 problem details: the one shape of every error this server sends.
 
-import { problemSlug, PROTOCOL_ERRORS, type ProtocolError } from "../errors.js";
+import { problemSlug, PROTOCOL_ERRORS, type ProtocolError } from "../parse/errors.js";
 import type { FieldValue, Response } from "./response.js";
 import { reasonPhrase } from "./status.js";
 

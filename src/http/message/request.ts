@@ -1,6 +1,6 @@
 // What the parser hands on: one request, framed and checked.
 
-import type { ProtocolError } from "../errors.js";
+import type { ProtocolError } from "../parse/errors.js";
 
 /** Where the parser hands on what it reads. */
 export interface ParserSink {

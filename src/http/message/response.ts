@@ -7,7 +7,7 @@
 // any other control character (RFC 9110 §5.5). Header injection is therefore
 // impossible through this API, whatever a handler puts in a value.
 
-import { TCHAR } from "../chars.js";
+import { TCHAR } from "../parse/byte-classes.js";
 import { httpDate } from "./date.js";
 import { statusAllowsBody, statusLine } from "./status.js";
 import { isBodyStream, type BodyStream } from "./stream-body.js";

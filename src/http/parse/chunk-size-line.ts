@@ -5,7 +5,7 @@
 // The data after each line, its CR LF, and the trailer section are walked by
 // the parser's state machine; this reads one chunk-size line.
 
-import { FIELD_VALUE, HEX, HTAB, QDTEXT, SEMICOLON, SP, TCHAR } from "./chars.js";
+import { FIELD_VALUE, HEX, HTAB, QDTEXT, SEMICOLON, SP, TCHAR } from "./byte-classes.js";
 import { describe, type ScanError } from "./line-scan.js";
 
 /** Hex digits in a chunk size before it is certainly larger than any body limit. */

@@ -4,13 +4,13 @@
 // here each field that frames or routes the message is read, and the head
 // is judged whole at its empty line.
 
-import { HOST } from "./chars.js";
+import { HOST } from "./byte-classes.js";
 import type { ProtocolErrorCode } from "./errors.js";
 import type { ParserLimits } from "./limits.js";
 import type { ScanError } from "./line-scan.js";
 import { describe } from "./line-scan.js";
-import { listElements, trimOws } from "./message/field-lists.js";
-import type { Framing, Request } from "./message/request.js";
+import { listElements, trimOws } from "../message/field-lists.js";
+import type { Framing, Request } from "../message/request.js";
 import type { RequestLine } from "./request-line.js";
 
 /** What the head's fields have said so far; reset for each message. */

@@ -14,7 +14,7 @@
 // The scan stops at a CR: whether that CR ends the line or is a bare CR
 // (RFC 9112 §2.2) is the next byte's to say, and the parser judges it.
 
-import { COLON, CR, FIELD_VALUE, HTAB, SP, TARGET, TCHAR } from "./chars.js";
+import { COLON, CR, FIELD_VALUE, HTAB, SP, TARGET, TCHAR } from "./byte-classes.js";
 import type { ProtocolErrorCode } from "./errors.js";
 
 /** Where a scan stands; kept between the pieces of an unfinished line. */
@@ -237,13 +237,14 @@ export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: Fie
           break;
         }
         if (b === SP || b === HTAB) {
-          return err("WHITESPACE_BEFORE_COLON", `Whitespace follows the field name "${buf.toString("latin1", scan.mark, i)}"`, i);
+          return err("WHITESPACE_BEFORE_COLON", `A ${describe(b)} follows "${buf.toString("latin1", scan.mark, i)}", where only more of the field name or its colon may come`, i);
         }
         if (b !== COLON) return err("INVALID_FIELD_NAME", `Unexpected ${describe(b)} in a field name`, i);
         phase = FIELD_VALUE_BYTES;
         scan.split = i;
         if (!ctx.trailer && isContentLength(buf, scan.mark, i)) {
-          if (ctx.contentLengthSeen) return err("REPEATED_CONTENT_LENGTH", "Content-Length is sent on more than one field line", i);
+          // Known at this colon, before the value arrives; the offset is the repeated field line's first byte.
+          if (ctx.contentLengthSeen) return err("REPEATED_CONTENT_LENGTH", "Content-Length is sent on more than one field line", scan.mark);
           phase = LENGTH_LEADING_OWS;
           scan.count = 0;
         }

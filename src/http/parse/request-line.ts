@@ -2,9 +2,9 @@
 // whose bytes the line scan (line-scan.ts) has already found well-formed:
 // what is left is what the tokens mean.
 
-import { SP } from "./chars.js";
+import { SP } from "./byte-classes.js";
 import type { ScanError } from "./line-scan.js";
-import { methodName } from "./names.js";
+import { methodName } from "./interned-names.js";
 
 export interface RequestLine {
   readonly method: string;

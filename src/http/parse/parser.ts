@@ -21,23 +21,23 @@
 // disagree about where a request ends (request smuggling).
 
 import { BodyBuffer } from "./body-buffer.js";
-import { CR, LF } from "./chars.js";
+import { CR, LF } from "./byte-classes.js";
 import { cleanFieldLine, cleanRequestLine, isPlainLength, type RequestLineBounds } from "./clean-line.js";
-import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunked.js";
+import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunk-size-line.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
-import { headOf, judgeHead, lastValue, newHeadFields, noteField, readField, resetHeadFields } from "./head.js";
+import { headOf, judgeHead, lastValue, newHeadFields, noteField, readField, resetHeadFields } from "./head-framing.js";
 import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { LineJudge, type LineKind, type LinePiece } from "./line-judge.js";
 import { LineMemory } from "./line-memory.js";
 import { LineReader, type LineConsumer } from "./line-reader.js";
 import { describe, endRequestLine, type FieldBounds, type ScanError } from "./line-scan.js";
-import { fieldName } from "./names.js";
+import { fieldName } from "./interned-names.js";
 import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
-import type { ParserSink, Request } from "./message/request.js";
+import type { ParserSink, Request } from "../message/request.js";
 import { chunkSizeSpans, fieldSpans, requestLineSpans, type SpanKind, type SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-export type { ParserSink } from "./message/request.js";
+export type { ParserSink } from "../message/request.js";
 
 const enum State {
   RequestLine,

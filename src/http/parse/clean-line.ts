@@ -15,7 +15,7 @@
 // refusal is still found, worded and placed by one code path, and a line
 // taken here gives the very values the full path would give.
 
-import { COLON, CR, FIELD_VALUE, HTAB, LF, SP, TARGET, TCHAR } from "./chars.js";
+import { COLON, CR, FIELD_VALUE, HTAB, LF, SP, TARGET, TCHAR } from "./byte-classes.js";
 import type { FieldBounds } from "./line-scan.js";
 import { isHttp1At, MAX_LENGTH_DIGITS } from "./line-scan.js";
 

@@ -9,7 +9,7 @@
 // caller's chunk: the connection pauses reading when responses back up, so
 // one large read of pipelined requests cannot queue up work without bound.
 
-import { LF } from "./chars.js";
+import { LF } from "./byte-classes.js";
 
 /** What the reader feeds: the protocol (the request parser) on top of it. */
 export interface LineConsumer {

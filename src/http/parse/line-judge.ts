@@ -8,7 +8,7 @@
 // line that breaks no rule may be read by clean-line.ts instead, which takes
 // only lines this judge takes: a line it leaves comes here.)
 
-import { CR } from "./chars.js";
+import { CR } from "./byte-classes.js";
 import type { ParserLimits } from "./limits.js";
 import { endFieldLine, fieldBounds, scanFieldLine, scanRequestLine, startScan, type FieldBounds, type FieldContext, type LineScan, type ScanError } from "./line-scan.js";
 import { requestLineTooLong } from "./request-line.js";

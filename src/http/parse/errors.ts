@@ -75,9 +75,11 @@ export const PROTOCOL_ERRORS = {
   },
   WHITESPACE_BEFORE_COLON: {
     status: 400,
-    title: "Whitespace between field name and colon",
+    // Refused at the space or tab, before the parser can know whether a colon
+    // follows (`Host : x`) or not (`Broken header`): the words are true of both.
+    title: "Whitespace in a field name, or before its colon",
     rule: "RFC 9112 §5.1",
-    fix: "Remove the space or tab before the colon: `Name: value`, not `Name : value`.",
+    fix: "A field name is a token, so it holds no space or tab, and its colon follows it directly. If you meant `Name: value`, write it so: not `Name : value`, and not `My Header: value` (a name of several words takes hyphens: `My-Header`).",
   },
   MISSING_COLON: {
     status: 400,
