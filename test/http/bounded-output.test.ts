@@ -14,7 +14,7 @@ import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js
 import { OUTPUT_BUDGET } from "../../src/http/connection/send-body.js";
 import type { Handler, Service } from "../../src/http/connection/service.js";
 import type { Response } from "../../src/http/message/response.js";
-import { DEFAULT_LIMITS } from "../../src/http/parser.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { docsApp } from "../helpers/app.js";
 import { dechunk, listen } from "../helpers/wire.js";
 

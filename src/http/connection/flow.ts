@@ -7,7 +7,7 @@
 // lifecycle (lifecycle.ts): a paused connection is still Busy, or reading a
 // head, as before.
 
-import type { RequestParser } from "../parser.js";
+import type { RequestParser } from "../parse/parser.js";
 import type { Transport } from "./options.js";
 import { REQUESTS_PER_TURN, type Turns } from "./turns.js";
 
