@@ -3,12 +3,15 @@
 // the measurement. The schema comes from the store itself (its migrations);
 // the rows go in through one prepared INSERT in one transaction, so the
 // store's triggers move the revision counter exactly as the server's own
-// writes do, and the rows are what the server would have written.
+// writes do, and the rows (with each post's representation) are what the
+// server would have written.
 
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DATABASE_FILE } from "../src/store/open.js";
+import { representationOf } from "../src/store/representation.js";
+import { postFromRow } from "../src/store/schema.js";
 import { createSqliteStore } from "../src/store/sqlite.js";
 
 export interface FillOptions {
@@ -45,12 +48,17 @@ export async function fillPosts(dataDir: string, options: FillOptions): Promise<
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = OFF"); // a throwaway benchmark file: no fsync per page
-    const insert = db.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const insert = db.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at, json, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     const start = (db.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
     const at = new Date().toISOString();
     const began = performance.now();
     db.transaction(() => {
-      for (let n = start + 1; n <= start + options.posts; n++) insert.run(...row(n, options.bodyChars ?? 0, at));
+      for (let n = start + 1; n <= start + options.posts; n++) {
+        const columns = row(n, options.bodyChars ?? 0, at);
+        // The post's representation, as the store writes it with every post (src/store/representation.ts).
+        const { json, tag } = representationOf(postFromRow({ id: columns[0], title: columns[1], body: columns[2], author: columns[3], tags: columns[4], published_at: at, updated_at: at }));
+        insert.run(...columns, json, tag);
+      }
     })();
     db.pragma("wal_checkpoint(TRUNCATE)");
     return (performance.now() - began) / 1000;

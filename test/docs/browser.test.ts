@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import t from "tap";
+import t, { type Test } from "tap";
 import { startServer } from "../helpers/process.js";
 import { listen } from "../helpers/wire.js";
 
@@ -25,27 +25,32 @@ async function lastExchange(page: Page, count: number) {
   return all.first();
 }
 
-t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire view", async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    t.fail(`Chromium is not at ${CHROMIUM}: run .ci/install-system-packages (or set CHROMIUM_PATH)`);
-    return;
-  }
-  const server = startServer({ ADMIN_TOKEN, QUIET: "1" });
+/** The server, started as `npm start` starts it with `adminToken`, and a Chromium of its own; both go when `t` ends. */
+async function session(t: Test, adminToken: string): Promise<{ base: string; context: BrowserContext }> {
+  const server = startServer({ ADMIN_TOKEN: adminToken, QUIET: "1" });
   t.teardown(async () => {
     server.child.kill("SIGTERM");
     await server.exited();
   });
   const base = await server.url();
-
   const profile = mkdtempSync(path.join(tmpdir(), "startline-chromium-"));
   t.teardown(() => rmSync(profile, { recursive: true, force: true }));
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+  const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true, // playwright passes --headless
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     viewport: { width: 1360, height: 900 },
   });
   t.teardown(() => context.close());
+  return { base, context };
+}
+
+t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire view", async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    t.fail(`Chromium is not at ${CHROMIUM}: run .ci/install-system-packages (or set CHROMIUM_PATH)`);
+    return;
+  }
+  const { base, context } = await session(t, ADMIN_TOKEN);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
@@ -250,20 +255,7 @@ t.test("the page at 390 and 1280 px with a long token: no sideways overflow, exa
   }
   const token = `sl_${"Yb3kQ9xZ0q".repeat(4)}a7W`; // base64url, and without "-", so nothing in it is a place to break a line
   t.equal(token.length, 46, "as long as a generated token");
-  const server = startServer({ ADMIN_TOKEN: token, QUIET: "1" });
-  t.teardown(async () => {
-    server.child.kill("SIGTERM");
-    await server.exited();
-  });
-  const base = await server.url();
-  const profile = mkdtempSync(path.join(tmpdir(), "startline-chromium-"));
-  t.teardown(() => rmSync(profile, { recursive: true, force: true }));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  t.teardown(() => context.close());
+  const { base, context } = await session(t, token);
 
   for (const width of [390, 1280]) {
     const page = await context.newPage();
