@@ -5,12 +5,11 @@ import { fail } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Article, ArticleFields } from "../store/types.js";
+import { conditionalUpdate } from "./conditional-update.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED } from "./docs.js";
-import { mergePatcher } from "./merge-patch.js";
-import { chooseFormat } from "./negotiate.js";
 import { articleFieldsSchema, articlePatchSchema, articleSchema } from "./schemas.js";
-import { requireMatch, single } from "./single.js";
+import { single } from "./single.js";
 
 function missing(request: Request, id: string): never {
   fail(404, { kind: "not-found", detail: `There is no article with id "${id}".`, instance: request.target });
@@ -21,6 +20,7 @@ const fieldsOf = (a: Article): ArticleFields => ({ title: a.title, body: a.body,
 const ARTICLE_ID = { description: "The article's id (1, 2 and 3 are seeded)", example: "1" };
 
 export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
+  const patch = conditionalUpdate(store.articles, { what: "an article", schema: articleFieldsSchema, fieldsOf, missing }, (request, written) => single(request, written.item));
   return [
     apiRoute({
       method: "GET",
@@ -57,17 +57,7 @@ export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
         412: PRECONDITION_FAILED,
         422: invalidFields("an article"),
       },
-      handler: async (request, { id }) => {
-        chooseFormat(request, ["json"]); // a 406 must come before anything changes
-        const merge = mergePatcher<ArticleFields>(request, articleFieldsSchema, "an article");
-        // Precondition and merge are decided on the article as stored, in the store's write transaction (one atomic step).
-        const result = await store.articles.update(id, (current) => {
-          requireMatch(request, current);
-          return merge(fieldsOf(current));
-        });
-        if (result.kind === "missing") missing(request, id);
-        return single(request, result.item);
-      },
+      handler: (request, { id }) => patch(request, id),
     }),
   ];
 }

@@ -5,6 +5,7 @@ import { fail } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Post, PostFields } from "../store/types.js";
+import { conditionalUpdate } from "./conditional-update.js";
 import { readJson } from "./body.js";
 import type { ApiContext } from "./context.js";
 import {
@@ -25,9 +26,7 @@ import {
   postId,
 } from "./docs.js";
 import { json, JSON_TYPE, REVALIDATE } from "./json.js";
-import { mergePatcher } from "./merge-patch.js";
 import { listHandler } from "./lists.js";
-import { chooseFormat } from "./negotiate.js";
 import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
 import { hasPreconditions, requireMatch, stored } from "./single.js";
 import { validate } from "./validate.js";
@@ -50,6 +49,7 @@ function fieldsOf(post: Post): PostFields {
 
 export function postRoutes(ctx: ApiContext): VersionedRoute[] {
   const { store } = ctx;
+  const patch = conditionalUpdate(store.posts, { what: "a post", schema: postFieldsSchema, fieldsOf, missing }, (request, written) => stored(request, written.representation));
   const listResponses = {
     200: {
       description: "Every post, oldest first (or one page of them, with limit), as JSON or YAML: chosen by Accept, or by the Content-Type of this body-less request",
@@ -159,17 +159,7 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
         412: PRECONDITION_FAILED,
         422: invalidFields("a post"),
       },
-      handler: async (request, { id }) => {
-        chooseFormat(request, ["json"]); // a 406 must come before anything changes
-        const merge = mergePatcher<PostFields>(request, postFieldsSchema, "a post");
-        // Precondition and merge are decided on the post as stored, in the store's write transaction (one atomic step).
-        const result = await store.posts.update(id, (current) => {
-          requireMatch(request, current);
-          return merge(fieldsOf(current));
-        });
-        if (result.kind === "missing") missing(request, id);
-        return stored(request, result.representation);
-      },
+      handler: (request, { id }) => patch(request, id),
     }),
     apiRoute({
       method: "DELETE",

@@ -203,7 +203,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   // are never reused, and new posts come after every existing one).
   const postJsonPage = (query: PageQuery): JsonPage => {
     const at = revision("posts");
-    const { taken, more } = cutPage(q.postJsonSizes.all(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
+    // iterate, not all: the cut stops reading at the first row past the page (a batch of large posts takes a few of 257).
+    const { taken, more } = cutPage(q.postJsonSizes.iterate(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
     const last = taken.at(-1)?.[0];
     if (last === undefined) return { members: Buffer.alloc(0), count: 0, more: false, revision: at };
     const { members, count } = q.postJsonTexts.get(query.after ?? 0, last)!;
