@@ -3,12 +3,26 @@
 //
 // The primary prepares the database (migrations, seed data, ADMIN_TOKEN)
 // before any worker starts, so workers never race to seed, and creates the
-// first admin token once the workers listen (src/tokens.ts says why); then it
-// forks the workers, replaces one that crashes, sums their request counts,
+// first admin token once the workers are ready (src/tokens.ts says why); then
+// it forks the workers, replaces one that crashes, sums their request counts,
 // and on SIGTERM/SIGINT lets every worker drain before it exits 0.
+//
+// The primary listens, and hands each connection it accepts to the next
+// ready worker in turn, over the worker's IPC channel. It does not leave
+// this to node:cluster's own round robin, nor to Node's closing of a sent
+// socket: both keep the primary's copy of a connection open until the
+// worker acknowledges it, and a worker killed before it did never does (the
+// channel then never even reports its disconnect, waiting for that
+// acknowledgement), so the connection stayed open in the primary with nobody
+// to answer it, and its client waited for ever (docs/reliability.md). Here
+// the primary keeps its copy (keepOpen) until the worker says it has the
+// connection, and closes it then (the worker's copy stays open), or when the
+// worker process has exited: so every connection a dead worker had, or was
+// being given, is closed, and its client sees that.
 
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
+import net from "node:net";
 import type { UsageCounts } from "./api/operator.js";
 import type { Config } from "./config.js";
 import { openStore } from "./store/open.js";
@@ -19,7 +33,13 @@ type Message =
   /** `final`: the worker's last report, sent after its server closed and before it exits. */
   | { readonly type: "usage"; readonly counts: UsageCounts; readonly final?: true }
   | { readonly type: "usage-query"; readonly id: number; readonly counts: UsageCounts }
-  | { readonly type: "usage-total"; readonly id: number; readonly counts: UsageCounts };
+  | { readonly type: "usage-total"; readonly id: number; readonly counts: UsageCounts }
+  /** Worker to primary: serving; send connections. */
+  | { readonly type: "ready" }
+  /** Primary to worker, with the socket as the message's handle: serve it. */
+  | { readonly type: "connection"; readonly id: number }
+  /** Worker to primary: connection `id` is this worker's now. */
+  | { readonly type: "adopted"; readonly id: number };
 
 /** A worker that dies this soon after starting is crashing on start, not in service. */
 const EARLY_DEATH_MS = 2000;
@@ -59,20 +79,73 @@ export async function runPrimary(config: Config): Promise<void> {
   /** Resolves when a worker's final report has arrived, or when no report can come any more. */
   const reported = new Map<number, Promise<void>>();
 
+  // Listen before any worker starts: an address in use stops the start here, in one line (main.ts).
+  // pauseOnConnect: the primary reads nothing; the worker reads the connection from its first byte.
+  const listener = net.createServer({ pauseOnConnect: true, noDelay: true }, (socket) => handOff(socket));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      listener.once("error", reject);
+      listener.listen(config.port, config.host, () => {
+        listener.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  listener.on("error", (error) => console.error("startline: server error:", error));
+
   let stopping = false;
   let announced = false;
   let earlyDeaths = 0;
   const started = new Map<number, number>();
+  /** Workers that said they serve, in the order connections go to them. */
+  const ready: Worker[] = [];
+  let turn = 0;
+  /** Connections accepted while no worker is ready (all of them restarting). */
+  const waiting: net.Socket[] = [];
+  /** Per worker: the primary's copies of the connections handed to it that it has not yet said it has, by id. */
+  const handing = new Map<number, Map<number, net.Socket>>();
+  let nextId = 0;
+
+  const handOff = (socket: net.Socket): void => {
+    const live = ready.filter((w) => w.isConnected());
+    if (live.length === 0) {
+      waiting.push(socket);
+      return;
+    }
+    const worker = live[turn++ % live.length]!;
+    const id = nextId++;
+    handing.get(worker.id)!.set(id, socket);
+    worker.send({ type: "connection", id } satisfies Message, socket, { keepOpen: true }, (error) => {
+      // Not sent (the channel closed meanwhile): closed here, so the client sees it.
+      if (error !== null) {
+        handing.get(worker.id)?.delete(id);
+        socket.destroy();
+      }
+    });
+  };
 
   const fork = (): Worker => {
     const worker = cluster.fork();
     started.set(worker.id, Date.now());
+    handing.set(worker.id, new Map());
     let finalReport!: () => void;
     reported.set(worker.id, new Promise<void>((resolve) => (finalReport = resolve)));
     // The IPC channel closes after every message the worker sent has been
     // delivered here: a worker that died without a final report has sent all
     // it ever will, and its last periodic report stands.
     worker.once("disconnect", () => finalReport());
+    // The process is gone (an IPC channel that waits for an acknowledgement may never report its
+    // disconnect): a connection it had not said it has is held by nobody else now, so closing the
+    // primary's copy closes the connection, and its client sees that.
+    worker.once("exit", () => {
+      const at = ready.indexOf(worker);
+      if (at !== -1) ready.splice(at, 1);
+      for (const socket of handing.get(worker.id)?.values() ?? []) socket.destroy();
+      handing.delete(worker.id);
+    });
     worker.on("message", (message: Message) => {
       if (message.type === "usage") {
         latest.set(worker.id, message.counts);
@@ -80,21 +153,27 @@ export async function runPrimary(config: Config): Promise<void> {
       } else if (message.type === "usage-query") {
         latest.set(worker.id, message.counts);
         worker.send({ type: "usage-total", id: message.id, counts: total() } satisfies Message);
+      } else if (message.type === "adopted") {
+        // The worker holds the connection: the primary's copy goes, the connection stays open.
+        handing.get(worker.id)?.get(message.id)?.destroy();
+        handing.get(worker.id)?.delete(message.id);
+      } else if (message.type === "ready") {
+        if (stopping || !worker.isConnected()) return;
+        ready.push(worker);
+        for (const socket of waiting.splice(0)) handOff(socket);
+        if (!announced && ready.length >= config.workers) announce();
       }
     });
     return worker;
   };
 
-  // Announce once every first-generation worker listens, not at the first:
+  // Announce once every first-generation worker is ready, not at the first:
   // "listening on" then means full capacity, and a client (or a test) that
   // starts right away is spread over all the workers.
-  const listening = new Set<number>();
-  cluster.on("listening", (worker, address) => {
-    if (announced) return;
-    listening.add(worker.id);
-    if (listening.size < config.workers) return;
+  const announce = () => {
     announced = true;
-    const host = address.addressType === 6 ? `[${address.address}]` : address.address;
+    const address = listener.address() as net.AddressInfo;
+    const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
     void (async () => {
       try {
         const created = await createFirstAdmin(store, config.adminToken);
@@ -107,7 +186,7 @@ export async function runPrimary(config: Config): Promise<void> {
       console.error("startline: could not create the first administrator token:", error);
       process.exit(1);
     });
-  });
+  };
 
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) return;
@@ -125,6 +204,9 @@ export async function runPrimary(config: Config): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // No new connection from here on; the ones not yet given to a worker are closed.
+    listener.close();
+    for (const socket of waiting.splice(0)) socket.destroy();
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
     const done = workers.map(async (w) => {
       const exited = w.isDead() ? Promise.resolve() : once(w, "exit");
@@ -139,6 +221,19 @@ export async function runPrimary(config: Config): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+/**
+ * In a worker: serve the connections the primary hands over, and tell it
+ * this worker is ready for them.
+ */
+export function adoptConnections(adopt: (socket: net.Socket) => void): void {
+  process.on("message", (message: Message, socket?: net.Socket) => {
+    if (message.type !== "connection" || socket === undefined) return;
+    adopt(socket);
+    process.send!({ type: "adopted", id: message.id } satisfies Message);
+  });
+  process.send!({ type: "ready" } satisfies Message);
 }
 
 /**

@@ -6,7 +6,7 @@ import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import { createApp } from "./app.js";
-import { formatUsage, reportUsage, workerUsage } from "./cluster.js";
+import { adoptConnections, formatUsage, reportUsage, workerUsage } from "./cluster.js";
 import { ConfigError } from "./config-error.js";
 import type { Config } from "./config.js";
 import { fieldLines } from "./http/message/response.js";
@@ -78,8 +78,8 @@ export async function serve(config: Config): Promise<void> {
         }
       : {}),
   });
-  const address = await server.listen(config.port, config.host);
   if (!worker) {
+    const address = await server.listen(config.port, config.host);
     // Printed before "listening on", so that whoever waits for that line has the token too.
     const created = await createFirstAdmin(store, config.adminToken);
     if (created !== undefined) console.log(created);
@@ -102,4 +102,6 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+  // A worker does not listen: the primary accepts, and hands it connections (cluster.ts says why).
+  if (worker) adoptConnections((socket) => server.adopt(socket));
 }

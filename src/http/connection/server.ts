@@ -55,6 +55,12 @@ export interface HttpServer {
    * closes its handle at once), so a connection attempted after that is refused.
    */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Serves a connection another process accepted (under WORKERS the primary
+   * accepts, and hands each connection to a worker), as if this server had
+   * accepted it, TLS handshake included. After close(), the connection is closed.
+   */
+  adopt(socket: net.Socket): void;
   /** Connections currently open. */
   readonly connections: number;
 }
@@ -107,6 +113,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     },
   };
   let allClosed: (() => void) | null = null;
+  let closing = false;
 
   const accept = (socket: net.Socket) => {
     if (live.size >= maxConnections) return refuse(socket, connectionOptions.responseFields);
@@ -154,7 +161,15 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
         });
       });
     },
+    adopt(socket) {
+      if (closing) return void socket.destroy();
+      // A socket made from a handle sent by another process has default options, not the server's.
+      socket.allowHalfOpen = true;
+      socket.setNoDelay(true);
+      server.emit("connection", socket);
+    },
     close(graceMs = DEFAULT_SHUTDOWN_GRACE_MS) {
+      closing = true;
       return new Promise((resolve) => {
         const finish = () => {
           clearInterval(sweep);
