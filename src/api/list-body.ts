@@ -6,13 +6,13 @@
 // The bytes are exactly those of serializing the whole wrapper at once:
 // JSON.stringify({posts: [...]}) for JSON, js-yaml's dump of it for YAML
 // (a few items at a time are serialized as an array of their own, whose
-// members or entries are what the whole array would hold: in YAML indented
-// under the wrapper's key, as dump does when it nests the sequence; the
-// tests hold the two equal for arbitrary strings), so a client cannot tell
+// members or entries are what the whole array would hold: in YAML written
+// by js-yaml nested under the wrapper's key, src/representation/yaml.ts; the
+// tests hold the two equal for arbitrary values), so a client cannot tell
 // a streamed list from one built whole.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { dump as dumpYaml } from "js-yaml";
+import { yamlSequencePart } from "../representation/yaml.js";
 import type { JsonPage, Page, PageQuery, Position } from "../store/types.js";
 import type { Format } from "./negotiate.js";
 
@@ -57,24 +57,9 @@ export const TURN_MS = 4;
 const GROUP_CHARS: Readonly<Record<Format, number>> = { json: 16 * 1024, yaml: 8 * 1024 };
 const MAX_GROUP = 64;
 
-const YAML_OPTIONS = { noRefs: true, lineWidth: -1 } as const;
-
 /** Items as members of the wrapper's array: JSON.stringify of an array is its members' joined by ",", in brackets. */
 function jsonMembers(items: readonly unknown[]): string {
   return JSON.stringify(items).slice(1, -1);
-}
-
-/**
- * Items as entries of the wrapper's sequence, as dump({wrapper: [...]})
- * writes them: a top-level sequence's entries are written one after the
- * other, so dumping a few items at once gives the same text as dumping each,
- * and nesting under the key indents every line two spaces.
- */
-function yamlEntries(items: readonly unknown[]): string {
-  const lines = dumpYaml(items, YAML_OPTIONS).split("\n");
-  // Only "\n" ends a line here (dump escapes the other line breaks); empty lines stay empty, as dump leaves them.
-  for (let i = 0; i < lines.length; i++) if (lines[i] !== "") lines[i] = "  " + lines[i];
-  return lines.join("\n");
 }
 
 /**
@@ -100,9 +85,8 @@ export async function* listBody<T>(source: ListSource<T>, options: ListBodyOptio
     if (page.last === undefined) break;
     for (let i = 0; i < items.length; ) {
       const group = items.slice(i, i + Math.max(1, Math.min(MAX_GROUP, Math.floor(GROUP_CHARS[format] / averageChars))));
-      let text = yaml ? yamlEntries(group) : jsonMembers(group);
-      if (yaml && count === 0) text = `${wrapper}:\n${text}`;
-      else if (!yaml && count > 0) text = "," + text;
+      let text = yaml ? yamlSequencePart(wrapper, group, count === 0) : jsonMembers(group);
+      if (!yaml && count > 0) text = "," + text;
       averageChars = Math.max(1, text.length / group.length);
       i += group.length;
       count += group.length;
@@ -121,7 +105,7 @@ export async function* listBody<T>(source: ListSource<T>, options: ListBodyOptio
     after = page.last;
     batch = { limit: MAX_BATCH, maxChars: BATCH_CHARS };
   }
-  if (yaml) piece += count === 0 ? `${wrapper}: []\n` : "";
+  if (yaml) piece += count === 0 ? yamlSequencePart(wrapper, [], true) : "";
   else piece += "]}";
   yield piece;
 }

@@ -5,7 +5,7 @@
 // specific type wins; an absent Accept or "*/*" defers to Content-Type; else
 // JSON. If the only choice the client stated cannot be produced: 406.
 
-import { dump as dumpYaml } from "js-yaml";
+import { toYaml } from "../representation/yaml.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import { fail } from "../http/message/problem.js";
 import { matchLevel, mediaType, parseAccept } from "../http/message/media.js";
@@ -110,6 +110,6 @@ export function represent(
   options?: NegotiateOptions,
 ): Response {
   const format = chooseFormat(request, offered, options);
-  const body = format === "json" ? JSON.stringify(value) : dumpYaml(value, { noRefs: true, lineWidth: -1 });
+  const body = format === "json" ? JSON.stringify(value) : toYaml(value);
   return { status, headers: { "Content-Type": MEDIA_TYPES[format], "Cache-Control": REVALIDATE, Vary: VARY, ...headers }, body };
 }

@@ -4,7 +4,11 @@
 //
 // It is browser JavaScript kept in a string, so it avoids template literals
 // (this file's own delimiters). The page's Content-Security-Policy allows this
-// exact text by its hash and nothing else.
+// exact text by its hash and nothing else. What a method token may hold is
+// not written here: the pattern is made from the parser's byte classes
+// (src/http/parse/byte-classes.ts), so the form refuses what the server would.
+
+import { tokenPattern } from "../http/parse/byte-classes.js";
 
 export const PAGE_SCRIPT = String.raw`
 (function () {
@@ -14,7 +18,7 @@ export const PAGE_SCRIPT = String.raw`
   var WIRE = document.body.getAttribute("data-wire") === "1";
   var form = $("f"), method = $("method"), path = $("path"), params = $("params"), accept = $("accept");
   var ctype = $("ctype"), auth = $("auth"), body = $("body"), raw = $("raw"), crlf = $("crlf"), log = $("log");
-  var TOKEN = /^[!#$%&'*+\-.^_\x60|~0-9A-Za-z]+$/;
+  var TOKEN = new RegExp(${JSON.stringify(tokenPattern())});
   var values = {};
   var count = 0;
 

@@ -6,7 +6,7 @@
 // and nothing that is not.
 
 import { readFileSync } from "node:fs";
-import { dump as dumpYaml } from "js-yaml";
+import { toYaml } from "../representation/yaml.js";
 import { cacheFields, notModified, strongEtag } from "../http/message/conditional.js";
 import { problem } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
@@ -102,7 +102,7 @@ export function docsRoutes(options: DocsOptions): Docs {
       "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
     });
     openapiJson = fixed("application/json", JSON.stringify(document, null, 2));
-    openapiYaml = fixed("application/yaml", dumpYaml(document, { noRefs: true, lineWidth: -1 }));
+    openapiYaml = fixed("application/yaml", toYaml(document));
     const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
     page = fixed("text/html; charset=utf-8", built.html, {
       "Content-Security-Policy": built.csp,

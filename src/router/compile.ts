@@ -3,7 +3,8 @@
 // In the tree a static segment wins over a `:param`, and a trailing `*rest`
 // takes whatever the more specific patterns leave.
 
-import { ANY_METHOD, ANY_METHOD_ADVERTISED, METHOD_TOKEN, type Params, type Route } from "./route.js";
+import { isToken } from "../http/parse/byte-classes.js";
+import { ANY_METHOD, ANY_METHOD_ADVERTISED, type Params, type Route } from "./route.js";
 
 /** Every method served at one path, with the Allow value precomputed (RFC 9110 §10.2.1). */
 export interface Resource {
@@ -52,7 +53,8 @@ function allowOf(methods: ReadonlyMap<string, Route>): string {
 export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
   const byPattern = new Map<string, Map<string, Route>>();
   for (const route of routes) {
-    if (!METHOD_TOKEN.test(route.method)) throw new Error(`Route method ${JSON.stringify(route.method)} is not a token`);
+    // RFC 9110 §9.1: method = token, by the parser's own byte classes.
+    if (!isToken(route.method)) throw new Error(`Route method ${JSON.stringify(route.method)} is not a token`);
     if (!route.path.startsWith("/")) throw new Error(`Route path ${JSON.stringify(route.path)} must start with "/"`);
     const star = route.path.indexOf("/*");
     if (star !== -1 && (route.path.indexOf("/", star + 1) !== -1 || route.path.length === star + 2)) {

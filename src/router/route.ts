@@ -122,6 +122,3 @@ export const ANY_METHOD = "*";
  * ones, which the field permits (the set it gives need not be complete).
  */
 export const ANY_METHOD_ADVERTISED: readonly string[] = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"];
-
-/** RFC 9110 §9.1 token, checked once when the table is compiled. */
-export const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

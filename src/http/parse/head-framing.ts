@@ -4,7 +4,7 @@
 // here each field that frames or routes the message is read, and the head
 // is judged whole at its empty line.
 
-import { HOST } from "./byte-classes.js";
+import { HOST, isToken } from "./byte-classes.js";
 import type { ProtocolErrorCode } from "./errors.js";
 import type { ParserLimits } from "./limits.js";
 import type { ScanError } from "./line-scan.js";
@@ -186,13 +186,6 @@ export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): 
   };
 }
 
-/** RFC 9110 §5.6.2: token = 1*tchar. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-function isToken(s: string): boolean {
-  return TOKEN.test(s);
-}
-
 /** The bytes of a reg-name or IPv4 address: HOST without the colon and the brackets. */
 const REG_NAME = HOST.map((ok, b) => (ok === 1 && b !== 0x3a && b !== 0x5b && b !== 0x5d ? 1 : 0));
 
@@ -233,7 +226,9 @@ function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
   // RFC 9110 §5.6.1: empty list elements do not count; OWS is SP and HTAB only,
   // so "chunked\xA0" is no token and is refused rather than read as chunked.
   for (const coding of listElements(value)) {
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]*;.*)?$/.test(coding)) return "INVALID_TRANSFER_ENCODING";
+    // A token (by the parser's byte classes), then parameters the coding would carry.
+    const m = /^([^ \t;]+)(?:[ \t]*;.*)?$/.exec(coding);
+    if (m === null || !isToken(m[1]!)) return "INVALID_TRANSFER_ENCODING";
     codings.push(coding.toLowerCase());
   }
   if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
