@@ -35,9 +35,9 @@ interface CpuProfile {
 /** The parts of the stack a sample is counted in, by the file (or native function) it is in. */
 const AREAS: ReadonlyArray<readonly [string, RegExp]> = [
   ["socket writes (system call)", /^(writeUtf8String|writeLatin1String|writeBuffer|writev|writeAsciiString) /],
-  ["parser", /src\/http\/(parser|line-scan|head|request-line|names|chunked|body-buffer|lists|chars)\.js/],
-  ["connection and writer", /src\/http\/(connection|outbox|response|date|status|stream-body|problem)\.js/],
-  ["router and handlers", /src\/(router|api|docs|app|http\/compress|http\/media|http\/conditional)/],
+  ["parser", /src\/http\/parse\//],
+  ["connection and writer", /src\/http\/(connection\/|message\/(response|date|status|stream-body|problem)\.js)/],
+  ["router and handlers", /src\/(router|api|docs|app|http\/message\/(compression|media|conditional))/],
   ["node streams and events", /node:(internal\/streams|net|internal\/stream_base_commons|events|internal\/process\/task_queues|internal\/timers|buffer)/],
   ["garbage collector", /^\(garbage collector\)/],
 ];

@@ -48,16 +48,18 @@ interface Stalled {
   /** Bytes of response received before the client stopped reading. */
   received: number;
   ended: "reset" | "closed" | null;
+  /** Set once the measurement is over: the client reads what reached it. */
+  reading: boolean;
 }
 
 /** Connect, send `request` (head and body), read `readFirst` bytes at most, then stop reading for good. */
 async function stalledClient(port: number, request: Buffer, readFirst: number): Promise<Stalled> {
   const socket = net.connect(port, "127.0.0.1");
   await once(socket, "connect");
-  const client: Stalled = { socket, received: 0, ended: null };
+  const client: Stalled = { socket, received: 0, ended: null, reading: false };
   socket.on("data", (d: Buffer) => {
     client.received += d.length;
-    if (client.received >= readFirst) socket.pause();
+    if (client.received >= readFirst && !client.reading) socket.pause();
   });
   socket.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "ECONNRESET") client.ended = "reset";
@@ -72,10 +74,13 @@ async function stalledClient(port: number, request: Buffer, readFirst: number): 
 async function timedStatus(port: number): Promise<number> {
   const t0 = performance.now();
   const socket = net.connect(port, "127.0.0.1");
+  let failed = false;
+  socket.on("error", () => (failed = true));
   socket.write("GET /api/v2/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
   socket.resume();
   await once(socket, "close");
-  return performance.now() - t0;
+  // A status request that failed waited forever, as far as its client can tell.
+  return failed ? Infinity : performance.now() - t0;
 }
 
 /** The server's sockets that are closed but still sending (FIN-WAIT-1), and the bytes queued in them: `ss`, Linux. */
@@ -99,7 +104,7 @@ interface Outcome {
   readonly peak: number;
   readonly after: number;
   readonly status: number[];
-  readonly cut: { reset: number; closed: number; serverSockets: number; finWait: number; queuedMiB: number };
+  readonly cut: { reset: number; closed: number; serverSockets: number; cutAfterMs: number; finWait: number; queuedMiB: number };
   readonly rssBound: number;
   readonly statusBound: number;
 }
@@ -108,9 +113,11 @@ async function measure(name: string, server: ServerProcess, clients: number, req
   // Warm the server up (JIT, first allocations) so that "before" is a server at work, not a fresh one.
   for (let i = 0; i < 20; i++) await timedStatus(server.port);
   const before = memory(server.pid).rssMiB;
+  const baseSockets = socketCount(server.pid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, memory(server.pid).rssMiB)), 50);
   const stalled = await Promise.all(Array.from({ length: clients }, () => stalledClient(server.port, request, 0)));
+  console.error(`${name}: ${clients} clients sent their requests and stopped reading`);
   const status: number[] = [];
   const t0 = performance.now();
   while (performance.now() - t0 < holdMs) {
@@ -118,19 +125,26 @@ async function measure(name: string, server: ServerProcess, clients: number, req
     await new Promise((r) => setTimeout(r, 100));
   }
   // Then the server's send timeout cuts them: a paused client sees a reset at once, a graceful close only once it reads.
-  const cutBy = performance.now() + sendTimeoutMs * 2 + 2000;
-  while (performance.now() < cutBy && socketCount(server.pid) > 3) await new Promise((r) => setTimeout(r, 100));
+  // On a loaded machine the server may still be rendering when the hold ends: wait up to 30 s more.
+  const cutBy = performance.now() + sendTimeoutMs + 30_000;
+  while (performance.now() < cutBy && socketCount(server.pid) > baseSockets) await new Promise((r) => setTimeout(r, 100));
+  const cutAfterMs = performance.now() - t0;
   clearInterval(sampler);
   peak = Math.max(peak, memory(server.pid).rssMiB);
   const serverSockets = socketCount(server.pid);
+  console.error(`${name}: the server holds ${serverSockets} sockets; reading what reached the clients`);
   const finWait = kernelQueue(server.port);
   // Now read: what was closed gracefully delivers its queued bytes and ends; what was reset is gone.
-  for (const c of stalled) c.socket.resume();
+  for (const c of stalled) {
+    c.reading = true;
+    c.socket.resume();
+  }
   await Promise.all(stalled.map((c) => (c.socket.closed ? undefined : once(c.socket, "close"))));
   const cut = {
     reset: stalled.filter((c) => c.ended === "reset").length,
     closed: stalled.filter((c) => c.ended === "closed").length,
     serverSockets,
+    cutAfterMs,
     ...finWait,
   };
   return { name, before, peak, after: memory(server.pid).rssMiB, status: status.sort((a, b) => a - b), cut, rssBound, statusBound };
@@ -177,7 +191,8 @@ for (const o of outcomes) {
   console.log(`  RSS MiB: before ${fmt(o.before, 1)}, peak ${fmt(o.peak, 1)} (+${fmt(grew, 1)}, bound +${o.rssBound}), after ${fmt(o.after, 1)}`);
   console.log(`  status beside them: ${o.status.length} requests, median ${fmt(median, 1)} ms, max ${fmt(max, 1)} ms${Number.isFinite(o.statusBound) ? ` (bound ${o.statusBound} ms)` : ""}`);
   console.log(
-    `  cut for not reading: ${o.cut.reset} reset, ${o.cut.closed} closed; server sockets after: ${o.cut.serverSockets}; ` +
+    `  cut for not reading (all gone ${fmt(o.cut.cutAfterMs / 1000, 1)} s after the hold began): clients saw ${o.cut.reset} resets, ${o.cut.closed} orderly ends; ` +
+      `server sockets then: ${o.cut.serverSockets}; ` +
       `in FIN-WAIT-1: ${o.cut.finWait}, ${fmt(o.cut.queuedMiB, 1)} MiB still queued in the kernel`,
   );
   console.log(`  ${ok ? "within bounds" : "OUT OF BOUNDS"}`);

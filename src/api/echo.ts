@@ -8,7 +8,9 @@
 import type { Request } from "../http/message/request.js";
 import { ANY_METHOD, type Route, type RouteResponseDoc } from "../router/route.js";
 import { JSON_OR_YAML, NOT_ACCEPTABLE } from "./docs.js";
-import { represent } from "./negotiate.js";
+import type { Response } from "../http/message/response.js";
+import { ECHO_WHOLE_BYTES, echoEncoding, echoPieces } from "./echo-body.js";
+import { chooseFormat, MEDIA_TYPES, represent, VARY, type Format } from "./negotiate.js";
 
 /** What the server received, as the echo reports it. */
 export interface Echo {
@@ -57,12 +59,21 @@ export function describe(request: Request): Echo {
   };
 }
 
-function answer(request: Request) {
+const OFFERED: readonly Format[] = ["json", "yaml"];
+const NO_STORE = { "Cache-Control": "no-store" } as const;
+// Content-Type is data here, never a wish: a body-less PURGE with Content-Type: text/plain is echoed, not refused.
+const LENIENT = { contentType: "lenient" } as const;
+
+function answer(request: Request): Response {
   // HEAD gets the header fields GET would get (RFC 9110 §9.3.2), Content-Length included:
   // so it is described as the GET it stands for, and the connection drops the body.
-  const shown = request.method === "HEAD" ? describe({ ...request, method: "GET" }) : describe(request);
-  // Content-Type is data here, never a wish: a body-less PURGE with Content-Type: text/plain is echoed, not refused.
-  return represent(request, 200, shown, ["json", "yaml"], { "Cache-Control": "no-store" }, { contentType: "lenient" });
+  const asked = request.method === "HEAD" ? { ...request, method: "GET" } : request;
+  if (request.body.length <= ECHO_WHOLE_BYTES) return represent(request, 200, describe(asked), OFFERED, NO_STORE, LENIENT);
+  // A large body is echoed in pieces as the client reads them (echo-body.ts): never rendered whole.
+  const format = chooseFormat(request, OFFERED, LENIENT);
+  const { body: _empty, ...rest } = describe({ ...asked, body: Buffer.alloc(0) });
+  const headers = { "Content-Type": MEDIA_TYPES[format], Vary: VARY, ...NO_STORE };
+  return { status: 200, headers, body: echoPieces(rest, request.body, echoEncoding(request.body), format) };
 }
 
 const nameValue = {

@@ -9,7 +9,13 @@ import type { TraceFactory } from "./trace-hook.js";
 import type { Turns } from "./turns.js";
 
 /** What a connection needs of its socket: a net.Socket, a tls.TLSSocket, or an in-memory Duplex. */
-export type Transport = Duplex & { setNoDelay?(noDelay?: boolean): unknown; readonly remoteAddress?: string | undefined; readonly remotePort?: number | undefined };
+export type Transport = Duplex & {
+  setNoDelay?(noDelay?: boolean): unknown;
+  /** A TCP socket's reset (RST): see Connection's cutStalled. */
+  resetAndDestroy?(): unknown;
+  readonly remoteAddress?: string | undefined;
+  readonly remotePort?: number | undefined;
+};
 
 export interface ConnectionOptions {
   readonly limits: ParserLimits;

@@ -1,0 +1,156 @@
+// What HTTP/1.1 says about a connection, with no socket, no timer and no
+// clock: events in (a head arrived, a request is whole, a response is
+// ready, the client half-closed, the server shuts down), decisions out
+// (which response is written next, whether a 100 Continue is owed now,
+// whether the connection closes after a response, how a body is framed).
+//
+// Requests on a connection are answered strictly in order (RFC 9112 §9.3.2),
+// even when a later handler finishes first, so every request gets an
+// exchange in a queue the moment its head arrives, and responses leave from
+// the front only.
+
+import type { Request, RequestHead } from "../message/request.js";
+import type { Response } from "../message/response.js";
+import { isBodyStream } from "../message/stream-body.js";
+
+export interface Exchange {
+  /** Null for a request refused before its head was whole. */
+  readonly head: RequestHead | null;
+  request: Request | null;
+  /** A 100 Continue is owed before the body (RFC 9110 §10.1.1). */
+  continueOwed: boolean;
+  response: Response | null;
+  /** The connection closes after this response. */
+  close: boolean;
+  /** When the exchange began (performance.now()), for the access log; 0 when nobody logs. */
+  readonly started: number;
+}
+
+export class Protocol {
+  /** Exchanges in order of arrival; the front one is answered next. */
+  private readonly queue: Exchange[] = [];
+  /** The exchange whose head has arrived and whose body is still being read. */
+  reading: Exchange | null = null;
+  /** No request is read after those queued (shutdown, half-close): the last response closes. */
+  private last = false;
+  /** The front exchange's body is going out in pieces (send-body.ts): what follows waits for it. */
+  sending = false;
+
+  /** Requests waiting for their answers to leave. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Nothing in flight: no request waits for an answer and no body is going out. */
+  get idle(): boolean {
+    return this.queue.length === 0 && !this.sending;
+  }
+
+  /** A request head arrived: its exchange joins the queue. */
+  head(head: RequestHead, started: number): Exchange {
+    const exchange: Exchange = {
+      head,
+      request: null,
+      // A head that announces no body has nothing to continue with.
+      continueOwed: head.expectContinue && head.framing.kind !== "none",
+      response: null,
+      close: !head.keepAlive,
+      started,
+    };
+    this.queue.push(exchange);
+    this.reading = exchange;
+    return exchange;
+  }
+
+  /** The 100 Continue is sent only when every earlier response is out, lest it be taken for theirs. */
+  continueNow(exchange: Exchange): boolean {
+    return exchange.continueOwed && this.queue[0] === exchange && !this.sending;
+  }
+
+  /** The request being read is whole: it goes to the handler, and no 100 Continue is owed any more. */
+  request(request: Request): Exchange {
+    const exchange = this.reading!;
+    this.reading = null;
+    exchange.request = request;
+    exchange.continueOwed = false;
+    return exchange;
+  }
+
+  /**
+   * Answered from its head, its body never read: its bytes cannot be told
+   * from a next request, so the connection closes after it (RFC 9112 §9.6),
+   * and no 100 Continue is sent, so a client waiting for one never sends the body.
+   */
+  refuse(exchange: Exchange): void {
+    this.reading = null;
+    exchange.continueOwed = false;
+    exchange.close = true;
+  }
+
+  /** The request broke a rule (or ran out of time): its answer closes the connection. */
+  failed(started: number): Exchange {
+    let exchange = this.reading;
+    this.reading = null;
+    if (exchange === null) {
+      exchange = { head: null, request: null, continueOwed: false, response: null, close: true, started };
+      this.queue.push(exchange);
+    }
+    exchange.continueOwed = false;
+    exchange.close = true;
+    return exchange;
+  }
+
+  /** The next exchange whose response may be written, or null: the front one, once no body is going out. */
+  front(): Exchange | null {
+    return this.sending || this.queue.length === 0 ? null : this.queue[0]!;
+  }
+
+  /** The front exchange's response is written now: it leaves the queue, closing the connection if it is the last. */
+  take(): Exchange {
+    const exchange = this.queue.shift()!;
+    if (this.last && this.queue.length === 0) exchange.close = true;
+    return exchange;
+  }
+
+  /**
+   * How a body produced in pieces is framed: chunked for HTTP/1.1; HTTP/1.0
+   * has no chunked coding, so the body ends when the connection closes
+   * (RFC 9112 §6.3).
+   */
+  chunked(exchange: Exchange, response: Response): boolean {
+    const chunked = exchange.head?.minor !== 0;
+    // `response` is the handler's, unchecked: the writer refuses what is not a response.
+    if (!chunked && isBodyStream((response as Response | undefined)?.body)) exchange.close = true;
+    return chunked;
+  }
+
+  /** A body went out in pieces and is done: whether the connection closes now. */
+  sent(exchange: Exchange): boolean {
+    this.sending = false;
+    return exchange.close || (this.last && this.queue.length === 0);
+  }
+
+  /**
+   * The client half-closed: requests it completed are answered and the last
+   * response closes; one it left unfinished can never complete and is
+   * dropped (RFC 9112 §8).
+   */
+  halfClose(): void {
+    if (this.reading !== null) {
+      this.queue.splice(this.queue.indexOf(this.reading), 1);
+      this.reading = null;
+    }
+    this.last = true;
+  }
+
+  /** The server shuts down: what is queued is answered, the last response closes. */
+  shutdown(): void {
+    this.last = true;
+  }
+
+  /** The connection closed (or is closing): nothing queued will be answered. */
+  closed(): void {
+    this.queue.length = 0;
+    this.reading = null;
+  }
+}

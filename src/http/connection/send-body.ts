@@ -1,0 +1,142 @@
+// Sending a body under back-pressure: a piece goes to the socket only while
+// the socket holds less than its high-water mark, so a client that stops
+// reading stops the sending, and what a connection holds for it stays
+// bounded whatever the body's size (OUTPUT_BUDGET).
+//
+// Two kinds of body come here: a stream (an async iterable, whose next piece
+// is asked for only when the socket wants more, and which is closed if the
+// client goes away), and a whole body larger than one piece, which is
+// handed to the socket a piece at a time: a string is encoded a piece at a
+// time (never copied whole into a Buffer), bytes are sliced without copying.
+// The event loop is given back regularly, so a body whose pieces are ready
+// at once cannot starve other clients. If a stream fails after the status
+// line went out, the error is thrown from here and the connection must be
+// cut: the client then sees a body without its last chunk, never a half
+// document presented as complete.
+
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { Writable } from "node:stream";
+import type { BodyStream } from "../message/stream-body.js";
+
+/** The most one write hands the socket: a stream's larger pieces are cut to it, and whole bodies larger than it are sent in pieces. */
+export const PIECE_BYTES = 64 * 1024;
+/**
+ * What a connection queues for its client at most, above what the kernel's
+ * socket buffer holds: the socket's high-water mark (16 KiB for net sockets
+ * on Node 20) that a piece waits below, the piece itself, the chunk framing
+ * and the heads of the responses one read answers. A test holds it
+ * (test/http/bounded-output.test.ts).
+ */
+export const OUTPUT_BUDGET = 128 * 1024;
+/** Characters of a string per piece: a UTF-16 code unit is at most 3 bytes of UTF-8. */
+const PIECE_CHARS = Math.floor(PIECE_BYTES / 3);
+/** Bytes sent between two turns given back to the event loop. */
+const YIELD_EVERY_BYTES = 64 * 1024;
+const LAST_CHUNK = "0\r\n\r\n";
+
+/** A whole body is sent in pieces when it may be larger than one. */
+export function isLargeBody(body: string | Uint8Array): boolean {
+  return typeof body === "string" ? body.length > PIECE_CHARS : body.byteLength > PIECE_BYTES;
+}
+
+/** Resolves when the socket holds less than its high-water mark, or is closed. */
+function writable(socket: Writable): Promise<void> {
+  if (!socket.writableNeedDrain || socket.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off("drain", done);
+      socket.off("close", done);
+      resolve();
+    };
+    socket.on("drain", done);
+    socket.on("close", done);
+  });
+}
+
+const gone = (socket: Writable) => socket.destroyed || socket.writableEnded;
+
+/** Where a string may be cut near `end`: not between the two halves of a surrogate pair. */
+function cutAt(text: string, end: number): number {
+  if (end >= text.length) return text.length;
+  const c = text.charCodeAt(end - 1);
+  return c >= 0xd800 && c <= 0xdbff ? end - 1 : end;
+}
+
+/**
+ * Hands `data` to the socket in pieces of at most PIECE_BYTES, each once the
+ * socket wants more; false when the client went away first.
+ */
+async function writePieces(socket: Writable, data: string | Uint8Array, counter: { sinceYield: number }): Promise<boolean> {
+  const length = typeof data === "string" ? data.length : data.byteLength;
+  const step = typeof data === "string" ? PIECE_CHARS : PIECE_BYTES;
+  for (let at = 0; at < length; ) {
+    await writable(socket);
+    if (gone(socket)) return false;
+    const end = typeof data === "string" ? cutAt(data, at + step) : Math.min(length, at + step);
+    const piece = typeof data === "string" ? (at === 0 && end === length ? data : data.slice(at, end)) : data.subarray(at, end);
+    socket.write(piece);
+    counter.sinceYield += end - at;
+    at = end;
+    if (counter.sinceYield >= YIELD_EVERY_BYTES) {
+      counter.sinceYield = 0;
+      await yieldToEventLoop();
+    }
+  }
+  return true;
+}
+
+/** Thrown inside the loop when the socket is gone, so that `for await` closes the iterable. */
+class ClientGone extends Error {}
+
+/**
+ * Writes a whole body (already framed by its head's Content-Length) in
+ * pieces. Resolves with true once the last piece is handed to the socket,
+ * false when the client went away first.
+ */
+export function sendWhole(socket: Writable, body: string | Uint8Array): Promise<boolean> {
+  return writePieces(socket, body, { sinceYield: 0 });
+}
+
+/**
+ * Writes every piece of `stream` to `socket`, chunked or bare. Resolves with
+ * the body's length once the last piece is written, or with -1 when the
+ * client went away first; rejects when the iterable fails.
+ */
+export async function sendStream(socket: Writable, stream: BodyStream, chunked: boolean): Promise<number> {
+  let bytes = 0;
+  const counter = { sinceYield: 0 };
+  try {
+    for await (const piece of stream) {
+      if (gone(socket)) throw new ClientGone();
+      const size = typeof piece === "string" ? Buffer.byteLength(piece) : piece.byteLength;
+      // An empty chunk would read as the last one (RFC 9112 §7.1): skip it.
+      if (size === 0) continue;
+      bytes += size;
+      if (size <= PIECE_BYTES) {
+        // One write to the socket, framing included (the loop below waited for the socket to want it).
+        socket.cork();
+        if (chunked) socket.write(`${size.toString(16)}\r\n`, "latin1");
+        socket.write(piece);
+        if (chunked) socket.write("\r\n", "latin1");
+        socket.uncork();
+        counter.sinceYield += size;
+        if (counter.sinceYield >= YIELD_EVERY_BYTES) {
+          counter.sinceYield = 0;
+          await yieldToEventLoop();
+        }
+      } else {
+        if (chunked) socket.write(`${size.toString(16)}\r\n`, "latin1");
+        if (!(await writePieces(socket, piece, counter))) throw new ClientGone();
+        if (chunked) socket.write("\r\n", "latin1");
+      }
+      // The next piece is asked for only once the socket wants more.
+      await writable(socket);
+    }
+  } catch (error) {
+    if (error instanceof ClientGone) return -1;
+    throw error;
+  }
+  if (gone(socket)) return -1;
+  if (chunked) socket.write(LAST_CHUNK, "latin1");
+  return bytes;
+}
