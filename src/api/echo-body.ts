@@ -14,7 +14,7 @@
 // document, so those are escaped too).
 
 import { isUtf8 } from "node:buffer";
-import { dump as dumpYaml } from "js-yaml";
+import { toYaml } from "../representation/yaml.js";
 import type { Format } from "./negotiate.js";
 
 /** Bodies above this are echoed in pieces; below it the answer is built whole (with a Content-Length). */
@@ -43,7 +43,7 @@ export function echoEncoding(body: Buffer): "utf-8" | "base64" {
 /** The pieces of the text of `shown` (an Echo whose body.content is left out), with `body` as its content. */
 export async function* echoPieces(shown: object, body: Buffer, encoding: "utf-8" | "base64", format: Format): AsyncGenerator<string, void, undefined> {
   const withSlot = { ...shown, body: { length: body.length, encoding, content: SLOT } };
-  const text = format === "json" ? JSON.stringify(withSlot) : dumpYaml(withSlot, { noRefs: true, lineWidth: -1 });
+  const text = format === "json" ? JSON.stringify(withSlot) : toYaml(withSlot);
   const at = text.lastIndexOf(format === "json" ? `"${SLOT}"` : SLOT);
   yield text.slice(0, at) + '"';
   const after = text.slice(at + SLOT.length + (format === "json" ? 2 : 0));

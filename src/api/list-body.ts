@@ -1,6 +1,6 @@
 // A list's body, produced in pieces from keyset pages of the store, so that a
 // list of any length costs one batch of memory and never holds the event
-// loop for more than one piece (src/http/message/stream-body.ts sends the pieces,
+// loop for more than one piece (src/http/connection/send-body.ts sends the pieces,
 // under back-pressure, as they are asked for).
 //
 // The bytes are exactly those of serializing the whole wrapper at once:

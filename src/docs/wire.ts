@@ -18,6 +18,7 @@ import { RequestParser, type ParserLimits, type ParserSink } from "../http/parse
 import type { RequestHead } from "../http/message/request.js";
 import { admitHead, type Service } from "../http/connection/service.js";
 import type { SpanKind, SpanListener } from "../http/parse/spans.js";
+import { SpanParts } from "../http/parse/span-parts.js";
 import { EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
 import { charge, type Budget } from "./wire-budget.js";
 import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./wire-parts.js";
@@ -127,14 +128,8 @@ class Reader implements ParserSink, SpanListener {
   private cur: Open | null = null;
   /** Where the last span ended: the parts made so far tile the bytes up to here. */
   private pos = 0;
-  /** The parts inside the line being read (method / field-name / chunk-size ..., target / field-value / chunk-extension ..., version). */
-  private s1 = 0;
-  private e1 = 0;
-  private s2 = -1;
-  private e2 = -1;
-  private s3 = 0;
-  private e3 = 0;
-  private errorAt = -1;
+  /** The parts inside the line being read, and where the parser found an error. */
+  private readonly inLine = new SpanParts();
   /** Past the budget: the bytes [omitFrom, pos) of the open request are one omitted stretch; -1 while parts are made. */
   private omitFrom = -1;
   private omitError = false;
@@ -150,29 +145,8 @@ class Reader implements ParserSink, SpanListener {
   // ---- SpanListener ----
 
   span(kind: SpanKind, start: number, end: number): void {
+    if (this.inLine.note(kind, start, end)) return;
     switch (kind) {
-      case "method":
-      case "field-name":
-      case "trailer-name":
-      case "chunk-size":
-        this.s1 = start;
-        this.e1 = end;
-        this.s2 = -1;
-        return;
-      case "target":
-      case "field-value":
-      case "trailer-value":
-      case "chunk-extension":
-        this.s2 = start;
-        this.e2 = end;
-        return;
-      case "version":
-        this.s3 = start;
-        this.e3 = end;
-        return;
-      case "error":
-        this.errorAt = start;
-        return;
       case "body":
       case "chunk-data": {
         const r = this.open();
@@ -197,33 +171,33 @@ class Reader implements ParserSink, SpanListener {
     const text = (s: number, e: number) => latin1(this.bytes, s, e);
     switch (kind) {
       case "request-line": {
-        r.method = text(this.s1, this.e1);
-        r.target = text(this.s2, this.e2);
+        r.method = text(this.inLine.s1, this.inLine.e1);
+        r.target = text(this.inLine.s2, this.inLine.e2);
         r.section = Section.Head;
         if (!this.skip(start, end)) {
-          this.add(r, "request-line", "Request line", start, end, `Method ${r.method}, target ${r.target}, version ${versionNote(text(this.s3, this.e3))}`);
+          this.add(r, "request-line", "Request line", start, end, `Method ${r.method}, target ${r.target}, version ${versionNote(text(this.inLine.s3, this.inLine.e3))}`);
         }
         return;
       }
       case "field-line":
       case "trailer-line": {
         if (this.skip(start, end)) return;
-        const name = text(this.s1, this.e1);
+        const name = text(this.inLine.s1, this.inLine.e1);
         if (kind === "trailer-line") return this.add(r, "trailer", `Trailer field ${name}`, start, end, TRAILER_NOTE);
         const role = fieldRole(name);
-        return this.add(r, "field", `Header field ${name}`, start, end, `Value "${text(this.s2, this.e2)}"${role === undefined ? "" : `: ${role}`}`);
+        return this.add(r, "field", `Header field ${name}`, start, end, `Value "${text(this.inLine.s2, this.inLine.e2)}"${role === undefined ? "" : `: ${role}`}`);
       }
       case "blank-line":
         if (!this.skip(start, end)) this.add(r, "blank-line", "Blank line: the header section ends", start, end);
         return;
       case "chunk-size-line":
       case "last-chunk": {
-        const hex = text(this.s1, this.e1);
+        const hex = text(this.inLine.s1, this.inLine.e1);
         const size = parseInt(hex, 16);
         r.chunkSize = size;
         r.section = size === 0 ? Section.Trailer : Section.ChunkData;
         if (this.skip(start, end)) return;
-        const note = this.s2 < 0 ? undefined : `Extension ${text(this.s2, this.e2)} (ignored)`;
+        const note = this.inLine.s2 < 0 ? undefined : `Extension ${text(this.inLine.s2, this.inLine.e2)} (ignored)`;
         if (size === 0) return this.add(r, "last-chunk", "Last chunk (size 0): the body is complete", start, end, note);
         return this.add(r, "chunk-size", `Chunk size: 0x${hex} = ${size} bytes`, start, end, note);
       }
@@ -262,7 +236,7 @@ class Reader implements ParserSink, SpanListener {
     const r = this.open();
     this.flushEmpties(r);
     this.flushPiece(r);
-    const at = this.errorAt;
+    const at = this.inLine.errorAt;
     if (at < this.pos) {
       // The head refused as a whole, at its blank line: a part already made holds the byte.
       if (this.omitFrom >= 0 && at >= this.omitFrom) this.omitError = true;

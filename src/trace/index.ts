@@ -39,7 +39,7 @@ export function createTrace(options: TraceOptions): TraceFactory {
     const label = `${options.prefix ?? ""}#${++connections}`;
     const from = peer.remoteAddress === undefined ? "" : ` from ${peer.remoteAddress}:${peer.remotePort}`;
     write(`${paint("dim", label)} ${paint("yellow", "*")} connection opened${from}\n`);
-    return guarded(new Tracer(label, { write, paint, bodyBytes: options.bodyBytes }), (error) => {
+    return quietOnFailure(new Tracer(label, { write, paint, bodyBytes: options.bodyBytes }), (error) => {
       write(`${paint("dim", label)} ${paint("red", "!")} the trace of this connection failed, and stops: ${String(error).replace(/[^\x20-\x7e]/g, "?")}\n`);
     });
   };
@@ -50,7 +50,7 @@ export function createTrace(options: TraceOptions): TraceFactory {
  * throws must not take the connection (or the server) down. It says so once
  * and goes quiet; the connection is served as if it were never traced.
  */
-function guarded(tracer: ConnectionTrace, report: (error: unknown) => void): ConnectionTrace {
+function quietOnFailure(tracer: ConnectionTrace, report: (error: unknown) => void): ConnectionTrace {
   let broken = false;
   const safe =
     <A extends unknown[]>(call: (...args: A) => void) =>

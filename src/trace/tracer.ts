@@ -15,6 +15,7 @@
 import { PROTOCOL_ERRORS, type ProtocolError } from "../http/parse/errors.js";
 import type { Request, RequestHead } from "../http/message/request.js";
 import type { SpanKind } from "../http/parse/spans.js";
+import { SpanParts } from "../http/parse/span-parts.js";
 import type { ConnectionTrace } from "../http/connection/trace-hook.js";
 import { framingOf, keepAliveOf, versionNote } from "../docs/explain.js";
 import { bodyPrefix, bodyText, headText, painter, proseText, type Paint } from "./text.js";
@@ -41,14 +42,8 @@ export class Tracer implements ConnectionTrace {
   private kept: Buffer[] = [];
   private base = 0;
   private received_ = 0;
-  /** The parts inside the line being read (see wire.ts): first, second, third. */
-  private s1 = 0;
-  private e1 = 0;
-  private s2 = -1;
-  private e2 = -1;
-  private s3 = 0;
-  private e3 = 0;
-  private errorAt = -1;
+  /** The parts inside the line being read, and where the parser found an error. */
+  private readonly inLine = new SpanParts();
   /** Body or chunk data being received: where it starts (-1: none), its first bytes, its length so far. */
   private pieceStart = -1;
   private pieceKind: "body" | "chunk-data" = "body";
@@ -103,29 +98,8 @@ export class Tracer implements ConnectionTrace {
   // ---- Spans ----
 
   span(kind: SpanKind, start: number, end: number): void {
+    if (this.inLine.note(kind, start, end)) return;
     switch (kind) {
-      case "method":
-      case "field-name":
-      case "trailer-name":
-      case "chunk-size":
-        this.s1 = start;
-        this.e1 = end;
-        this.s2 = -1;
-        return;
-      case "target":
-      case "field-value":
-      case "trailer-value":
-      case "chunk-extension":
-        this.s2 = start;
-        this.e2 = end;
-        return;
-      case "version":
-        this.s3 = start;
-        this.e3 = end;
-        return;
-      case "error":
-        this.errorAt = start;
-        return;
       case "body":
       case "chunk-data":
         this.take(kind, start, end);
@@ -151,10 +125,10 @@ export class Tracer implements ConnectionTrace {
     const text = (s: number, e: number) => headText(this.bytes(s, e), PLAIN).text;
     this.part(start, end, kind, headText(this.bytes(start, end), this.o.paint).text);
     if (kind === "request-line") {
-      this.detail(`method ${text(this.s1, this.e1)}, target ${text(this.s2, this.e2)}, version ${versionNote(text(this.s3, this.e3))}`);
+      this.detail(`method ${text(this.inLine.s1, this.inLine.e1)}, target ${text(this.inLine.s2, this.inLine.e2)}, version ${versionNote(text(this.inLine.s3, this.inLine.e3))}`);
     } else if (kind === "chunk-size-line" || kind === "last-chunk") {
-      const hex = text(this.s1, this.e1);
-      const ext = this.s2 < 0 ? "" : `; extension ${text(this.s2, this.e2)} (ignored)`;
+      const hex = text(this.inLine.s1, this.inLine.e1);
+      const ext = this.inLine.s2 < 0 ? "" : `; extension ${text(this.inLine.s2, this.inLine.e2)} (ignored)`;
       this.pieceWant = parseInt(hex, 16);
       this.detail(`0x${hex} = ${this.pieceWant} bytes${kind === "last-chunk" ? ": the last chunk" : ""}${ext}`);
     } else if (kind === "trailer-line") {
@@ -215,8 +189,8 @@ export class Tracer implements ConnectionTrace {
     this.flushPiece();
     const p = this.o.paint;
     const kind = PROTOCOL_ERRORS[error.code];
-    const at = this.errorAt;
-    this.errorAt = -1;
+    const at = this.inLine.errorAt;
+    this.inLine.errorAt = -1;
     // In the body of the last request whose head was read, or in the head of the next one.
     const request = this.inBody ? this.requests : this.requests + 1;
     this.refused = request;

@@ -113,6 +113,8 @@ t.test("chunked bodies: sizes, data, the CR LF after each, the last chunk, trail
     ],
   );
   t.match(req.parts[5].label, /0x7 = 7 bytes/);
+  t.match(req.parts[5].note, /Extension ;note=1/);
+  t.equal(req.parts[8].note, undefined, "a chunk without an extension shows none, not the one before it");
   t.equal(body.response.responses[0].status, 201);
   t.ok((await store.facts.list()).some((f) => f.text === "Chunked bodies end with 0."), "the request really ran");
 });

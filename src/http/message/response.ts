@@ -22,7 +22,7 @@ export interface Response {
   readonly headers?: Readonly<Record<string, FieldValue>>;
   /**
    * The content: whole, or produced in pieces (an async iterable, sent with
-   * chunked transfer coding as the pieces come; see stream-body.ts). An
+   * chunked transfer coding as the client takes them; see stream-body.ts and connection/send-body.ts). An
    * iterable is not started when no body is sent (HEAD, 204, 304).
    */
   readonly body?: string | Uint8Array | BodyStream;
