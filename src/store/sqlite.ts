@@ -124,16 +124,19 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const stamp = clockFrom(options);
   const random = options.random ?? Math.random;
 
+  // A LIMIT or OFFSET is never a bare parameter: SQLite's planner reads a bare one's value, so that every new
+  // binding expires the statement and the next run parses and plans it again (about 15 µs, three times what a
+  // short page costs); "? + 0" is an expression, computed when the statement runs.
   const q = {
     postList: db.prepare<[], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts ORDER BY seq"),
     // Keyset pages: a range of the rowid (seq), so a page costs the same at any depth.
     postPage: db.prepare<[number, number, number], PostRow & { pos: number; chars: number }>(
-      "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+      "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
     ),
-    postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").pluck(),
+    postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").pluck(),
     // A JSON page in two steps: where it ends, from the sizes alone (octet_length reads no text), then its
     // texts as bytes (a BLOB comes over as a Buffer, copied; a TEXT would be decoded into a string and encoded back).
-    postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").raw(),
+    postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").raw(),
     // The texts joined by SQLite itself: one buffer for the page, no object per row.
     postJsonTexts: db.prepare<[number, number], { members: Buffer | null; count: number }>(
       "SELECT CAST(group_concat(json, ',' ORDER BY seq) AS BLOB) AS members, count(*) AS count FROM posts WHERE seq > ? AND seq <= ?",
@@ -154,11 +157,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     factList: db.prepare<[], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id"),
     factGet: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id = ?"),
     factPage: db.prepare<[number, number, number], FactRow & { pos: number; chars: number }>(
-      "SELECT id AS pos, length(text) + length(source) AS chars, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+      "SELECT id AS pos, length(text) + length(source) AS chars, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ? + 0",
     ),
-    factSpan: db.prepare<[number, number, number], number>("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?").pluck(),
+    factSpan: db.prepare<[number, number, number], number>("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ? + 0").pluck(),
     factCount: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM facts"),
-    factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ?"),
+    factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ? + 0"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
     anyFactOrArticle: db.prepare<[], { one: number }>("SELECT 1 AS one FROM facts UNION ALL SELECT 1 FROM articles LIMIT 1"),
     tokenInsert: db.prepare<[Role, TokenOrigin, string, string], TokenRow>(
