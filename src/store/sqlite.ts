@@ -81,6 +81,21 @@ const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.
 
 const TOKEN = "id, role, origin, hash, created_at, last_used_at";
 
+interface JsonPageParameters {
+  after: number;
+  through: number;
+  limit: number;
+  maxChars: number;
+}
+interface JsonPageRow {
+  members: Buffer | null;
+  count: number;
+  last: number | null;
+  more: 0 | 1;
+  n: number;
+  epoch: string;
+}
+
 /** A page query's bounds as SQL parameters: (after, through], and one row more than the limit for a span. */
 const bounds = (query: PageQuery): [number, number] => [query.after ?? 0, query.through ?? Number.MAX_SAFE_INTEGER];
 
@@ -134,10 +149,21 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
     ),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").pluck(),
-    // A JSON page in two steps: where it ends, from the sizes alone (octet_length reads no text), then its
-    // texts as bytes (a BLOB comes over as a Buffer, copied; a TEXT would be decoded into a string and encoded back).
+    // A JSON page in one statement (one read snapshot, one trip into SQLite): the page's rows are walked
+    // once for their sizes (octet_length reads the record header, not the text), and when the page stays
+    // under maxChars a second time for their texts, which SQLite joins into one buffer (a BLOB comes over
+    // as a Buffer; no object per row, nothing decoded and encoded back). With the revision in the same
+    // snapshot and whether a row follows, from one probe of the rowid. members is NULL when the page's
+    // texts reach maxChars: then postJsonSizes cuts it row by row (a batch of large posts).
+    postJsonPage: db.prepare<[JsonPageParameters], JsonPageRow>(`
+      WITH page AS NOT MATERIALIZED (SELECT seq, json FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
+           sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
+      SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT CAST(group_concat(json, ',') AS BLOB) FROM page) END AS members,
+             sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
+             r.n AS n, r.epoch AS epoch
+      FROM sized, revisions AS r WHERE r.collection = 'posts'`),
     postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").raw(),
-    // The texts joined by SQLite itself: one buffer for the page, no object per row.
+    // The texts between two positions, joined by SQLite, in the order of seq.
     postJsonTexts: db.prepare<[number, number], { members: Buffer | null; count: number }>(
       "SELECT CAST(group_concat(json, ',' ORDER BY seq) AS BLOB) AS members, count(*) AS count FROM posts WHERE seq > ? AND seq <= ?",
     ),
@@ -200,19 +226,23 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     q.postUpdate.run(fields.title, fields.body, fields.author ?? null, tags, updatedAt, representation.json, representation.tag, id);
     return { kind: "updated", item, representation };
   });
-  // No transaction (BEGIN and COMMIT would be two statements more than the page itself): the revision is read
-  // first, so the items are at least as new as it says (what a list's weak ETag promises, lists.ts); a post
-  // changed or deleted between the two reads changes the texts, never which posts the page may hold (positions
-  // are never reused, and new posts come after every existing one).
-  const postJsonPage = (query: PageQuery): JsonPage => {
+  // A page that reaches maxChars (large posts) is cut row by row: its sizes up to where it ends, then its texts,
+  // in one read transaction with the revision, so that all three come from one snapshot.
+  const postJsonPageCut = db.transaction((query: PageQuery): JsonPage => {
     const at = revision("posts");
     // iterate, not all: the cut stops reading at the first row past the page (a batch of large posts takes a few of 257).
     const { taken, more } = cutPage(q.postJsonSizes.iterate(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
     const last = taken.at(-1)?.[0];
     if (last === undefined) return { members: Buffer.alloc(0), count: 0, more: false, revision: at };
     const { members, count } = q.postJsonTexts.get(query.after ?? 0, last)!;
-    // Deleted meanwhile, every one: nothing to send, and the walk goes on after them.
     return { members: members ?? Buffer.alloc(0), count, last, more, revision: at };
+  });
+  const postJsonPage = (query: PageQuery): JsonPage => {
+    const [after, through] = bounds(query);
+    const row = q.postJsonPage.get({ after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER })!;
+    if (row.last === null) return { members: Buffer.alloc(0), count: 0, more: false, revision: { epoch: row.epoch, n: row.n } };
+    if (row.members === null) return postJsonPageCut(query);
+    return { members: row.members, count: row.count, last: row.last, more: row.more === 1, revision: { epoch: row.epoch, n: row.n } };
   };
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
