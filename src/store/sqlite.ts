@@ -14,7 +14,7 @@
 
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
-import { cutPage, jsonPageOf, representationOf } from "./representation.js";
+import { jsonPageOf, representationOf } from "./representation.js";
 import { postFromRow, type PostRow } from "./schema.js";
 import type {
   Article,
@@ -149,12 +149,16 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
     ),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").pluck(),
-    // A JSON page in one statement (one read snapshot, one trip into SQLite): the page's rows are walked
-    // once for their sizes (octet_length reads the record header, not the text), and when the page stays
-    // under maxChars a second time for their texts, which SQLite joins into one buffer (a BLOB comes over
-    // as a Buffer; no object per row, nothing decoded and encoded back). With the revision in the same
-    // snapshot and whether a row follows, from one probe of the rowid. members is NULL when the page's
-    // texts reach maxChars: then postJsonSizes cuts it row by row (a batch of large posts).
+    // A JSON page in one statement (one read snapshot, one trip into SQLite), with the revision and whether a
+    // row follows (one probe of the rowid). The texts are joined by SQLite into one buffer (a BLOB comes over
+    // as a Buffer: no object per row, nothing decoded and encoded back), in the order of the subquery that
+    // reads them: one with ORDER BY and LIMIT, which SQLite runs as a coroutine and never flattens into the
+    // aggregate (the store contract suite holds the order). octet_length reads a record's header, not its text.
+    //
+    // postJsonPage walks the page twice, for its size and then, when it stays under maxChars, for its texts;
+    // members is NULL when it does not. postJsonPageCut then cuts it where its texts reach maxChars, with a
+    // running sum of the sizes (a window over limit + 1 rows, which costs about what the texts do, so it is
+    // the second choice): a batch of large posts, or a caller that asked for more than fits.
     postJsonPage: db.prepare<[JsonPageParameters], JsonPageRow>(`
       WITH page AS NOT MATERIALIZED (SELECT seq, json FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
            sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
@@ -162,11 +166,14 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
              sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
              r.n AS n, r.epoch AS epoch
       FROM sized, revisions AS r WHERE r.collection = 'posts'`),
-    postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").raw(),
-    // The texts between two positions, joined by SQLite, in the order of seq.
-    postJsonTexts: db.prepare<[number, number], { members: Buffer | null; count: number }>(
-      "SELECT CAST(group_concat(json, ',' ORDER BY seq) AS BLOB) AS members, count(*) AS count FROM posts WHERE seq > ? AND seq <= ?",
-    ),
+    postJsonPageCut: db.prepare<[JsonPageParameters], JsonPageRow>(`
+      WITH sized AS MATERIALIZED (
+             SELECT seq, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
+             FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
+           cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
+      SELECT (SELECT CAST(group_concat(json, ',') AS BLOB) FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
+             cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, r.n AS n, r.epoch AS epoch
+      FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
     revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
     postGet: db.prepare<[string], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts WHERE id = ?"),
@@ -226,23 +233,14 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     q.postUpdate.run(fields.title, fields.body, fields.author ?? null, tags, updatedAt, representation.json, representation.tag, id);
     return { kind: "updated", item, representation };
   });
-  // A page that reaches maxChars (large posts) is cut row by row: its sizes up to where it ends, then its texts,
-  // in one read transaction with the revision, so that all three come from one snapshot.
-  const postJsonPageCut = db.transaction((query: PageQuery): JsonPage => {
-    const at = revision("posts");
-    // iterate, not all: the cut stops reading at the first row past the page (a batch of large posts takes a few of 257).
-    const { taken, more } = cutPage(q.postJsonSizes.iterate(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
-    const last = taken.at(-1)?.[0];
-    if (last === undefined) return { members: Buffer.alloc(0), count: 0, more: false, revision: at };
-    const { members, count } = q.postJsonTexts.get(query.after ?? 0, last)!;
-    return { members: members ?? Buffer.alloc(0), count, last, more, revision: at };
-  });
   const postJsonPage = (query: PageQuery): JsonPage => {
     const [after, through] = bounds(query);
-    const row = q.postJsonPage.get({ after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER })!;
-    if (row.last === null) return { members: Buffer.alloc(0), count: 0, more: false, revision: { epoch: row.epoch, n: row.n } };
-    if (row.members === null) return postJsonPageCut(query);
-    return { members: row.members, count: row.count, last: row.last, more: row.more === 1, revision: { epoch: row.epoch, n: row.n } };
+    const parameters = { after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER };
+    let row = q.postJsonPage.get(parameters)!;
+    if (row.last !== null && row.members === null) row = q.postJsonPageCut.get(parameters)!;
+    const revision = { epoch: row.epoch, n: row.n };
+    if (row.last === null) return { members: Buffer.alloc(0), count: 0, more: false, revision };
+    return { members: row.members ?? Buffer.alloc(0), count: row.count, last: row.last, more: row.more === 1, revision };
   };
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
