@@ -176,8 +176,8 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
       handler: async (request, { id }) => {
         // If-Match is checked against the post as stored, in the same atomic step as the delete;
         // without a precondition there is nothing to read first (one statement on PostgreSQL).
-        const guard = hasPreconditions(request) ? (current: Post) => requireMatch(request, current) : undefined;
-        if (!(await store.posts.delete(id, guard))) missing(request, id);
+        const precondition = hasPreconditions(request) ? (current: Post) => requireMatch(request, current) : undefined;
+        if (!(await store.posts.delete(id, precondition))) missing(request, id);
         return json(200, { deleted: true, id });
       },
     }),
