@@ -8,7 +8,7 @@ import type { Article, ArticleFields } from "../store/types.js";
 import { conditionalUpdate } from "./conditional-update.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED } from "./docs.js";
-import { articleFieldsSchema, articlePatchSchema, articleSchema } from "./schemas.js";
+import { articleFieldsSchema, articlePatchSchema, articleSchema } from "../validation/schemas.js";
 import { single } from "./single.js";
 
 function missing(request: Request, id: string): never {

@@ -6,7 +6,7 @@ import type { Request } from "../http/message/request.js";
 import { apiRoute, type VersionedRoute } from "./versions.js";
 import type { Post, PostFields } from "../store/types.js";
 import { conditionalUpdate } from "./conditional-update.js";
-import { readJson } from "./body.js";
+import { readJson } from "../representation/body.js";
 import type { ApiContext } from "./context.js";
 import {
   ETAG,
@@ -25,11 +25,11 @@ import {
   PRECONDITION_FAILED,
   postId,
 } from "./docs.js";
-import { json, JSON_TYPE, REVALIDATE } from "./json.js";
+import { json, JSON_TYPE, REVALIDATE } from "../representation/json.js";
 import { listHandler } from "./lists.js";
-import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
+import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "../validation/schemas.js";
 import { hasPreconditions, requireMatch, stored } from "./single.js";
-import { validate } from "./validate.js";
+import { validate } from "../validation/validate.js";
 
 const ID = new RegExp(ID_PATTERN);
 

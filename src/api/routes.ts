@@ -9,7 +9,7 @@ import { factRoutes } from "./facts.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
-import { usesStore } from "./unavailable.js";
+import { usesStore } from "../policies/unavailable.js";
 import type { VersionedRoute } from "./versions.js";
 
 export interface ApiOptions extends StatusOptions, ApiContext {

@@ -5,8 +5,8 @@
 import type { Response } from "../http/message/response.js";
 import type { VersionedRoute } from "./versions.js";
 import { JSON_ONLY } from "./docs.js";
-import { json } from "./json.js";
-import { statusV1_1Schema, statusV1Schema, statusV2Schema } from "./schemas.js";
+import { json } from "../representation/json.js";
+import { statusV1_1Schema, statusV1Schema, statusV2Schema } from "../validation/schemas.js";
 
 export interface StatusOptions {
   /** When v1 was deprecated (Deprecation field). */
