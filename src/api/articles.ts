@@ -3,7 +3,7 @@
 
 import { fail } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
-import { apiRoute, type VersionedRoute } from "./versions.js";
+import { apiRoute, type ApiRoute } from "./route.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import { conditionalUpdate } from "./conditional-update.js";
 import type { ApiContext } from "./context.js";
@@ -19,7 +19,7 @@ const fieldsOf = (a: Article): ArticleFields => ({ title: a.title, body: a.body,
 
 const ARTICLE_ID = { description: "The article's id (1, 2 and 3 are seeded)", example: "1" };
 
-export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
+export function articleRoutes({ store }: ApiContext): ApiRoute[] {
   const patch = conditionalUpdate(store.articles, { what: "an article", schema: articleFieldsSchema, fieldsOf, missing }, (request, written) => single(request, written.item));
   return [
     apiRoute({

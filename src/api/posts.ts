@@ -3,7 +3,7 @@
 
 import { fail } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
-import { apiRoute, type VersionedRoute } from "./versions.js";
+import { apiRoute, type ApiRoute } from "./route.js";
 import type { Post, PostFields } from "../store/types.js";
 import { conditionalUpdate } from "./conditional-update.js";
 import { readJson } from "../representation/body.js";
@@ -47,7 +47,7 @@ function fieldsOf(post: Post): PostFields {
   };
 }
 
-export function postRoutes(ctx: ApiContext): VersionedRoute[] {
+export function postRoutes(ctx: ApiContext): ApiRoute[] {
   const { store } = ctx;
   const patch = conditionalUpdate(store.posts, { what: "a post", schema: postFieldsSchema, fieldsOf, missing }, (request, written) => stored(request, written.representation));
   const listResponses = {
