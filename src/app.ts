@@ -6,14 +6,14 @@ import { apiRoutes } from "./api/routes.js";
 import { docsRoutes, notFoundPointingHere } from "./docs/routes.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "./http/parse/parser.js";
 import { withCompression } from "./http/message/compression.js";
-import { applyVersions } from "./api/versions.js";
 import type { Admission, Handler, Service } from "./http/connection/service.js";
 import type { RequestHead } from "./http/message/request.js";
 import { accessPolicy } from "./policies/access.js";
 import { declaredBody } from "./router/body-policy.js";
 import { createRouter } from "./router/router.js";
 import type { ServedRoute } from "./router/policy.js";
-import type { ApiRoute } from "./api/versions.js";
+import type { ApiRoute } from "./api/route.js";
+import { applyVersions } from "./policies/versions.js";
 import type { Store } from "./store/types.js";
 
 /** v1 of the status resource was superseded by v2 when v2 shipped. */
@@ -53,7 +53,7 @@ export function createApp(options: AppOptions): App {
     ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
     usage: options.usage === undefined ? local : options.usage(local),
   });
-  // Versions are the API's policy: full paths, deprecation fields, usage counts, the versioned 404.
+  // Versions are the API's: full paths, and a policy for the deprecation fields and usage counts; the versioned 404.
   const versioned = applyVersions(api);
   // The page, the OpenAPI document and the wire view, generated from the table they join.
   const docs = docsRoutes({
@@ -70,9 +70,10 @@ export function createApp(options: AppOptions): App {
         }),
   });
   // Every route, the docs' and the echo's included, is served under the same policies: the body it
-  // declares, refused from the head when it is not one it takes, and who may call it.
-  const router = createRouter([...versioned.routes, ...docs.routes], {
-    policies: [declaredBody, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
+  // declares, refused from the head when it is not one it takes; its version (counted before the
+  // access check, so a request refused with 401 is still counted); and who may call it.
+  const router = createRouter<ApiRoute>([...versioned.routes, ...docs.routes], {
+    policies: [declaredBody, versioned.policy, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
     notFound: (request) => versioned.unknownVersion(request) ?? notFoundPointingHere(request),
   });
   docs.publish(router.routes);

@@ -18,7 +18,7 @@ export type { Admission, Handler, Service } from "./http/connection/service.js";
 export { createRouter } from "./router/router.js";
 export type { Router } from "./router/router.js";
 export { ANY_METHOD } from "./router/route.js";
-export type { Deprecation, Params, Route, RouteHandler, RouteParamDoc, RouteRequestDoc, RouteResponseDoc } from "./router/route.js";
+export type { Params, Route, RouteHandler, RouteParamDoc, RouteRequestDoc, RouteResponseDoc } from "./router/route.js";
 
 // ---- Requests and responses ----
 export { headerValue } from "./http/message/request.js";

@@ -8,7 +8,7 @@
 // Servers look tokens up in the database on every request (nothing is
 // cached), so a revoked token gets 401 at once, in every worker and instance.
 
-import { generateToken, hashToken } from "./api/auth.js";
+import { generateToken, hashToken } from "./policies/auth.js";
 import { ConfigError } from "./config-error.js";
 import { loadConfig } from "./config.js";
 import { StoreOpenError, StoreUnavailableError } from "./store/errors.js";

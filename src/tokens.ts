@@ -12,7 +12,7 @@
 // granted is revoked at start, and so is it when the setting is removed:
 // rotating the value, or dropping it, takes the old value's power away.
 
-import { generateToken, hashToken } from "./api/auth.js";
+import { generateToken, hashToken } from "./policies/auth.js";
 import { ConfigError } from "./config-error.js";
 import type { Store, TokenRecord } from "./store/types.js";
 

@@ -3,12 +3,12 @@
 
 import { fail } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
-import { apiRoute, type VersionedRoute } from "./versions.js";
+import { apiRoute, type ApiRoute } from "./route.js";
 import type { Article, ArticleFields } from "../store/types.js";
 import { conditionalUpdate } from "./conditional-update.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_JSON, invalidFields, JSON_ONLY, MERGE_PATCH_TYPES, NOT_ACCEPTABLE, NOT_MODIFIED, notFound, PRECONDITION_FAILED } from "./docs.js";
-import { articleFieldsSchema, articlePatchSchema, articleSchema } from "./schemas.js";
+import { articleFieldsSchema, articlePatchSchema, articleSchema } from "../validation/schemas.js";
 import { single } from "./single.js";
 
 function missing(request: Request, id: string): never {
@@ -19,7 +19,7 @@ const fieldsOf = (a: Article): ArticleFields => ({ title: a.title, body: a.body,
 
 const ARTICLE_ID = { description: "The article's id (1, 2 and 3 are seeded)", example: "1" };
 
-export function articleRoutes({ store }: ApiContext): VersionedRoute[] {
+export function articleRoutes({ store }: ApiContext): ApiRoute[] {
   const patch = conditionalUpdate(store.articles, { what: "an article", schema: articleFieldsSchema, fieldsOf, missing }, (request, written) => single(request, written.item));
   return [
     apiRoute({

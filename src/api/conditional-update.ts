@@ -9,8 +9,8 @@
 import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
 import type { Change } from "../store/types.js";
-import { mergePatcher } from "./merge-patch.js";
-import { chooseFormat } from "./negotiate.js";
+import { mergePatcher } from "../representation/merge-patch.js";
+import { chooseFormat } from "../representation/negotiate.js";
 import { requireMatch } from "./single.js";
 
 /** A store collection: its atomic read-change-write of one record. */

@@ -3,10 +3,10 @@
 // interactive page say the same thing everywhere.
 
 import type { RouteParamDoc, RouteResponseDoc } from "../router/route.js";
-import { MERGE_PATCH_TYPES } from "./merge-patch.js";
-import { MEDIA_TYPES } from "./negotiate.js";
+import { MERGE_PATCH_TYPES } from "../representation/merge-patch.js";
+import { MEDIA_TYPES } from "../representation/negotiate.js";
 import { MAX_LIMIT } from "./list-query.js";
-import { ID_PATTERN, ID_RULE } from "./schemas.js";
+import { ID_PATTERN, ID_RULE } from "../validation/schemas.js";
 
 export const JSON_ONLY = [MEDIA_TYPES.json];
 export const JSON_OR_YAML = [MEDIA_TYPES.json, MEDIA_TYPES.yaml];

@@ -15,7 +15,7 @@
 
 import { isUtf8 } from "node:buffer";
 import { toYaml } from "../representation/yaml.js";
-import type { Format } from "./negotiate.js";
+import type { Format } from "../representation/negotiate.js";
 
 /** Bodies above this are echoed in pieces; below it the answer is built whole (with a Content-Length). */
 export const ECHO_WHOLE_BYTES = 64 * 1024;

@@ -10,7 +10,7 @@ import { ANY_METHOD, type Route, type RouteResponseDoc } from "../router/route.j
 import { JSON_OR_YAML, NOT_ACCEPTABLE } from "./docs.js";
 import type { Response } from "../http/message/response.js";
 import { ECHO_WHOLE_BYTES, echoEncoding, echoPieces } from "./echo-body.js";
-import { chooseFormat, MEDIA_TYPES, represent, VARY, type Format } from "./negotiate.js";
+import { chooseFormat, MEDIA_TYPES, represent, VARY, type Format } from "../representation/negotiate.js";
 
 /** What the server received, as the echo reports it. */
 export interface Echo {

@@ -3,14 +3,14 @@
 
 import { fail } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
-import { apiRoute, type VersionedRoute } from "./versions.js";
-import { readText } from "./body.js";
+import { apiRoute, type ApiRoute } from "./route.js";
+import { readText } from "../representation/body.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_QUERY, JSON_ONLY, JSON_OR_YAML, LIST_HEADERS, LIST_NOT_MODIFIED, LIST_QUERY, NOT_ACCEPTABLE, NOT_MODIFIED, notFound } from "./docs.js";
-import { json } from "./json.js";
+import { json } from "../representation/json.js";
 import { listHandler } from "./lists.js";
-import { chooseFormat, VARY } from "./negotiate.js";
-import { factListSchema, factSchema, factTextSchema } from "./schemas.js";
+import { chooseFormat, VARY } from "../representation/negotiate.js";
+import { factListSchema, factSchema, factTextSchema } from "../validation/schemas.js";
 import { single } from "./single.js";
 
 const MAX_FACT_CHARACTERS = 500;
@@ -22,7 +22,7 @@ function invalid(request: Request, detail: string): never {
   fail(422, { kind: "invalid-fact", title: "Invalid fact", detail, instance: request.target });
 }
 
-export function factRoutes(ctx: ApiContext): VersionedRoute[] {
+export function factRoutes(ctx: ApiContext): ApiRoute[] {
   const { store } = ctx;
   return [
     {

@@ -14,7 +14,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { yamlSequencePart } from "../representation/yaml.js";
 import type { JsonPage, Page, PageQuery, Position } from "../store/types.js";
-import type { Format } from "./negotiate.js";
+import type { Format } from "../representation/negotiate.js";
 
 /** Where the items come from: pages by position (a PagedCollection has this). */
 export interface ListSource<T> {

@@ -7,10 +7,10 @@ import { cacheFields, notModified } from "../http/message/conditional.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
-import { REVALIDATE } from "./json.js";
+import { REVALIDATE } from "../representation/json.js";
 import { JSON_BATCH, jsonList, jsonListBody, listBody } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
-import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "./negotiate.js";
+import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
 
 /**
  * The list's entity tag: the collection's revision (its database's epoch and

@@ -3,8 +3,8 @@
 
 import type { Route } from "../router/route.js";
 import { JSON_ONLY } from "./docs.js";
-import { json } from "./json.js";
-import { usageSchema } from "./schemas.js";
+import { json } from "../representation/json.js";
+import { usageSchema } from "../validation/schemas.js";
 
 export type UsageCounts = Record<string, number>;
 

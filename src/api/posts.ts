@@ -3,10 +3,10 @@
 
 import { fail } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
-import { apiRoute, type VersionedRoute } from "./versions.js";
+import { apiRoute, type ApiRoute } from "./route.js";
 import type { Post, PostFields } from "../store/types.js";
 import { conditionalUpdate } from "./conditional-update.js";
-import { readJson } from "./body.js";
+import { readJson } from "../representation/body.js";
 import type { ApiContext } from "./context.js";
 import {
   ETAG,
@@ -25,11 +25,11 @@ import {
   PRECONDITION_FAILED,
   postId,
 } from "./docs.js";
-import { json, JSON_TYPE, REVALIDATE } from "./json.js";
+import { json, JSON_TYPE, REVALIDATE } from "../representation/json.js";
 import { listHandler } from "./lists.js";
-import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "./schemas.js";
+import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "../validation/schemas.js";
 import { hasPreconditions, requireMatch, stored } from "./single.js";
-import { validate } from "./validate.js";
+import { validate } from "../validation/validate.js";
 
 const ID = new RegExp(ID_PATTERN);
 
@@ -47,7 +47,7 @@ function fieldsOf(post: Post): PostFields {
   };
 }
 
-export function postRoutes(ctx: ApiContext): VersionedRoute[] {
+export function postRoutes(ctx: ApiContext): ApiRoute[] {
   const { store } = ctx;
   const patch = conditionalUpdate(store.posts, { what: "a post", schema: postFieldsSchema, fieldsOf, missing }, (request, written) => stored(request, written.representation));
   const listResponses = {
@@ -176,8 +176,8 @@ export function postRoutes(ctx: ApiContext): VersionedRoute[] {
       handler: async (request, { id }) => {
         // If-Match is checked against the post as stored, in the same atomic step as the delete;
         // without a precondition there is nothing to read first (one statement on PostgreSQL).
-        const guard = hasPreconditions(request) ? (current: Post) => requireMatch(request, current) : undefined;
-        if (!(await store.posts.delete(id, guard))) missing(request, id);
+        const precondition = hasPreconditions(request) ? (current: Post) => requireMatch(request, current) : undefined;
+        if (!(await store.posts.delete(id, precondition))) missing(request, id);
         return json(200, { deleted: true, id });
       },
     }),

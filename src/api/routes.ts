@@ -9,16 +9,16 @@ import { factRoutes } from "./facts.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
-import { usesStore } from "./unavailable.js";
-import type { VersionedRoute } from "./versions.js";
+import { usesStore } from "../policies/unavailable.js";
+import type { ApiRoute } from "./route.js";
 
 export interface ApiOptions extends StatusOptions, ApiContext {
   /** Request counts per version, from where the table's versions are applied. */
   readonly usage: UsageSource;
 }
 
-/** The API's table; versions are applied where the app is built (versions.ts). */
-export function apiRoutes(options: ApiOptions): VersionedRoute[] {
+/** The API's table; versions are applied where the app is built (policies/versions.ts). */
+export function apiRoutes(options: ApiOptions): ApiRoute[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
   const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(usesStore);
   return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes()];

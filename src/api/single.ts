@@ -5,8 +5,8 @@ import { cacheFields, ifMatch, noneMatch, notModified } from "../http/message/co
 import { fail } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
-import { REVALIDATE } from "./json.js";
-import { chooseFormat, MEDIA_TYPES, VARY } from "./negotiate.js";
+import { REVALIDATE } from "../representation/json.js";
+import { chooseFormat, MEDIA_TYPES, VARY } from "../representation/negotiate.js";
 import { tagOf } from "../store/representation.js";
 import type { Representation } from "../store/types.js";
 

@@ -3,10 +3,10 @@
 // version. Each body never changes, so each response is built once.
 
 import type { Response } from "../http/message/response.js";
-import type { VersionedRoute } from "./versions.js";
+import type { ApiRoute } from "./route.js";
 import { JSON_ONLY } from "./docs.js";
-import { json } from "./json.js";
-import { statusV1_1Schema, statusV1Schema, statusV2Schema } from "./schemas.js";
+import { json } from "../representation/json.js";
+import { statusV1_1Schema, statusV1Schema, statusV2Schema } from "../validation/schemas.js";
 
 export interface StatusOptions {
   /** When v1 was deprecated (Deprecation field). */
@@ -20,7 +20,7 @@ const V1: Response = Object.freeze(json(200, { resposta: "O servidor está no ar
 const V1_1: Response = Object.freeze(json(200, { resposta: "O servidor está no ar.", versao: "v1-1" }));
 const V2: Response = Object.freeze(json(200, { response: "The server is up." }));
 
-export function statusRoutes(options: StatusOptions): VersionedRoute[] {
+export function statusRoutes(options: StatusOptions): ApiRoute[] {
   return [
     {
       method: "GET",

@@ -173,14 +173,9 @@ function headerObjects(headers: Readonly<Record<string, string>>): Json {
   return Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: "string" } }]));
 }
 
-function deprecationHeaders(route: Route): Record<string, string> {
-  const d = route.deprecated;
-  if (d === undefined) return {};
-  return {
-    Deprecation: `RFC 9745: @${Math.floor(d.since.getTime() / 1000)}, when this route was deprecated`,
-    ...(d.sunset === undefined ? {} : { Sunset: `RFC 8594: ${d.sunset.toUTCString()}, when it stops being served` }),
-    ...(d.successor === undefined ? {} : { Link: `<${d.successor}>; rel="successor-version": what replaces it` }),
-  };
+/** The fields the route's policies add to its successful answers. */
+function successHeaders(route: ServedRoute): Record<string, string> {
+  return Object.assign({}, ...route.policyDocs.map((policy) => policy.successHeaders ?? {}));
 }
 
 const DEFAULT_ERROR =
@@ -193,9 +188,10 @@ function responses(route: ServedRoute, components: Components): Json {
   // The answers the route's policies give for it (a 401, a 415), where the route does not word them itself.
   for (const policy of route.policyDocs) for (const [status, doc] of Object.entries(policy.responses ?? {})) docs[status] ??= doc;
   const out: Json = {};
+  const added = successHeaders(route);
   for (const [status, doc] of Object.entries(docs)) {
     const error = Number(status) >= 400;
-    const headers = { ...doc.headers, ...(Number(status) < 300 ? deprecationHeaders(route) : {}) };
+    const headers = { ...doc.headers, ...(Number(status) < 300 ? added : {}) };
     const types = doc.mediaTypes ?? (error ? [PROBLEM_TYPE] : []);
     const schema = doc.schema ?? (error ? problemSchema : undefined);
     out[status] = {
@@ -214,10 +210,7 @@ function operation(route: ServedRoute, method: string, components: Components, i
   const schemes = route.policyDocs.flatMap((policy) => (policy.requires === undefined ? [] : [policy.requires.scheme.name]));
   // Every scheme a policy requires, together (OpenAPI: the entries of one Security Requirement Object all apply).
   const security: Json[] | undefined = schemes.length === 0 ? undefined : [Object.fromEntries(schemes.map((name) => [name, []]))];
-  const d = route.deprecated;
-  if (d !== undefined) {
-    notes.push(`Deprecated since ${d.since.toISOString().slice(0, 10)}${d.successor === undefined ? "" : `: use ${d.successor}`}.`);
-  }
+  const discouraged = route.policyDocs.some((policy) => policy.discouraged === true);
   const wildcard = /\/\*([^/]+)$/.exec(route.path)?.[1];
   const params = pathParams(route).map((name) => {
     const doc = route.params?.[name];
@@ -247,7 +240,7 @@ function operation(route: ServedRoute, method: string, components: Components, i
     summary: route.summary,
     ...(notes.length === 0 ? {} : { description: notes.join(" ") }),
     tags: [route.group ?? "server"],
-    ...(d === undefined ? {} : { deprecated: true }),
+    ...(discouraged ? { deprecated: true } : {}),
     ...(security === undefined ? {} : { security }),
     ...(params.length === 0 ? {} : { parameters: params }),
     ...(request === undefined

@@ -5,8 +5,8 @@
 // bytes that came back and the parser's account of both directions.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { json } from "../api/json.js";
-import { chooseFormat } from "../api/negotiate.js";
+import { json } from "../representation/json.js";
+import { chooseFormat } from "../representation/negotiate.js";
 import type { RequestHead } from "../http/message/request.js";
 import type { Admission, Handler, Service } from "../http/connection/service.js";
 import { inject } from "../http/connection/inject.js";

@@ -13,8 +13,8 @@
 import type { Enforcement, Policy, PolicyDoc } from "../router/policy.js";
 import type { Route } from "../router/route.js";
 import type { Role, TokenStore } from "../store/types.js";
-import { requireRole } from "../api/auth.js";
-import { answerUnavailable, UNAVAILABLE_DOC } from "../api/unavailable.js";
+import { requireRole } from "./auth.js";
+import { answerUnavailable, UNAVAILABLE_DOC } from "./unavailable.js";
 
 /** Who may call a route; absent: anyone. */
 export type Access = "admin" | "token-if-configured";

@@ -34,6 +34,10 @@ export interface PolicyDoc {
   readonly note?: string;
   /** Present when the policy makes the route ask for a credential. */
   readonly requires?: Requirement;
+  /** Fields the policy adds to the route's successful answers, name to description. */
+  readonly successHeaders?: Readonly<Record<string, string>>;
+  /** The policy advises callers to stop using the route (the OpenAPI document marks the operation so). */
+  readonly discouraged?: boolean;
 }
 
 /** What one policy makes of one route: decided once, when the table is built. */

@@ -17,22 +17,13 @@ export type ParamsOf<P extends string> = { readonly [K in ParamNames<P>]: string
 /**
  * A route whose handler sees its params typed from its path, so `params.id`
  * is a string, not `string | undefined`, and a misspelt name does not compile.
- * `R` lets tables of richer rows (the API's versioned routes) use it too.
+ * `R` lets tables of richer rows (with declarations of their own for their policies) use it too.
  */
 export function route<const P extends string, R extends Omit<Route, "path" | "handler"> = Omit<Route, "path" | "handler">>(
   spec: R & { readonly path: P; readonly handler: (request: Request, params: ParamsOf<P>) => Response | Promise<Response> },
 ): R & Route {
   // The router fills exactly the names in the path, so the wider Params type is safe to give it.
   return spec as unknown as R & Route;
-}
-
-export interface Deprecation {
-  /** When the route was deprecated; sent as `Deprecation: @<seconds>` (RFC 9745). */
-  readonly since: Date;
-  /** When it stops being served; sent as `Sunset: <HTTP-date>` (RFC 8594). */
-  readonly sunset?: Date;
-  /** Path of the version that replaces it; sent as `Link: <...>; rel="successor-version"`. */
-  readonly successor?: string;
 }
 
 /**
@@ -99,11 +90,10 @@ export interface Route {
   readonly summary: string;
   readonly handler: RouteHandler;
   // Documentation, and declarations for the policies: the router never reads these.
-  // A table may add declarations of its own (who may call a route...) for the policies it is served under.
-  /** Where the docs list the route (an OpenAPI tag), e.g. its API version. */
+  // A table adds declarations of its own (extending this type) for the policies it is served under;
+  // the router hands each route to them whole, and they alone read what it declares.
+  /** Where the docs list the route (an OpenAPI tag). */
   readonly group?: string;
-  /** The route is deprecated (the docs say so; whoever built the table sends the fields). */
-  readonly deprecated?: Deprecation;
   readonly params?: Readonly<Record<string, RouteParamDoc>>;
   /** Query parameters the handler reads, by name (all optional; the handler checks them itself). */
   readonly query?: Readonly<Record<string, RouteParamDoc>>;

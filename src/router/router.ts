@@ -3,7 +3,7 @@
 // (404, 405 with Allow, OPTIONS, HEAD served by GET). What a route declares
 // beyond its method and path (the body it takes, who may call it) acts
 // through the policies the router is given (policy.ts), applied to every
-// route alike; what the routes mean (versions, roles, usage counts) is their
+// route alike; what the routes mean is their
 // owner's business.
 
 import type { Admission, Handler } from "../http/connection/service.js";

@@ -7,7 +7,7 @@
 // The methods are `async` only to honour the Store interface: each one does
 // its work synchronously before its first (and only) return, so no other call
 // can interleave with it, and every method is atomic by construction (a
-// caller's Change or Guard runs synchronously inside that work, too).
+// caller's Change or Precondition runs synchronously inside that work, too).
 
 import { randomBytes } from "node:crypto";
 import {
@@ -194,11 +194,11 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.revisions.posts++;
       return { kind: "updated", item: copyPost(post), representation: next.representation };
     },
-    async delete(id, guard) {
+    async delete(id, precondition) {
       open();
       const current = state.posts.get(id);
       if (current === undefined) return false;
-      guard?.(copyPost(current.post)); // throws to keep the post
+      precondition?.(copyPost(current.post)); // throws to keep the post
       const position = state.postPositions.get(id)!;
       state.postOrder.splice(firstAfter(state.postOrder, position - 1), 1);
       state.postPositions.delete(id);

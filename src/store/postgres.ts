@@ -4,7 +4,7 @@
 //
 // Most methods are one statement, atomic by itself. The read-decide-write
 // steps (an update, whose Change merges into the stored record and checks
-// If-Match; a delete with a Guard) run in a transaction that reads the row
+// If-Match; a delete with a Precondition) run in a transaction that reads the row
 // with SELECT ... FOR UPDATE: the row stays locked until COMMIT, so an
 // instance changing it at the same moment waits, and then reads the row as
 // this one left it. The start-time steps that must check and then write
@@ -384,12 +384,12 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         await c.query(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, tags, item.updatedAt, representation.json, representation.tag));
         return { kind: "updated", item, representation };
       }),
-    async delete(id, guard) {
-      if (guard === undefined) return (await query(Q.postDelete(id))).rowCount === 1;
+    async delete(id, precondition) {
+      if (precondition === undefined) return (await query(Q.postDelete(id))).rowCount === 1;
       return transaction(async (c) => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
         if (row === undefined) return false;
-        guard(toPost(row));
+        precondition(toPost(row));
         return (await c.query(Q.postDelete(id))).rowCount === 1;
       });
     },

@@ -23,7 +23,7 @@ import type {
   Change,
   Fact,
   FactStore,
-  Guard,
+  Precondition,
   JsonPage,
   Page,
   PageQuery,
@@ -221,7 +221,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   };
 
   // The read-decide-write steps, as transaction functions; called with .immediate() (see above).
-  // If a Change or Guard throws, better-sqlite3 rolls the transaction back and rethrows.
+  // If a Change or Precondition throws, better-sqlite3 rolls the transaction back and rethrows.
   const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): PostUpdateResult => {
     const row = q.postGet.get(id);
     if (row === undefined) return { kind: "missing" };
@@ -245,11 +245,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
   );
-  const deletePost = db.transaction((id: string, guard: Guard<Post> | undefined): boolean => {
-    if (guard !== undefined) {
+  const deletePost = db.transaction((id: string, precondition: Precondition<Post> | undefined): boolean => {
+    if (precondition !== undefined) {
       const row = q.postGet.get(id);
       if (row === undefined) return false;
-      guard(toPost(row));
+      precondition(toPost(row));
     }
     return q.postDelete.run(id).changes > 0;
   });
@@ -279,7 +279,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       return { kind: "created", item, representation };
     },
     update: async (id, change) => updatePost.immediate(id, change),
-    delete: async (id, guard) => deletePost.immediate(id, guard),
+    delete: async (id, precondition) => deletePost.immediate(id, precondition),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost),
     pageJson: async (query) => postJsonPage(query),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),

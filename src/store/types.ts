@@ -59,10 +59,11 @@ export type UpdateResult<T> =
 export type Change<T, F> = (current: T) => F;
 
 /**
- * A check on a stored record before it is deleted, run like a Change (inside
- * the transaction, on the record as stored); it throws to keep the record.
+ * What must hold of a stored record for it to be deleted (a client's If-Match,
+ * say), checked like a Change runs (inside the transaction, on the record as
+ * stored); it throws to keep the record.
  */
-export type Guard<T> = (current: T) => void;
+export type Precondition<T> = (current: T) => void;
 
 // ---------------------------------------------------------------------------
 // Collections: pages and revisions
@@ -231,10 +232,10 @@ export interface PostStore extends PagedCollection<Post> {
   update(id: string, change: Change<Post, PostFields>): Promise<PostUpdateResult>;
   /**
    * True if a post was deleted, false if there was none with that id. With a
-   * `guard`, it is called on the stored post in the same atomic step, and the
-   * post is deleted only if it returns (if it throws, the call rejects).
+   * `precondition`, it is called on the stored post in the same atomic step,
+   * and the post is deleted only if it returns (if it throws, the call rejects).
    */
-  delete(id: string, guard?: Guard<Post>): Promise<boolean>;
+  delete(id: string, precondition?: Precondition<Post>): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import type { Test } from "tap";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createApp, type App } from "../../src/app.js";
-import { hashToken } from "../../src/api/auth.js";
+import { hashToken } from "../../src/policies/auth.js";
 import type { ServerOptions } from "../../src/http/connection/server.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";

@@ -2,7 +2,7 @@
 // an operator can see when v1 has no clients left (docs/api.md, section 8).
 
 import t from "tap";
-import { jsonOf, raw, startApi } from "./client.js";
+import { bearer, jsonOf, raw, startApi, USER_TOKEN } from "./client.js";
 
 t.test("GET /api/usage counts the requests of each version made on that app", async (t) => {
   const api = await startApi(t);
@@ -48,4 +48,13 @@ t.test("keep-alive requests on one connection are each counted", async (t) => {
   // fetch reuses its connection: three requests, likely on one socket.
   for (let i = 0; i < 3; i++) await (await fetch(`${api.base}/api/v1/status`)).text();
   t.same(jsonOf(await raw(api.port, "GET", "/api/usage")).versions, { v1: 3, "v1-1": 0, v2: 0 });
+});
+
+t.test("a request refused with 401 is counted: it came from a client of that version", async (t) => {
+  const api = await startApi(t);
+  const patch = { "Content-Type": "application/merge-patch+json" };
+  t.equal((await raw(api.port, "UPDATE", "/api/v1/artigo/1", patch, '{"title":"x"}')).status, 401, "no token");
+  t.equal((await raw(api.port, "UPDATE", "/api/v1/artigo/1", { ...patch, ...bearer(USER_TOKEN) }, '{"title":"x"}')).status, 401, "a user's token");
+  // An operator removes v1 when its count stops moving: a client still calling it, even refused, must show.
+  t.same(jsonOf(await raw(api.port, "GET", "/api/usage")).versions, { v1: 2, "v1-1": 0, v2: 0 });
 });

@@ -3,7 +3,7 @@
 // code, no port) so every byte is the server's own. Used by test/docs/.
 
 import { createApp, type App, type AppOptions } from "../../src/app.js";
-import { hashToken } from "../../src/api/auth.js";
+import { hashToken } from "../../src/policies/auth.js";
 import { inject } from "../../src/http/connection/inject.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";

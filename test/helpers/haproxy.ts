@@ -81,7 +81,7 @@ async function startOnce(t: Test, upstream: number, extra: readonly string[]): P
   // for. Exiting first means the port was taken or the config is wrong.
   const ready = await new Promise<boolean>((resolve) => {
     const finish = (value: boolean) => {
-      clearTimeout(guard);
+      clearTimeout(hangBound);
       resolve(value);
     };
     const onData = (d: Buffer) => {
@@ -92,7 +92,7 @@ async function startOnce(t: Test, upstream: number, extra: readonly string[]): P
     child.stderr!.on("data", onData);
     void exited.then(() => finish(false));
     // Only a bound on a broken start: the line or the exit comes first.
-    const guard = setTimeout(() => finish(false), 30_000);
+    const hangBound = setTimeout(() => finish(false), 30_000);
   });
   if (!ready || !running) return `HAProxy did not start on 127.0.0.1:${port}: ${output}`;
   return { port, output: () => output };

@@ -108,7 +108,7 @@ async function startOnce(t: Test, upstreams: readonly number[], change: Changes)
   const ready = await new Promise<boolean>((resolve) => {
     const finish = (value: boolean) => {
       watcher.close();
-      clearTimeout(guard);
+      clearTimeout(hangBound);
       resolve(value);
     };
     const watcher = watch(prefix, () => {
@@ -116,7 +116,7 @@ async function startOnce(t: Test, upstreams: readonly number[], change: Changes)
     });
     void exited.then(() => finish(pidWritten()));
     // Only a bound on a broken start: the pid file or the exit comes first.
-    const guard = setTimeout(() => finish(pidWritten()), 30_000);
+    const hangBound = setTimeout(() => finish(pidWritten()), 30_000);
     if (pidWritten()) finish(true);
   });
   if (!ready || !running) {

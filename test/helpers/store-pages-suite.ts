@@ -241,7 +241,7 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
           throw new Error("412");
         }),
       );
-      t.equal(await n(), 3, "a guard that throws");
+      t.equal(await n(), 3, "a delete whose precondition throws");
       t.equal(await store.posts.delete("missing"), false);
       t.equal(await n(), 3, "delete of a missing post");
       await store.facts.create("A fact.", "api");

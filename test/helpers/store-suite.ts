@@ -349,7 +349,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         t.equal((await store.posts.update("p", (c) => ({ title: "after", body: c.body }))).kind, "updated", "and the store works on");
       });
 
-      await t.test("update and a guarded delete do not call their function for a missing post", async (t) => {
+      await t.test("update and a delete with a precondition do not call their function for a missing post", async (t) => {
         const store = await open(t);
         let calls = 0;
         t.strictSame(await store.posts.update("nope", () => (calls++, { title: "t", body: "b" })), { kind: "missing" });
@@ -401,7 +401,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         }
       });
 
-      await t.test("a guarded delete gives its guard the stored post, and keeps the post if the guard throws", async (t) => {
+      await t.test("a delete with a precondition gives it the stored post, and keeps the post if it throws", async (t) => {
         const store = await open(t);
         await store.posts.create({ id: "p", title: "t", body: "b" });
         const stored = await store.posts.get("p");

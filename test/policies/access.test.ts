@@ -7,7 +7,7 @@
 
 import t from "tap";
 import type { App } from "../../src/app.js";
-import { hashToken } from "../../src/api/auth.js";
+import { hashToken } from "../../src/policies/auth.js";
 import { docsRoutes } from "../../src/docs/routes.js";
 import { inject } from "../../src/http/connection/inject.js";
 import { accessPolicy, type AccessDeclared } from "../../src/policies/access.js";

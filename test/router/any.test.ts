@@ -6,24 +6,10 @@ import t from "tap";
 import { createRouter } from "../../src/router/router.js";
 import { ANY_METHOD, type Route } from "../../src/router/route.js";
 import type { Request } from "../../src/http/message/request.js";
+import { bodilessRequest } from "../helpers/request.js";
 import type { Response } from "../../src/http/message/response.js";
 
-function request(method: string, target: string): Request {
-  const q = target.indexOf("?");
-  return {
-    method,
-    target,
-    path: q === -1 ? target : target.slice(0, q),
-    query: q === -1 ? "" : target.slice(q + 1),
-    minor: 1,
-    fields: ["host", "t"],
-    host: "t",
-    framing: { kind: "none" },
-    keepAlive: true,
-    expectContinue: false,
-    body: Buffer.alloc(0),
-  };
-}
+const request = bodilessRequest;
 
 /** A handler that says which route answered, with what method and parameters. */
 const tell =

@@ -12,7 +12,7 @@
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { Handler, Service } from "../connection/service.js";
-import { listElements, trimOws } from "./field-lists.js";
+import { fieldListElements, trimOws } from "./field-lists.js";
 import { headerValue, type Request } from "./request.js";
 import type { FieldValue, Response } from "./response.js";
 
@@ -52,7 +52,7 @@ export function withoutCoding(tag: string): string {
 export function chooseCoding(acceptEncoding: string | undefined): Coding | null {
   if (acceptEncoding === undefined) return null;
   const q = new Map<string, number>();
-  for (const element of listElements(acceptEncoding)) {
+  for (const element of fieldListElements(acceptEncoding)) {
     const [name, ...params] = element.split(";");
     let weight = 1;
     for (const p of params) {
@@ -72,7 +72,7 @@ export function chooseCoding(acceptEncoding: string | undefined): Coding | null 
 export function addVary(vary: FieldValue | undefined): string {
   if (vary === undefined || vary === "") return "Accept-Encoding";
   const text = String(vary);
-  return listElements(text).some((name) => name.toLowerCase() === "accept-encoding") ? text : `${text}, Accept-Encoding`;
+  return fieldListElements(text).some((name) => name.toLowerCase() === "accept-encoding") ? text : `${text}, Accept-Encoding`;
 }
 
 function encode(body: string | Uint8Array, coding: Coding): Promise<Buffer> {
@@ -144,7 +144,7 @@ function notModified(request: Request, response: Response): Response {
   const sent = headerValue(request, "if-none-match");
   if (etag === undefined || sent === undefined) return response;
   const tag = String(etag);
-  const coded = listElements(sent).find((t) => t !== tag && withoutCoding(t) === tag);
+  const coded = fieldListElements(sent).find((t) => t !== tag && withoutCoding(t) === tag);
   return coded === undefined ? response : { ...response, headers: { ...response.headers, ETag: coded } };
 }
 

@@ -2,7 +2,7 @@
 
 import { createHash } from "node:crypto";
 import { addVary, mayBeCoded, withoutCoding } from "./compression.js";
-import { listElements } from "./field-lists.js";
+import { fieldListElements } from "./field-lists.js";
 import { headerValue, type Request } from "./request.js";
 import type { Response } from "./response.js";
 
@@ -17,7 +17,7 @@ export function strongEtag(body: string | Uint8Array): string {
  * state, so the coding is taken off it first (compression.ts).
  */
 function tags(field: string): string[] {
-  return listElements(field).map(withoutCoding);
+  return fieldListElements(field).map(withoutCoding);
 }
 
 /** If-None-Match (RFC 9110 §13.1.2): true when the field matches, using weak comparison. */

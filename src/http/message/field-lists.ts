@@ -24,8 +24,8 @@ export function trimOws(value: string): string {
   return start === 0 && end === value.length ? value : value.slice(start, end);
 }
 
-/** The elements of a list, OWS-trimmed, empty ones dropped (RFC 9110 §5.6.1 lets a recipient ignore them). */
-export function listElements(value: string): string[] {
+/** The elements of a field list, OWS-trimmed, empty ones dropped (RFC 9110 §5.6.1 lets a recipient ignore them). */
+export function fieldListElements(value: string): string[] {
   const out: string[] = [];
   for (const element of value.split(",")) {
     const trimmed = trimOws(element);

@@ -3,7 +3,7 @@
 // anything unparseable in Accept is skipped, as §12.4.2 lets a recipient do.
 // Whitespace around parts is SP and HTAB only (RFC 9110 §5.6.3), never trim().
 
-import { listElements, trimOws } from "./field-lists.js";
+import { fieldListElements, trimOws } from "./field-lists.js";
 import { problem } from "./problem.js";
 import { headerValue, type RequestHead } from "./request.js";
 import type { Response } from "./response.js";
@@ -40,7 +40,7 @@ export function mediaParameter(value: string, name: string): string | undefined 
 export function parseAccept(value: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   let order = 0;
-  for (const element of listElements(value)) {
+  for (const element of fieldListElements(value)) {
     const parts = element.split(";");
     const type = trimOws(parts[0]!).toLowerCase();
     const m = RANGE.exec(type);

@@ -103,7 +103,7 @@ interface Remembered {
 
 /**
  * Frozen responses (a status answer, a document built once, a compressed
- * copy: see compression.ts and api/versions.ts) are taken as immutable, headers
+ * copy: see compression.ts and policies/versions.ts) are taken as immutable, headers
  * included, so each is serialized at most once per Date value, i.e. once a
  * second, for the common framing (a keep-alive answer to GET or POST); every
  * request in between gets the very same Serialized object. The writer's

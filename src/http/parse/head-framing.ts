@@ -9,7 +9,7 @@ import type { ProtocolErrorCode } from "./errors.js";
 import type { ParserLimits } from "./limits.js";
 import type { ScanError } from "./line-scan.js";
 import { describe } from "./line-scan.js";
-import { listElements, trimOws } from "../message/field-lists.js";
+import { fieldListElements, trimOws } from "../message/field-lists.js";
 import type { Framing, Request } from "../message/request.js";
 import type { RequestLine } from "./request-line.js";
 
@@ -76,7 +76,7 @@ export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, 
   } else if (name === "connection") {
     // RFC 9110 §7.6.1: Connection = #connection-option, each a token. Anything
     // else (say "close\xA0") is refused, not guessed at: a proxy would not read it as close.
-    for (const option of listElements(value)) {
+    for (const option of fieldListElements(value)) {
       if (!isToken(option)) return { code: "INVALID_CONNECTION", what: `Connection holds "${option.slice(0, 40)}", which is not a token`, at: vs };
     }
   }
@@ -109,7 +109,7 @@ export function noteField(h: HeadFields, name: string, value: string): void {
       h.transferEncoding = h.transferEncoding === null ? value : `${h.transferEncoding},${value}`;
       return;
     case "connection":
-      for (const option of listElements(value)) {
+      for (const option of fieldListElements(value)) {
         const o = option.toLowerCase();
         if (o === "close") h.connectionClose = true;
         else if (o === "keep-alive") h.connectionKeepAlive = true;
@@ -225,7 +225,7 @@ function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
   const codings: string[] = [];
   // RFC 9110 §5.6.1: empty list elements do not count; OWS is SP and HTAB only,
   // so "chunked\xA0" is no token and is refused rather than read as chunked.
-  for (const coding of listElements(value)) {
+  for (const coding of fieldListElements(value)) {
     // A token (by the parser's byte classes), then parameters the coding would carry.
     const m = /^([^ \t;]+)(?:[ \t]*;.*)?$/.exec(coding);
     if (m === null || !isToken(m[1]!)) return "INVALID_TRANSFER_ENCODING";

@@ -5,7 +5,7 @@
 // specific type wins; an absent Accept or "*/*" defers to Content-Type; else
 // JSON. If the only choice the client stated cannot be produced: 406.
 
-import { toYaml } from "../representation/yaml.js";
+import { toYaml } from "./yaml.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import { fail } from "../http/message/problem.js";
 import { matchLevel, mediaType, parseAccept } from "../http/message/media.js";

@@ -1,36 +1,53 @@
-// API versions are policy, applied where the API builds its table; the router
-// below knows nothing of them. Each route of the API declares its version
-// ("v1", "v1-1", "v2") and a path below it; here it becomes a route served
-// at /api/<version><path>, whose answers carry the deprecation fields when
-// the version is deprecated (RFC 9745 Deprecation, RFC 8594 Sunset, RFC 8288
-// Link rel="successor-version"), and whose requests are counted per version
-// (an operator's view of who still uses v1). A path under /api/ whose first
-// segment looks like a version not served gets a 404 that lists the ones that are.
+// API versions, as the routes declare them: each route of the API names its
+// version ("v1", "v1-1", "v2") and a path below it, and may be deprecated.
+// The router knows nothing of this. Here a table of such routes becomes one
+// served at /api/<version><path> (applyVersions), and the version policy
+// (Versioned.policy, given to the router like any other) counts each
+// request a versioned route is handed (an operator's view of who still uses
+// v1) and puts the deprecation fields on a deprecated route's answers
+// (RFC 9745 Deprecation, RFC 8594 Sunset, RFC 8288 Link
+// rel="successor-version"). A path under /api/ whose first segment looks like
+// a version not served gets a 404 that lists the ones that are.
+//
+// The policy is given before the access policy, so it wraps it: a request
+// refused with 401 still came from a client of that version, and is counted
+// (docs/api.md, section 8), as a 404 from a versioned route is.
 
 import { formatHttpDate } from "../http/message/date.js";
 import { problem } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
-import { route, type Deprecation, type ParamsOf, type Route } from "../router/route.js";
-import type { AccessDeclared } from "../policies/access.js";
+import type { Policy, PolicyDoc } from "../router/policy.js";
+import type { Route, RouteHandler } from "../router/route.js";
 
-/** A route of the API as served: what the router matches, and what the API's policies read (who may call it). */
-export interface ApiRoute extends Route, AccessDeclared {}
+export interface Deprecation {
+  /** When the route was deprecated; sent as `Deprecation: @<seconds>` (RFC 9745). */
+  readonly since: Date;
+  /** When it stops being served; sent as `Sunset: <HTTP-date>` (RFC 8594). */
+  readonly sunset?: Date;
+  /** Path of the version that replaces it; sent as `Link: <...>; rel="successor-version"`. */
+  readonly successor?: string;
+}
 
-/** A route of the API: its path is below its version; without a version it is served as written. */
-export interface VersionedRoute extends ApiRoute {
+/** What a route declares for this policy. */
+export interface VersionDeclared {
+  /** The API version the route belongs to; its path is below /api/<version>. Absent: served as written, not counted. */
   readonly version?: string;
+  /** The route is deprecated: its answers carry the fields, and the docs say so. */
+  readonly deprecated?: Deprecation;
 }
 
 /** The shape of a version segment: v<n>, or v<n>-<m> for a finer step. */
 export const VERSION_SEGMENT = /^v[0-9]+(?:-[0-9]+)?$/;
 const API_VERSION = /^\/api\/([^/]+)(?:\/|$)/;
 
-export interface Versioned {
-  /** The routes as the router serves them: full paths, deprecation fields applied, requests counted. */
-  readonly routes: ApiRoute[];
+export interface Versioned<R> {
+  /** The routes at their full paths (/api/<version><path>), listed in the docs under their version. */
+  readonly routes: R[];
   /** Versions served, in table order. */
   readonly versions: readonly string[];
+  /** Counts the requests of each version and adds the deprecation fields; give it to the router before the access policy. */
+  readonly policy: Policy<Route & VersionDeclared>;
   /** Requests per version since start. */
   usage(): Record<string, number>;
   /** The 404 for a path under /api/ that names a version not served; undefined for any other path. */
@@ -43,6 +60,19 @@ function deprecationFields(d: Deprecation): Record<string, string> {
   if (d.sunset !== undefined) fields.Sunset = formatHttpDate(d.sunset);
   if (d.successor !== undefined) fields.Link = `<${d.successor}>; rel="successor-version"`;
   return fields;
+}
+
+/** The same fields as the OpenAPI document describes them on a deprecated route's successful answers. */
+function deprecationDoc(d: Deprecation): PolicyDoc {
+  return {
+    note: `Deprecated since ${d.since.toISOString().slice(0, 10)}${d.successor === undefined ? "" : `: use ${d.successor}`}.`,
+    discouraged: true,
+    successHeaders: {
+      Deprecation: `RFC 9745: @${Math.floor(d.since.getTime() / 1000)}, when this route was deprecated`,
+      ...(d.sunset === undefined ? {} : { Sunset: `RFC 8594: ${d.sunset.toUTCString()}, when it stops being served` }),
+      ...(d.successor === undefined ? {} : { Link: `<${d.successor}>; rel="successor-version": what replaces it` }),
+    },
+  };
 }
 
 /**
@@ -59,7 +89,7 @@ function withFields(response: Response, fields: Readonly<Record<string, FieldVal
   return combined;
 }
 
-export function applyVersions(table: readonly VersionedRoute[]): Versioned {
+export function applyVersions<R extends Route & VersionDeclared>(table: readonly R[]): Versioned<R> {
   const versions: string[] = [];
   for (const route of table) {
     const v = route.version;
@@ -71,13 +101,13 @@ export function applyVersions(table: readonly VersionedRoute[]): Versioned {
   const counters = new Map(versions.map((v) => [v, { n: 0 }]));
   const combined = new WeakMap<Response, Response>();
 
-  const routes = table.map((route): ApiRoute => {
-    const { version, ...rest } = route;
-    if (version === undefined) return rest;
-    const counter = counters.get(version)!;
-    const inner = route.handler;
+  const routes = table.map((route): R => (route.version === undefined ? route : { ...route, path: `/api/${route.version}${route.path}`, group: route.version }));
+
+  const policy: Policy<Route & VersionDeclared> = (route) => {
+    const counter = route.version === undefined ? undefined : counters.get(route.version);
+    if (counter === undefined) return undefined;
     const fields = route.deprecated === undefined ? null : deprecationFields(route.deprecated);
-    const handler: Route["handler"] =
+    const wrap = (inner: RouteHandler): RouteHandler =>
       fields === null
         ? (request, params) => {
             counter.n++;
@@ -88,13 +118,14 @@ export function applyVersions(table: readonly VersionedRoute[]): Versioned {
             const result = inner(request, params);
             return result instanceof Promise ? result.then((r) => withFields(r, fields, combined)) : withFields(result, fields, combined);
           };
-    return { ...rest, path: `/api/${version}${route.path}`, group: version, handler };
-  });
+    return { wrap, ...(route.deprecated === undefined ? {} : { doc: deprecationDoc(route.deprecated) }) };
+  };
 
   const example = routes.find((r) => r.group !== undefined)?.path ?? "/api/v2/status";
   return {
     routes,
     versions,
+    policy,
     usage: () => Object.fromEntries([...counters].map(([v, c]) => [v, c.n])),
     unknownVersion(request) {
       const m = API_VERSION.exec(request.path);
@@ -108,11 +139,4 @@ export function applyVersions(table: readonly VersionedRoute[]): Versioned {
       });
     },
   };
-}
-
-/** A row of the API's table, its handler's params typed from its path (see route() in the router). */
-export function apiRoute<const P extends string>(
-  spec: Omit<VersionedRoute, "path" | "handler"> & { readonly path: P; readonly handler: (request: Request, params: ParamsOf<P>) => Response | Promise<Response> },
-): VersionedRoute {
-  return route(spec);
 }

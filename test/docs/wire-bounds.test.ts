@@ -1,4 +1,4 @@
-// The wire view's guards: a bounded answer whatever the requests inside ask
+// The wire view's bounds: a bounded answer whatever the requests inside ask
 // for, other clients served while it works, and no cross-site use.
 
 import { Ajv2020 } from "ajv/dist/2020.js";

@@ -4,7 +4,7 @@
 import { fail, HttpError } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
 import { readJson } from "./body.js";
-import { validate } from "./validate.js";
+import { validate } from "../validation/validate.js";
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,0 +1,19 @@
+// A row of the API's table: a route (src/router/route.ts), and what it
+// declares for the API's policies, which the router hands them without
+// reading: who may call it (policies/access.ts), its version and whether it
+// is deprecated (policies/versions.ts).
+
+import type { Request } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
+import { route, type ParamsOf, type Route } from "../router/route.js";
+import type { AccessDeclared } from "../policies/access.js";
+import type { VersionDeclared } from "../policies/versions.js";
+
+export interface ApiRoute extends Route, AccessDeclared, VersionDeclared {}
+
+/** A row of the API's table, its handler's params typed from its path (see route() in the router). */
+export function apiRoute<const P extends string>(
+  spec: Omit<ApiRoute, "path" | "handler"> & { readonly path: P; readonly handler: (request: Request, params: ParamsOf<P>) => Response | Promise<Response> },
+): ApiRoute {
+  return route(spec);
+}
