@@ -172,9 +172,14 @@ async function stop(started: Started): Promise<void> {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+/**
+ * One request; on a kept-alive connection of the fill's agent, or (fresh: the probe before a scenario, which
+ * may follow a run longer than the server's idle timeout) on a connection of its own, so that it never races
+ * the server closing an idle one.
+ */
+function send(port: number, method: string, path: string, headers: Record<string, string>, body?: string, fresh = false): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, method, path, headers, agent }, (res) => {
+    const req = httpRequest({ host: "127.0.0.1", port, method, path, headers, agent: fresh ? false : agent }, (res) => {
       let text = "";
       res.setEncoding("utf8").on("data", (s: string) => (text += s));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
@@ -222,7 +227,7 @@ export async function runData(options: DataOptions, log: (line: string) => void 
             if (server === "ceiling" && scenario.withoutCeiling) continue;
             const headers = { ...scenario.headers };
             const path = scenario.path.replace("{n}", `check-${round}`);
-            const probe = await send(started.port, scenario.method, path, headers, scenario.method === "POST" ? JSON.stringify(benchPost(1234)) : undefined);
+            const probe = await send(started.port, scenario.method, path, headers, scenario.method === "POST" ? JSON.stringify(benchPost(1234)) : undefined, true);
             const wrong = scenario.check(probe.status, probe.body);
             if (wrong !== undefined) throw new Error(`${server} ${scenario.name}: ${wrong}`);
             const job = {

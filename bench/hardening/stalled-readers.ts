@@ -12,7 +12,9 @@
 //         streamed) and stop reading.
 //
 // While they hold their connections, a status request (GET /api/v2/status)
-// is timed every 100 ms on a fresh connection. Reported per case: RSS before
+// is timed every 100 ms on a fresh connection, by a process of its own: the
+// stalled clients' own work (pushing 40 MiB of bodies) would otherwise be
+// counted as the server's delay. Reported per case: RSS before
 // the clients came, the highest RSS seen while they held on (sampled every
 // 50 ms), and the status waits (median, max). Then the clients go, and the
 // RSS after. With --send-timeout-ms (default 3000, the server's
@@ -24,7 +26,8 @@
 // Exit status 0 when every case stays inside its bound (echo: RSS +96 MiB
 // and status under 50 ms; list: RSS +32 MiB), 1 otherwise.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import net from "node:net";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -41,6 +44,8 @@ function option(name: string, fallback: string): string {
 }
 const only = option("only", "echo,list").split(",");
 const holdMs = Number(option("hold-ms", "4000"));
+const probePort = Number(option("probe", "0"));
+const listClients = Number(option("list-clients", "50"));
 const sendTimeoutMs = Number(option("send-timeout-ms", "3000"));
 
 interface Stalled {
@@ -109,6 +114,16 @@ interface Outcome {
   readonly statusBound: number;
 }
 
+/** Status waits timed by a process of its own for `ms` (this script run with --probe PORT). */
+async function probeStatus(port: number, ms: number): Promise<number[]> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--probe", String(port), "--hold-ms", String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`the status prober exited with ${code}`);
+  return JSON.parse(out) as number[];
+}
+
 async function measure(name: string, server: ServerProcess, clients: number, request: Buffer, rssBound: number, statusBound: number): Promise<Outcome> {
   // Warm the server up (JIT, first allocations) so that "before" is a server at work, not a fresh one.
   for (let i = 0; i < 20; i++) await timedStatus(server.port);
@@ -118,12 +133,8 @@ async function measure(name: string, server: ServerProcess, clients: number, req
   const sampler = setInterval(() => (peak = Math.max(peak, memory(server.pid).rssMiB)), 50);
   const stalled = await Promise.all(Array.from({ length: clients }, () => stalledClient(server.port, request, 0)));
   console.error(`${name}: ${clients} clients sent their requests and stopped reading`);
-  const status: number[] = [];
   const t0 = performance.now();
-  while (performance.now() - t0 < holdMs) {
-    status.push(await timedStatus(server.port));
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const status = await probeStatus(server.port, holdMs);
   // Then the server's send timeout cuts them: a paused client sees a reset at once, a graceful close only once it reads.
   // On a loaded machine the server may still be rendering when the hold ends: wait up to 30 s more.
   const cutBy = performance.now() + sendTimeoutMs + 30_000;
@@ -150,6 +161,18 @@ async function measure(name: string, server: ServerProcess, clients: number, req
   return { name, before, peak, after: memory(server.pid).rssMiB, status: status.sort((a, b) => a - b), cut, rssBound, statusBound };
 }
 
+if (probePort !== 0) {
+  // The prober: time a status request every 100 ms for --hold-ms, print the waits.
+  const waits: number[] = [];
+  const t0 = performance.now();
+  while (performance.now() - t0 < holdMs) {
+    waits.push(await timedStatus(probePort));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  console.log(JSON.stringify(waits));
+  process.exit(0);
+}
+
 const outcomes: Outcome[] = [];
 const env = { SEND_TIMEOUT_MS: String(sendTimeoutMs) };
 
@@ -171,7 +194,7 @@ if (only.includes("list")) {
     const server = await startServer({ ...env, DATA_DIR: dir });
     try {
       const request = Buffer.from("GET /api/v1/posts HTTP/1.1\r\nHost: x\r\n\r\n", "latin1");
-      outcomes.push(await measure("list: 50 clients, 600 posts of 30 KB streamed, never read", server, 50, request, 32, Infinity));
+      outcomes.push(await measure(`list: ${listClients} clients, 600 posts of 30 KB streamed, never read`, server, listClients, request, 32, Infinity));
     } finally {
       await server.stop();
     }

@@ -119,6 +119,19 @@ export interface JsonListSource {
 export const JSON_BATCH = { limit: MAX_BATCH, maxChars: BATCH_CHARS } as const;
 
 /**
+ * The batch after `page`: still at most BATCH_CHARS, and as many items as
+ * the ones just read say fit in it. Asking for about what fits lets the
+ * store read the batch in one pass (a batch that overflows its maxChars is
+ * cut with a second, costlier one, see the SQLite store); the maxChars
+ * bound, and so the memory a list holds, stays the same.
+ */
+export function nextJsonBatch(page: { readonly members: Uint8Array; readonly count: number }): { readonly limit: number; readonly maxChars: number } {
+  if (page.count === 0) return JSON_BATCH;
+  const perItem = page.members.length / page.count;
+  return { limit: Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / perItem))), maxChars: BATCH_CHARS };
+}
+
+/**
  * A JSON list whose first batch is already read (the handler needed it for
  * the head): that batch, then the following ones, each as one piece of
  * bytes, until a batch says nothing more follows (no empty batch is read to
@@ -133,7 +146,8 @@ export async function* jsonListBody(source: JsonListSource, first: JsonPage, opt
   let count = page.count;
   while (page.more && page.last !== undefined) {
     yield piece;
-    page = await source.pageJson(through === undefined ? { after: page.last, ...JSON_BATCH } : { after: page.last, ...JSON_BATCH, through });
+    const batch = nextJsonBatch(page);
+    page = await source.pageJson(through === undefined ? { after: page.last, ...batch } : { after: page.last, ...batch, through });
     piece = count > 0 && page.count > 0 ? Buffer.concat([COMMA, page.members]) : Buffer.from(page.members);
     count += page.count;
   }

@@ -14,7 +14,7 @@
 
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
-import { cutPage, jsonPageOf, representationOf } from "./representation.js";
+import { jsonPageOf, representationOf } from "./representation.js";
 import { postFromRow, type PostRow } from "./schema.js";
 import type {
   Article,
@@ -81,6 +81,21 @@ const toToken = (r: TokenRow): TokenRecord => makeToken(String(r.id), r.role, r.
 
 const TOKEN = "id, role, origin, hash, created_at, last_used_at";
 
+interface JsonPageParameters {
+  after: number;
+  through: number;
+  limit: number;
+  maxChars: number;
+}
+interface JsonPageRow {
+  members: Buffer | null;
+  count: number;
+  last: number | null;
+  more: 0 | 1;
+  n: number;
+  epoch: string;
+}
+
 /** A page query's bounds as SQL parameters: (after, through], and one row more than the limit for a span. */
 const bounds = (query: PageQuery): [number, number] => [query.after ?? 0, query.through ?? Number.MAX_SAFE_INTEGER];
 
@@ -124,20 +139,41 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const stamp = clockFrom(options);
   const random = options.random ?? Math.random;
 
+  // A LIMIT or OFFSET is never a bare parameter: SQLite's planner reads a bare one's value, so that every new
+  // binding expires the statement and the next run parses and plans it again (about 15 µs, three times what a
+  // short page costs); "? + 0" is an expression, computed when the statement runs.
   const q = {
     postList: db.prepare<[], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts ORDER BY seq"),
     // Keyset pages: a range of the rowid (seq), so a page costs the same at any depth.
     postPage: db.prepare<[number, number, number], PostRow & { pos: number; chars: number }>(
-      "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?",
+      "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
     ),
-    postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").pluck(),
-    // A JSON page in two steps: where it ends, from the sizes alone (octet_length reads no text), then its
-    // texts as bytes (a BLOB comes over as a Buffer, copied; a TEXT would be decoded into a string and encoded back).
-    postJsonSizes: db.prepare<[number, number, number], [number, number]>("SELECT seq, octet_length(json) FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?").raw(),
-    // The texts joined by SQLite itself: one buffer for the page, no object per row.
-    postJsonTexts: db.prepare<[number, number], { members: Buffer | null; count: number }>(
-      "SELECT CAST(group_concat(json, ',' ORDER BY seq) AS BLOB) AS members, count(*) AS count FROM posts WHERE seq > ? AND seq <= ?",
-    ),
+    postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").pluck(),
+    // A JSON page in one statement (one read snapshot, one trip into SQLite), with the revision and whether a
+    // row follows (one probe of the rowid). The texts are joined by SQLite into one buffer (a BLOB comes over
+    // as a Buffer: no object per row, nothing decoded and encoded back), in the order of the subquery that
+    // reads them: one with ORDER BY and LIMIT, which SQLite runs as a coroutine and never flattens into the
+    // aggregate (the store contract suite holds the order). octet_length reads a record's header, not its text.
+    //
+    // postJsonPage walks the page twice, for its size and then, when it stays under maxChars, for its texts;
+    // members is NULL when it does not. postJsonPageCut then cuts it where its texts reach maxChars, with a
+    // running sum of the sizes (a window over limit + 1 rows, which costs about what the texts do, so it is
+    // the second choice): a batch of large posts, or a caller that asked for more than fits.
+    postJsonPage: db.prepare<[JsonPageParameters], JsonPageRow>(`
+      WITH page AS NOT MATERIALIZED (SELECT seq, json FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
+           sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
+      SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT CAST(group_concat(json, ',') AS BLOB) FROM page) END AS members,
+             sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
+             r.n AS n, r.epoch AS epoch
+      FROM sized, revisions AS r WHERE r.collection = 'posts'`),
+    postJsonPageCut: db.prepare<[JsonPageParameters], JsonPageRow>(`
+      WITH sized AS MATERIALIZED (
+             SELECT seq, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
+             FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
+           cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
+      SELECT (SELECT CAST(group_concat(json, ',') AS BLOB) FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
+             cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, r.n AS n, r.epoch AS epoch
+      FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
     revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
     postGet: db.prepare<[string], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts WHERE id = ?"),
@@ -154,11 +190,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     factList: db.prepare<[], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id"),
     factGet: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id = ?"),
     factPage: db.prepare<[number, number, number], FactRow & { pos: number; chars: number }>(
-      "SELECT id AS pos, length(text) + length(source) AS chars, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+      "SELECT id AS pos, length(text) + length(source) AS chars, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ? + 0",
     ),
-    factSpan: db.prepare<[number, number, number], number>("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?").pluck(),
+    factSpan: db.prepare<[number, number, number], number>("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ? + 0").pluck(),
     factCount: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM facts"),
-    factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ?"),
+    factAt: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id LIMIT 1 OFFSET ? + 0"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
     anyFactOrArticle: db.prepare<[], { one: number }>("SELECT 1 AS one FROM facts UNION ALL SELECT 1 FROM articles LIMIT 1"),
     tokenInsert: db.prepare<[Role, TokenOrigin, string, string], TokenRow>(
@@ -197,19 +233,14 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     q.postUpdate.run(fields.title, fields.body, fields.author ?? null, tags, updatedAt, representation.json, representation.tag, id);
     return { kind: "updated", item, representation };
   });
-  // No transaction (BEGIN and COMMIT would be two statements more than the page itself): the revision is read
-  // first, so the items are at least as new as it says (what a list's weak ETag promises, lists.ts); a post
-  // changed or deleted between the two reads changes the texts, never which posts the page may hold (positions
-  // are never reused, and new posts come after every existing one).
   const postJsonPage = (query: PageQuery): JsonPage => {
-    const at = revision("posts");
-    // iterate, not all: the cut stops reading at the first row past the page (a batch of large posts takes a few of 257).
-    const { taken, more } = cutPage(q.postJsonSizes.iterate(...bounds(query), query.limit + 1), query, ([, bytes]) => bytes);
-    const last = taken.at(-1)?.[0];
-    if (last === undefined) return { members: Buffer.alloc(0), count: 0, more: false, revision: at };
-    const { members, count } = q.postJsonTexts.get(query.after ?? 0, last)!;
-    // Deleted meanwhile, every one: nothing to send, and the walk goes on after them.
-    return { members: members ?? Buffer.alloc(0), count, last, more, revision: at };
+    const [after, through] = bounds(query);
+    const parameters = { after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER };
+    let row = q.postJsonPage.get(parameters)!;
+    if (row.last !== null && row.members === null) row = q.postJsonPageCut.get(parameters)!;
+    const revision = { epoch: row.epoch, n: row.n };
+    if (row.last === null) return { members: Buffer.alloc(0), count: 0, more: false, revision };
+    return { members: row.members ?? Buffer.alloc(0), count: row.count, last: row.last, more: row.more === 1, revision };
   };
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),

@@ -5,8 +5,9 @@
 import t from "tap";
 import fc from "fast-check";
 import { dump, load } from "js-yaml";
-import { BATCH_CHARS, FIRST_BATCH, FIRST_BATCH_CHARS, listBody, MAX_BATCH, PIECE_CHARS, type ListSource } from "../../src/api/list-body.js";
-import type { Page, PageQuery } from "../../src/store/types.js";
+import { BATCH_CHARS, FIRST_BATCH, FIRST_BATCH_CHARS, JSON_BATCH, jsonListBody, listBody, MAX_BATCH, PIECE_CHARS, type ListSource } from "../../src/api/list-body.js";
+import { createMemoryStore } from "../../src/store/memory.js";
+import type { JsonPage, Page, PageQuery } from "../../src/store/types.js";
 
 /** An item's size as the store counts it for maxChars (here: its JSON). */
 const charsOf = (item: unknown) => JSON.stringify(item).length;
@@ -92,6 +93,35 @@ t.test("batches: a small first one, then up to MAX_BATCH items or BATCH_CHARS of
   t.equal(yaml, dump({ posts: mixed }, { noRefs: true, lineWidth: -1 }));
   const largest = Math.max(...src2.pages.map((page) => page.reduce((sum, item) => sum + charsOf(item), 0)));
   t.ok(largest < BATCH_CHARS + 51_000, `the largest batch held ${largest} characters: about BATCH_CHARS and one item`);
+});
+
+t.test("a JSON list: batches of at most BATCH_CHARS, each asking for about as many items as the last one says fit", async (t) => {
+  const store = createMemoryStore();
+  t.teardown(() => store.close());
+  const sizes = [...Array.from({ length: 700 }, () => 900), ...Array.from({ length: 40 }, () => 50_000), ...Array.from({ length: 300 }, () => 300)];
+  for (const [i, chars] of sizes.entries()) await store.posts.create({ id: `p${i}`, title: "t", body: "x".repeat(chars) });
+  const queries: PageQuery[] = [];
+  const pages: JsonPage[] = [];
+  const recording = {
+    async pageJson(query: PageQuery): Promise<JsonPage> {
+      queries.push(query);
+      const page = await store.posts.pageJson(query);
+      pages.push(page);
+      return page;
+    },
+  };
+  const first = await recording.pageJson({ ...JSON_BATCH });
+  const pieces: Uint8Array[] = [];
+  for await (const piece of jsonListBody(recording, first, { wrapper: "posts" })) pieces.push(piece);
+  t.equal(Buffer.concat(pieces).toString(), JSON.stringify({ posts: await store.posts.list() }), "the bytes of the whole list");
+  t.ok(queries.every((q) => q.maxChars === BATCH_CHARS && q.limit >= 1 && q.limit <= MAX_BATCH), "every batch bounded by BATCH_CHARS and MAX_BATCH");
+  const largest = Math.max(...pages.map((page) => page.members.length));
+  t.ok(largest < BATCH_CHARS + 51_000, `the largest batch held ${largest} bytes: about BATCH_CHARS and one item`);
+  for (let i = 1; i < queries.length; i++) {
+    const before = pages[i - 1]!;
+    t.equal(queries[i]!.limit, Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / (before.members.length / before.count)))), `batch ${i + 1} asks for what fits at the last batch's size per item`);
+  }
+  t.ok(pages.at(-1)!.more === false && pages.every((page) => page.count > 0), "no empty batch is read to learn the end");
 });
 
 t.test("through and after bound the items; nothing is read before the first piece is asked for", async (t) => {

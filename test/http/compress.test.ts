@@ -2,13 +2,17 @@
 // with its own entity tag, and revalidation through it.
 
 import t from "tap";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import net from "node:net";
 import zlib from "node:zlib";
 import { createApp } from "../../src/app.js";
-import { MIN_COMPRESS_BYTES, chooseCoding, negotiateCoding } from "../../src/http/message/compression.js";
+import { MIN_COMPRESS_BYTES, chooseCoding, negotiateCoding, withCompression } from "../../src/http/message/compression.js";
 import { inject } from "../../src/http/connection/inject.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
-import { splitResponses, type RawResponse } from "../helpers/wire.js";
+import { happens } from "../helpers/hang.js";
+import { dechunk, listen, splitResponses, type RawResponse } from "../helpers/wire.js";
 
 async function app() {
   const store = createMemoryStore();
@@ -101,4 +105,71 @@ t.test("a list of posts is compressed too, and its If-None-Match through the cod
   t.equal(gz.r.headers["content-encoding"], "gzip");
   const again = await one(server, "GET", "/api/v1/post/zip", { "Accept-Encoding": "gzip", "If-None-Match": gz.r.headers.etag! });
   t.equal(again.r.status, 304);
+});
+
+/** A handler whose body is a stream of `pieces`, tagged; `closed` resolves when the stream was closed (finished or abandoned). */
+function streaming(pieces: readonly string[]) {
+  let closed!: () => void;
+  const done = new Promise<void>((resolve) => (closed = resolve));
+  const handler = withCompression({
+    handle: () => ({
+      status: 200,
+      headers: { "Content-Type": "application/json", ETag: '"list-1"' },
+      body: (async function* () {
+        try {
+          for (const piece of pieces) yield piece;
+        } finally {
+          closed();
+        }
+      })(),
+    }),
+  });
+  return { handler, closed: done };
+}
+
+const PIECES = Array.from({ length: 40 }, (_, i) => JSON.stringify({ i, text: "streamed and coded ".repeat(200) }));
+
+for (const [coding, decode] of [
+  ["gzip", zlib.gunzipSync],
+  ["br", zlib.brotliDecompressSync],
+] as const) {
+  t.test(`a body sent in pieces goes out ${coding}-coded, chunked, with the coding's own tag, and decodes to the pieces`, async (t) => {
+    const { handler, closed } = streaming(PIECES);
+    const { output } = await inject(handler, `GET / HTTP/1.1\r\nHost: t\r\nAccept-Encoding: ${coding}\r\nConnection: close\r\n\r\n`);
+    const [r] = splitResponses(output);
+    t.equal(r!.status, 200);
+    t.equal(r!.headers["content-encoding"], coding);
+    t.equal(r!.headers["transfer-encoding"], "chunked");
+    t.equal(r!.headers["content-length"], undefined);
+    t.equal(r!.headers.etag, `"list-1+${coding}"`);
+    t.match(r!.headers.vary, /Accept-Encoding/);
+    const { content } = dechunk(output, output.indexOf("\r\n\r\n") + 4);
+    t.equal(decode(content).toString(), PIECES.join(""), "the coded body decodes to every piece, in order");
+    t.ok(content.length < PIECES.join("").length / 4, `it is compressed (${content.length} bytes)`);
+    await closed;
+  });
+}
+
+t.test("a body sent in pieces is not coded for a client that does not ask, and says it could be", async (t) => {
+  const { handler } = streaming(PIECES);
+  const { output } = await inject(handler, "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  const [r] = splitResponses(output);
+  t.equal(r!.headers["content-encoding"], undefined);
+  t.equal(r!.headers.etag, '"list-1"');
+  t.match(r!.headers.vary, /Accept-Encoding/);
+  t.equal(dechunk(output, output.indexOf("\r\n\r\n") + 4).content.toString(), PIECES.join(""));
+});
+
+t.test("a client that goes away during a coded stream: the stream is closed, its source released", async (t) => {
+  // Random text barely compresses, so the coded body outgrows the socket buffers and the server must wait for the client.
+  const noise = Array.from({ length: 400 }, () => randomBytes(48 * 1024).toString("base64"));
+  const { handler, closed } = streaming(noise);
+  const s = await listen(handler, { sendTimeoutMs: 60_000 });
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write("GET / HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n");
+  await once(socket, "data");
+  socket.destroy();
+  await happens(t, closed, "the stream's source was closed after the client went away");
 });

@@ -1,9 +1,13 @@
 // The turns connections wait in (src/http/connection/turns.ts): first come, first
 // served; everything on the next turn while no connection arrives; at most
-// ARRIVAL_TURN_REQUESTS requests a turn while connections do arrive.
+// ARRIVAL_TURN_REQUESTS requests a turn while connections do arrive; and at
+// most PIECES_PER_TURN pieces of bodies sent in pieces a turn, shared by every
+// connection.
 
 import t from "tap";
-import { ARRIVAL_TURN_REQUESTS, Turns, type TakeTurn } from "../../src/http/connection/turns.js";
+import { Writable } from "node:stream";
+import { PIECE_BYTES, sendWhole } from "../../src/http/connection/send-body.js";
+import { ARRIVAL_TURN_REQUESTS, PIECES_PER_TURN, Turns, type TakeTurn } from "../../src/http/connection/turns.js";
 
 /** Resolves after the turn's own setImmediate, which was scheduled first. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -104,4 +108,64 @@ t.test("a long queue is served in order across many turns", async (t) => {
     served.every((v, i) => v === i),
     "every connection once, in arrival order",
   );
+});
+
+/** A client that takes every byte at once (its kernel buffers never fill): only the turns' budget paces a body to it. */
+function bottomless(count: (bytes: number) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      count(chunk.length);
+      callback();
+    },
+  });
+}
+
+t.test("bodies sent in pieces share one budget a turn, first come first served, and all of them finish", async (t) => {
+  const turns = new Turns();
+  const writers = 24;
+  const size = 16 * PIECE_BYTES;
+  const written = new Array<number>(writers).fill(0);
+  let thisTurn = 0;
+  const perTurn: number[] = [];
+  // A turn of the event loop is the time between two runs of this ticker (each re-arms it for the next turn).
+  let ticking = true;
+  const tick = () => {
+    perTurn.push(thisTurn);
+    thisTurn = 0;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  let firstDone: number[] | null = null;
+  const sends = written.map((_, i) =>
+    sendWhole(
+      bottomless((bytes) => {
+        written[i]! += bytes;
+        thisTurn += bytes;
+      }),
+      Buffer.alloc(size, i),
+      turns,
+    ).then((done) => {
+      firstDone ??= [...written];
+      return done;
+    }),
+  );
+  t.same(await Promise.all(sends), new Array(writers).fill(true), "every body is sent whole");
+  ticking = false;
+  t.same(written, new Array(writers).fill(size));
+  const most = Math.max(...perTurn);
+  t.ok(most <= PIECES_PER_TURN * PIECE_BYTES, `no turn carries more than its pieces (the most: ${most} bytes)`);
+  // Round robin: when the first writer is done, none is more than two pieces behind it.
+  t.ok(firstDone!.every((bytes) => bytes >= size - 2 * PIECE_BYTES), `nobody starves: ${firstDone!.join(" ")}`);
+});
+
+t.test("a connection waiting for its turn is served on the next turn, however many bodies are being sent", async (t) => {
+  const turns = new Turns();
+  const sends = Array.from({ length: 50 }, () => sendWhole(bottomless(() => {}), Buffer.alloc(8 * PIECE_BYTES), turns));
+  // Let the bodies fill the turn's budget first.
+  await nextTurn();
+  const served: string[] = [];
+  turns.wait(taker("status", served, 1));
+  await nextTurn();
+  t.same(served, ["status"], "the waiting read is not behind the bodies");
+  await Promise.all(sends);
 });

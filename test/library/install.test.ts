@@ -19,7 +19,14 @@ import { checkout, ROOT } from "../helpers/checkout.js";
 import { startScript } from "../helpers/process.js";
 import { splitResponses, talk } from "../helpers/wire.js";
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/**
+ * npm with none of the caller's npm settings: `npm run --silent` (as the
+ * test runners are started) passes npm_config_loglevel=silent down, which
+ * would leave nothing of what `npm install` says to check.
+ */
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_config_")));
+const run = (file: string, args: string[], options: { cwd?: string; maxBuffer?: number } = {}) => execFileAsync(file, args, { ...options, env: npmEnv });
 
 interface Consumer {
   readonly dir: string;

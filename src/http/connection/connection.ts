@@ -23,7 +23,7 @@ import { Protocol, type Exchange } from "./protocol.js";
 import { isLargeBody, sendStream, sendWhole } from "./send-body.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import type { ConnectionTrace } from "./trace-hook.js";
-import { LONE_TURNS } from "./turns.js";
+import { LONE_TURNS, type Turns } from "./turns.js";
 
 function isPromise(value: unknown): value is Promise<Response> {
   return typeof (value as Promise<Response> | null)?.then === "function";
@@ -41,6 +41,8 @@ export class Connection implements ParserSink, LiveConnection {
   private readonly trace: ConnectionTrace | null;
   private readonly protocol = new Protocol();
   private readonly flow: Flow;
+  /** The server's turns of the event loop (turns.ts): reads and bodies sent in pieces take them. */
+  private readonly turns: Turns;
   private readonly deadlines: Deadlines;
   /** The one state; changed only by move(), through the lifecycle's table. */
   private state = State.Idle;
@@ -59,7 +61,8 @@ export class Connection implements ParserSink, LiveConnection {
     this.hooks = hooks;
     this.trace = options.trace?.(socket) ?? null;
     this.parser = new RequestParser(this, options.limits, this.trace);
-    this.flow = new Flow(socket, this.parser, options.turns ?? LONE_TURNS, options.maxPipelined, () => this.parse(null), () => this.updateFlow());
+    this.turns = options.turns ?? LONE_TURNS;
+    this.flow = new Flow(socket, this.parser, this.turns, options.maxPipelined, () => this.parse(null), () => this.updateFlow());
     this.deadlines = new Deadlines(options);
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
@@ -238,7 +241,7 @@ export class Connection implements ParserSink, LiveConnection {
     this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
       const stream = out.stream;
-      this.sendInPieces(exchange, response.status, out.head, () => sendStream(this.socket, stream, chunked));
+      this.sendInPieces(exchange, response.status, out.head, () => sendStream(this.socket, stream, chunked, this.turns));
       return;
     }
     const whole = out.bytes ?? body;
@@ -246,7 +249,7 @@ export class Connection implements ParserSink, LiveConnection {
       // Handed to the socket a piece at a time as the client reads (send-body.ts), never all at once.
       const bodyBytes = out.bodyBytes;
       this.sendInPieces(exchange, response.status, out.bytes === undefined ? out.head : null, () =>
-        sendWhole(this.socket, whole).then((done) => (done ? bodyBytes : -1)),
+        sendWhole(this.socket, whole, this.turns).then((done) => (done ? bodyBytes : -1)),
       );
       return;
     }

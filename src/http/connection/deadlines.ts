@@ -80,12 +80,11 @@ export class Deadlines {
     const options = this.options;
     if (to === State.Head || to === State.Body) {
       const request = to === State.Head ? heads + 1 : heads;
+      // Kept across the server's own pauses (Busy between two reads of one head): a pause must not erase it.
       if (request !== this.requestTimed) {
         this.requestTimed = request;
         this.requestDeadline = Date.now() + options.requestTimeoutMs;
       }
-    } else {
-      this.requestDeadline = Infinity;
     }
     switch (to) {
       case State.Idle:
@@ -125,6 +124,7 @@ export class Deadlines {
         }
         return Expired.SendDone;
     }
+    // Only while the request is being read: once it is whole, it is the server's to answer.
     if ((state === State.Head || state === State.Body) && now >= this.requestDeadline) return Expired.Request;
     return now >= this.at ? Expired.State : Expired.Nothing;
   }

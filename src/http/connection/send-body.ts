@@ -8,15 +8,19 @@
 // client goes away), and a whole body larger than one piece, which is
 // handed to the socket a piece at a time: a string is encoded a piece at a
 // time (never copied whole into a Buffer), bytes are sliced without copying.
-// The event loop is given back regularly, so a body whose pieces are ready
-// at once cannot starve other clients. If a stream fails after the status
+// Every piece also waits for the server's turn budget (turns.ts): all the
+// bodies being sent share a few pieces per turn of the event loop, so that
+// however many clients take large bodies at once, nobody else waits long. If a stream fails after the status
 // line went out, the error is thrown from here and the connection must be
 // cut: the client then sees a body without its last chunk, never a half
 // document presented as complete.
 
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { Writable } from "node:stream";
 import type { BodyStream } from "../message/stream-body.js";
+import type { Turns } from "./turns.js";
+
+/** The part of the server's turns (turns.ts) that paces bodies. */
+export type Pacer = Pick<Turns, "beforePiece">;
 
 /** The most one write hands the socket: a stream's larger pieces are cut to it, and whole bodies larger than it are sent in pieces. */
 export const PIECE_BYTES = 64 * 1024;
@@ -30,8 +34,6 @@ export const PIECE_BYTES = 64 * 1024;
 export const OUTPUT_BUDGET = 128 * 1024;
 /** Characters of a string per piece: a UTF-16 code unit is at most 3 bytes of UTF-8. */
 const PIECE_CHARS = Math.floor(PIECE_BYTES / 3);
-/** Bytes sent between two turns given back to the event loop. */
-const YIELD_EVERY_BYTES = 64 * 1024;
 const LAST_CHUNK = "0\r\n\r\n";
 
 /** A whole body is sent in pieces when it may be larger than one. */
@@ -55,6 +57,13 @@ function writable(socket: Writable): Promise<void> {
 
 const gone = (socket: Writable) => socket.destroyed || socket.writableEnded;
 
+/** Resolves when the next piece may go: the socket wants more and the turn's budget has room. */
+async function nextPiece(socket: Writable, pacer: Pacer): Promise<void> {
+  await writable(socket);
+  const turn = pacer.beforePiece();
+  if (turn !== null) await turn;
+}
+
 /** Where a string may be cut near `end`: not between the two halves of a surrogate pair. */
 function cutAt(text: string, end: number): number {
   if (end >= text.length) return text.length;
@@ -66,21 +75,16 @@ function cutAt(text: string, end: number): number {
  * Hands `data` to the socket in pieces of at most PIECE_BYTES, each once the
  * socket wants more; false when the client went away first.
  */
-async function writePieces(socket: Writable, data: string | Uint8Array, counter: { sinceYield: number }): Promise<boolean> {
+async function writePieces(socket: Writable, data: string | Uint8Array, pacer: Pacer): Promise<boolean> {
   const length = typeof data === "string" ? data.length : data.byteLength;
   const step = typeof data === "string" ? PIECE_CHARS : PIECE_BYTES;
   for (let at = 0; at < length; ) {
-    await writable(socket);
+    await nextPiece(socket, pacer);
     if (gone(socket)) return false;
     const end = typeof data === "string" ? cutAt(data, at + step) : Math.min(length, at + step);
     const piece = typeof data === "string" ? (at === 0 && end === length ? data : data.slice(at, end)) : data.subarray(at, end);
     socket.write(piece);
-    counter.sinceYield += end - at;
     at = end;
-    if (counter.sinceYield >= YIELD_EVERY_BYTES) {
-      counter.sinceYield = 0;
-      await yieldToEventLoop();
-    }
   }
   return true;
 }
@@ -93,8 +97,8 @@ class ClientGone extends Error {}
  * pieces. Resolves with true once the last piece is handed to the socket,
  * false when the client went away first.
  */
-export function sendWhole(socket: Writable, body: string | Uint8Array): Promise<boolean> {
-  return writePieces(socket, body, { sinceYield: 0 });
+export function sendWhole(socket: Writable, body: string | Uint8Array, pacer: Pacer): Promise<boolean> {
+  return writePieces(socket, body, pacer);
 }
 
 /**
@@ -102,10 +106,11 @@ export function sendWhole(socket: Writable, body: string | Uint8Array): Promise<
  * the body's length once the last piece is written, or with -1 when the
  * client went away first; rejects when the iterable fails.
  */
-export async function sendStream(socket: Writable, stream: BodyStream, chunked: boolean): Promise<number> {
+export async function sendStream(socket: Writable, stream: BodyStream, chunked: boolean, pacer: Pacer): Promise<number> {
   let bytes = 0;
-  const counter = { sinceYield: 0 };
   try {
+    // A piece is asked for only when it may go: producing it (rendering JSON, say) is the work the budget paces.
+    await nextPiece(socket, pacer);
     for await (const piece of stream) {
       if (gone(socket)) throw new ClientGone();
       const size = typeof piece === "string" ? Buffer.byteLength(piece) : piece.byteLength;
@@ -119,18 +124,13 @@ export async function sendStream(socket: Writable, stream: BodyStream, chunked: 
         socket.write(piece);
         if (chunked) socket.write("\r\n", "latin1");
         socket.uncork();
-        counter.sinceYield += size;
-        if (counter.sinceYield >= YIELD_EVERY_BYTES) {
-          counter.sinceYield = 0;
-          await yieldToEventLoop();
-        }
       } else {
         if (chunked) socket.write(`${size.toString(16)}\r\n`, "latin1");
-        if (!(await writePieces(socket, piece, counter))) throw new ClientGone();
+        if (!(await writePieces(socket, piece, pacer))) throw new ClientGone();
         if (chunked) socket.write("\r\n", "latin1");
       }
-      // The next piece is asked for only once the socket wants more.
-      await writable(socket);
+      // The next piece is asked for only once the socket wants more and the turn has room.
+      await nextPiece(socket, pacer);
     }
   } catch (error) {
     if (error instanceof ClientGone) return -1;

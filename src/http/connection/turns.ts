@@ -20,12 +20,27 @@
 // The queue also carries the connections that yield after REQUESTS_PER_TURN
 // requests of one read (connection.ts): they resume on the next turn, after
 // the reads that were already waiting.
+//
+// Bodies sent in pieces (send-body.ts) share a budget too: all of a server's
+// connections together hand their sockets at most PIECES_PER_TURN pieces of
+// body (of at most 64 KiB each) per turn, and a writer that finds the turn's
+// pieces taken waits for a coming turn, first come, first served. Why: a client that does not read
+// still absorbs megabytes (the kernel's buffers on both ends), and forty
+// such clients asking for a 6 MB echo had the server render and write for
+// them for seconds; each writer giving the loop back on its own still let
+// all forty write in every turn, so a status request waited 60 to 100 ms a
+// turn for three turns, and over half a second at their start. With one
+// budget, a turn costs at most about a millisecond or two of body
+// rendering, whatever the number of writers.
 
 /** Requests a connection takes from one read (or one resumption) before it lets the others have a turn. */
 export const REQUESTS_PER_TURN = 64;
 
 /** Requests served per turn while connections are arriving: one 10-deep pipelined batch, well under a millisecond. */
 export const ARRIVAL_TURN_REQUESTS = 10;
+
+/** Pieces of body (send-body.ts, at most PIECE_BYTES each) that all connections together write in one turn. */
+export const PIECES_PER_TURN = 4;
 
 /** Resumes a connection that waited for its turn; returns how many requests it served. */
 export type TakeTurn = () => number;
@@ -38,6 +53,27 @@ export class Turns {
   private scheduled = false;
   /** True while connections are arriving: a read waits in the queue for its turn instead of being served at once. */
   queuing = false;
+  /** Pieces of body granted in this turn, to every connection. */
+  private pieces = 0;
+  /** Writers waiting for a turn with pieces left, first come first served: writers[writersHead] is next. */
+  private writers: (() => void)[] = [];
+  private writersHead = 0;
+
+  /**
+   * Before a body's writer produces and hands its socket another piece:
+   * null when this turn has a piece left for it (it is then taken), else a
+   * promise that resolves on a coming turn, after the writers that waited
+   * before it, with a piece taken for it.
+   */
+  beforePiece(): Promise<void> | null {
+    // The budget is renewed at the next turn.
+    this.schedule();
+    if (this.pieces < PIECES_PER_TURN) {
+      this.pieces++;
+      return null;
+    }
+    return new Promise((resume) => this.writers.push(resume));
+  }
 
   /** A connection was accepted. */
   arrival(): void {
@@ -84,8 +120,21 @@ export class Turns {
       this.head = 0;
     }
     this.queuing = arriving;
+    // A new budget for bodies: the writers that waited longest take it (they write in this turn's microtasks).
+    this.pieces = 0;
+    while (this.pieces < PIECES_PER_TURN && this.writersHead < this.writers.length) {
+      this.pieces++;
+      this.writers[this.writersHead++]!();
+    }
+    if (this.writersHead === this.writers.length) {
+      this.writers = [];
+      this.writersHead = 0;
+    } else if (this.writersHead > 1024 && this.writersHead * 2 > this.writers.length) {
+      this.writers = this.writers.slice(this.writersHead);
+      this.writersHead = 0;
+    }
     // Look again next turn: to serve the rest, or to see whether connections are still arriving.
-    if (arriving || this.waiting > 0) this.schedule();
+    if (arriving || this.waiting > 0 || this.writersHead < this.writers.length) this.schedule();
   };
 }
 

@@ -2,19 +2,24 @@
 // 1 KiB, of a type that compresses, goes out as br or gzip when the request's
 // Accept-Encoding asks for it. The work runs on libuv's thread pool (zlib's
 // async API), never on the event loop, and a frozen response (a page, a
-// document built once) is compressed once and remembered.
+// document built once) is compressed once and remembered. A body sent in
+// pieces (stream-body.ts: a long list, a large echo) is compressed piece by
+// piece as the client reads it, so that it is still never held whole.
 //
 // Each coding is its own representation, so it gets its own entity tag: the
 // coding's name is added inside the quotes ("abc" -> "abc+gzip"), and
 // conditional.ts takes it off again before comparing, so a tag a client got
 // with a compressed body still validates the resource (RFC 9110 §8.8.3).
 
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { Handler, Service } from "../connection/service.js";
 import { fieldListElements, trimOws } from "./field-lists.js";
 import { headerValue, type Request } from "./request.js";
 import type { FieldValue, Response } from "./response.js";
+import { isBodyStream, type BodyStream } from "./stream-body.js";
 
 export type Coding = "br" | "gzip";
 
@@ -79,26 +84,55 @@ function encode(body: string | Uint8Array, coding: Coding): Promise<Buffer> {
   return coding === "br" ? brotli(body, BROTLI_OPTIONS) : gzip(body);
 }
 
+/**
+ * A stream's coder keeps its state for the whole body, per connection: brotli
+ * with a 256 KiB window (lgwin 18) instead of its 4 MiB default, and gzip's
+ * default (a 32 KiB window), so that a client reading slowly costs a few
+ * hundred KiB at most.
+ */
+const STREAM_BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_LGWIN]: 18 } };
+
+/**
+ * The pieces of `source`, coded. Pulled like any body stream: the next
+ * piece of `source` is asked for only when the coder wants input because
+ * the connection asked for output (one piece in hand at a time), and
+ * closing this early (the client went away) closes `source` too.
+ */
+async function* codedPieces(source: BodyStream, coding: Coding): AsyncGenerator<Buffer, void, undefined> {
+  const coder = coding === "br" ? zlib.createBrotliCompress(STREAM_BROTLI_OPTIONS) : zlib.createGzip();
+  const input = Readable.from(source, { objectMode: true, highWaterMark: 1 });
+  // Its failure (the source's, or the coder's) also surfaces in the loop below, which reads from the coder.
+  const piped = pipeline(input, coder).catch(() => {});
+  try {
+    for await (const piece of coder) yield piece as Buffer;
+  } finally {
+    coder.destroy();
+    input.destroy();
+    await piped;
+  }
+}
+
 /** Frozen responses, compressed once per coding. */
 const remembered = new WeakMap<Response, Partial<Record<Coding, Response>>>();
+
+/** The fields of `response` coded with `coding`: the coding named, Vary, and the coding's own entity tag. */
+function codedHeaders(response: Response, coding: Coding): Record<string, FieldValue> {
+  const headers = response.headers ?? {};
+  const etag = headers.ETag;
+  return {
+    ...headers,
+    "Content-Encoding": coding,
+    Vary: addVary(headers.Vary ?? headers.vary),
+    ...(etag === undefined ? {} : { ETag: String(etag).replace(/"$/, `+${coding}"`) }),
+  };
+}
 
 function compressed(response: Response, body: string | Uint8Array, coding: Coding): Response | Promise<Response> {
   const frozen = Object.isFrozen(response);
   const known = frozen ? remembered.get(response)?.[coding] : undefined;
   if (known !== undefined) return known;
-  const headers = response.headers ?? {};
-  const etag = headers.ETag;
   return encode(body, coding).then((encoded) => {
-    const result: Response = {
-      ...response,
-      headers: {
-        ...headers,
-        "Content-Encoding": coding,
-        Vary: addVary(headers.Vary ?? headers.vary),
-        ...(etag === undefined ? {} : { ETag: String(etag).replace(/"$/, `+${coding}"`) }),
-      },
-      body: encoded,
-    };
+    const result: Response = { ...response, headers: codedHeaders(response, coding), body: encoded };
     if (frozen) remembered.set(response, { ...remembered.get(response), [coding]: Object.freeze(result) });
     return result;
   });
@@ -124,14 +158,17 @@ export function negotiateCoding(request: Request, response: Response): Response 
   const body = response.body;
   const headers = response.headers;
   if (response.status === 304) return notModified(request, response);
-  if (headers === undefined || (typeof body !== "string" && !(body instanceof Uint8Array))) return response;
-  const small = typeof body === "string" ? textSmallerThan(body, MIN_COMPRESS_BYTES) : body.byteLength < MIN_COMPRESS_BYTES;
+  if (headers === undefined || body === undefined) return response;
+  const stream = isBodyStream(body);
+  // A stream's size is not known ahead: one that is sent in pieces is taken to be worth it.
+  const small = stream ? false : typeof body === "string" ? textSmallerThan(body, MIN_COMPRESS_BYTES) : body.byteLength < MIN_COMPRESS_BYTES;
   if (small || headers["Content-Encoding"] !== undefined) return response;
   const type = headers["Content-Type"];
   if (type === undefined || !COMPRESSIBLE.test(String(type))) return response;
   // Whether or not this client gets it compressed, a cache must know the answer depends on Accept-Encoding.
   const coding = chooseCoding(headerValue(request, "accept-encoding"));
   if (coding === null) return { ...response, headers: { ...headers, Vary: addVary(headers.Vary ?? headers.vary) } };
+  if (stream) return { ...response, headers: codedHeaders(response, coding), body: codedPieces(body, coding) };
   return compressed(response, body, coding);
 }
 
