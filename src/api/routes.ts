@@ -6,6 +6,7 @@ import { articleRoutes } from "./articles.js";
 import type { ApiContext } from "./context.js";
 import { echoRoutes } from "./echo.js";
 import { factRoutes } from "./facts.js";
+import { labRoutes } from "./lab/routes.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
@@ -21,5 +22,5 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 export function apiRoutes(options: ApiOptions): ApiRoute[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
   const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(usesStore);
-  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes()];
+  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes()];
 }

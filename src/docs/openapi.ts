@@ -51,7 +51,8 @@ export const problemSchema = {
     code: { type: "string", description: "Protocol errors: the parser's name for the rule that was broken" },
     offset: { type: "integer", minimum: 0, description: "Protocol errors: the byte where it was found, counted from the start of the request" },
     errors: { type: "array", items: { type: "string" }, description: "422: every rule the body breaks" },
-    parameter: { type: "string", description: "400 invalid-query: the query parameter at fault (limit, after)" },
+    parameter: { type: "string", description: "400 invalid-query and invalid-parameter: the parameter at fault (limit, after; the lab's code, n, url...)" },
+    allowed: { type: "string", description: "400 invalid-parameter: what the parameter takes, e.g. \"a whole number from 1 to 20\"" },
   },
 } as const;
 

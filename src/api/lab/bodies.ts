@@ -1,0 +1,54 @@
+// Bodies: /api/lab/bytes/:n answers n random bytes (the same n bytes again
+// for the same ?seed=), /api/lab/stream/:n n lines of JSON, one per piece,
+// chunked. Both are bounded (1 MiB, 1,000 lines).
+
+import { randomBytes } from "node:crypto";
+import type { Request } from "../../http/message/request.js";
+import type { BodyStream, Response } from "../../http/message/response.js";
+import { describe } from "../echo.js";
+import { queryOf, whole } from "./params.js";
+
+export const MAX_BYTES = 1024 * 1024;
+export const MAX_LINES = 1000;
+const MAX_SEED = 4294967295;
+
+/**
+ * `n` bytes from a 32-bit seed: mulberry32, a small generator whose whole
+ * state is one number, so the same seed gives the same bytes on every
+ * server and every version of Node. Not for secrets; unseeded requests get
+ * crypto's bytes.
+ */
+export function seededBytes(n: number, seed: number): Buffer {
+  const out = Buffer.allocUnsafe(n);
+  let state = seed >>> 0;
+  for (let i = 0; i < n; i += 4) {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 15), z | 1);
+    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+    z = (z ^ (z >>> 14)) >>> 0;
+    for (let k = 0; k < 4 && i + k < n; k++) out[i + k] = (z >>> (8 * k)) & 0xff;
+  }
+  return out;
+}
+
+export function bytesAnswer(request: Request, text: string): Response {
+  const n = whole(request, "n", text, 0, MAX_BYTES);
+  const { seed } = queryOf(request, ["seed"]);
+  const body = seed === undefined ? randomBytes(n) : seededBytes(n, whole(request, "seed", seed, 0, MAX_SEED));
+  return { status: 200, headers: { "Content-Type": "application/octet-stream", "Cache-Control": "no-store" }, body };
+}
+
+export const NDJSON = "application/x-ndjson";
+
+/** Line i (from 0): its number and the request, as httpbin's stream gives them. Asked for one at a time, as the socket takes them. */
+async function* lines(n: number, request: Request): AsyncGenerator<string, void, undefined> {
+  const shown = describe(request);
+  for (let id = 0; id < n; id++) yield JSON.stringify({ id, ...shown }) + "\n";
+}
+
+export function streamAnswer(request: Request, text: string): Response {
+  const n = whole(request, "n", text, 1, MAX_LINES);
+  const body: BodyStream = lines(n, request);
+  return { status: 200, headers: { "Content-Type": NDJSON, "Cache-Control": "no-store" }, body };
+}

@@ -1,0 +1,29 @@
+// /api/lab/gzip, /api/lab/deflate, /api/lab/brotli: a body coded that way
+// whatever the request's Accept-Encoding says, with the Content-Encoding
+// that names it (RFC 9110 §8.4), so a client's decoding can be tried. The
+// content is the echo of the request, so the decoded body is readable. As in
+// the server's own compression (http/message/compression.ts), the work runs
+// on libuv's thread pool, never on the event loop; a response that already
+// has a Content-Encoding is left alone there.
+
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import type { Request } from "../../http/message/request.js";
+import type { Response } from "../../http/message/response.js";
+import { describe } from "../echo.js";
+
+/** The lab's name for each coding, and the Content-Encoding token (RFC 9110 §18.6 registry) it is sent as. */
+export const LAB_CODINGS = {
+  gzip: { token: "gzip", encode: promisify(zlib.gzip) },
+  deflate: { token: "deflate", encode: promisify(zlib.deflate) }, // "deflate" is the zlib format (RFC 1950), not raw deflate
+  brotli: { token: "br", encode: promisify(zlib.brotliCompress) },
+} as const;
+
+export type LabCoding = keyof typeof LAB_CODINGS;
+
+export async function codedAnswer(request: Request, name: LabCoding): Promise<Response> {
+  const coding = LAB_CODINGS[name];
+  const content = JSON.stringify({ coding: coding.token, request: describe(request) });
+  const body = await coding.encode(Buffer.from(content, "utf8"));
+  return { status: 200, headers: { "Content-Type": "application/json", "Content-Encoding": coding.token, "Cache-Control": "no-store" }, body };
+}

@@ -1,0 +1,351 @@
+// The lab (/api/lab/, docs/lab.md) over real sockets: the exact bytes of each
+// answer (status line, fields in order, framing), any method token, the
+// bounds refused with a problem that names the parameter and its range, the
+// redirect targets that would leave this server, and header injection.
+// Waits are checked only as lower bounds; speed is never asserted.
+
+import t, { type Test } from "tap";
+import { gunzipSync, inflateSync, brotliDecompressSync } from "node:zlib";
+import net from "node:net";
+import { once } from "node:events";
+import { checkProblem, jsonOf, startApi } from "./client.js";
+import { dechunk, talk } from "../helpers/wire.js";
+import { seededBytes } from "../../src/api/lab/bodies.js";
+
+const DATE = /^Date: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+interface Exchange {
+  /** Status line and fields, one per line, the Date line replaced by "Date: <date>". */
+  readonly head: string[];
+  readonly status: number;
+  readonly fields: Record<string, string>;
+  /** The bytes after the head, as sent (chunk framing included). */
+  readonly rest: Buffer;
+}
+
+/** One request on its own connection, bytes exactly as given, and what came back before the server closed. */
+async function send(t: Test, port: number, request: string): Promise<Exchange> {
+  const out = await talk(port, [request]);
+  const end = out.indexOf("\r\n\r\n");
+  t.ok(end > 0, "a whole head came back");
+  const lines = out.toString("latin1", 0, end).split("\r\n");
+  const head = lines.map((l) => (l.startsWith("Date: ") ? (t.match(l, DATE), "Date: <date>") : l));
+  const fields: Record<string, string> = {};
+  for (const line of lines.slice(1)) fields[line.slice(0, line.indexOf(":")).toLowerCase()] = line.slice(line.indexOf(":") + 2);
+  return { head, status: Number(lines[0]!.split(" ")[1]), fields, rest: out.subarray(end + 4) };
+}
+
+const req = (method: string, target: string, port: number, extra = "") => `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${extra}Connection: close\r\n\r\n`;
+
+t.test("status/:code: the status, the framing and the fields each code calls for, for any method", async (t) => {
+  const { port } = await startApi(t);
+  const teapot = await send(t, port, req("BREW", "/api/lab/status/418", port));
+  const body = teapot.rest.toString();
+  t.same(teapot.head, [
+    "HTTP/1.1 418 ",
+    "Date: <date>",
+    "X-Content-Type-Options: nosniff",
+    "Content-Type: application/problem+json",
+    "Cache-Control: no-store",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+  ]);
+  t.match(JSON.parse(body), { type: "/problems/lab-status", status: 418, detail: /You asked for a 418/ });
+
+  const noContent = await send(t, port, req("purge", "/api/lab/status/204", port));
+  t.same(noContent.head, ["HTTP/1.1 204 No Content", "Date: <date>", "X-Content-Type-Options: nosniff", "Cache-Control: no-store", "Connection: close"], "204: no Content-Length, no body");
+  t.equal(noContent.rest.length, 0);
+  const notModified = await send(t, port, req("GET", "/api/lab/status/304", port));
+  t.same(notModified.head, ["HTTP/1.1 304 Not Modified", "Date: <date>", "X-Content-Type-Options: nosniff", "Cache-Control: no-store", "Connection: close"]);
+  t.equal(notModified.rest.length, 0);
+  const reset = await send(t, port, req("POST", "/api/lab/status/205", port));
+  t.same(reset.head.slice(-2), ["Content-Length: 0", "Connection: close"], "205: no content (RFC 9110 §15.3.6)");
+
+  const ok = await send(t, port, req("GET", "/api/lab/status/200", port));
+  t.same(ok.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/json", "Cache-Control: no-store", "Content-Length: 28", "Connection: close"]);
+  t.equal(ok.rest.toString(), JSON.stringify({ status: 200, reason: "OK" }));
+
+  const expected: [number, string, string][] = [
+    [301, "Location", "/api/echo"],
+    [302, "Location", "/api/echo"],
+    [303, "Location", "/api/echo"],
+    [307, "Location", "/api/echo"],
+    [308, "Location", "/api/echo"],
+    [401, "WWW-Authenticate", 'Bearer realm="startline-lab"'],
+    [405, "Allow", "GET, HEAD"],
+    [407, "Proxy-Authenticate", 'Basic realm="startline-lab"'],
+    [429, "Retry-After", "1"],
+    [503, "Retry-After", "1"],
+    [206, "Content-Range", "bytes 0-1/2"],
+  ];
+  for (const [code, name, value] of expected) {
+    const r = await send(t, port, req("UPDATE", `/api/lab/status/${code}`, port));
+    t.equal(r.status, code, `${code}`);
+    t.equal(r.fields[name.toLowerCase()], value, `${code} carries ${name}`);
+    t.ok(r.head.includes(`Content-Length: ${r.rest.length}`), `${code}: Content-Length frames the body exactly`);
+  }
+  const unlisted = await send(t, port, req("GET", "/api/lab/status/599", port));
+  t.equal(unlisted.head[0], "HTTP/1.1 599 ", "an unlisted code: an empty reason phrase (RFC 9112 §4)");
+});
+
+t.test("status/:code refuses what cannot be a final answer, saying why and what it takes", async (t) => {
+  const { port } = await startApi(t);
+  const r100 = await send(t, port, req("GET", "/api/lab/status/100", port));
+  const p = checkProblem(t, { status: r100.status, headers: r100.fields, body: r100.rest.toString() }, 400, /interim \(1xx\).*cannot be a final answer/);
+  t.match(p, { parameter: "code", allowed: /200 to 599/ });
+  for (const [code, why] of [["600", /out of range/], ["99", /out of range/], ["2x0", /not a whole number/], ["426", /must carry Upgrade/]] as const) {
+    const r = await send(t, port, req("GET", `/api/lab/status/${code}`, port));
+    checkProblem(t, { status: r.status, headers: r.fields, body: r.rest.toString() }, 400, why);
+  }
+});
+
+t.test("redirect/:n: a chain of 302s that ends at the echo; n is bounded", async (t) => {
+  const { port, base } = await startApi(t);
+  const first = await send(t, port, req("POST", "/api/lab/redirect/3", port));
+  t.same(first.head, ["HTTP/1.1 302 Found", "Date: <date>", "X-Content-Type-Options: nosniff", "Location: /api/lab/redirect/2", "Cache-Control: no-store", "Content-Length: 0", "Connection: close"]);
+  t.equal((await send(t, port, req("GET", "/api/lab/redirect/1", port))).fields.location, "/api/echo");
+  // A client following the whole chain ends at the echo, having made n + 1 requests.
+  const followed = await fetch(`${base}/api/lab/redirect/20`);
+  t.equal(followed.status, 200);
+  t.equal(((await followed.json()) as { path: string }).path, "/api/echo");
+  for (const n of ["0", "21", "-1", "1e1"]) {
+    const r = await send(t, port, req("GET", `/api/lab/redirect/${n}`, port));
+    t.match(checkProblem(t, { status: r.status, headers: r.fields, body: r.rest.toString() }, 400, /n /), { parameter: "n", allowed: "a whole number from 1 to 20" });
+  }
+});
+
+t.test("redirect-to: the status asked, to a path on this server only", async (t) => {
+  const { port } = await startApi(t);
+  for (const code of [301, 302, 303, 307, 308]) {
+    const r = await send(t, port, req("PUT", `/api/lab/redirect-to?url=%2Fapi%2Fecho%3Fx%3D1&status_code=${code}`, port));
+    t.equal(r.status, code);
+    t.equal(r.fields.location, "/api/echo?x=1", `${code}: Location as given, decoded once`);
+  }
+  t.equal((await send(t, port, req("GET", "/api/lab/redirect-to?url=/api/echo", port))).status, 302, "302 by default");
+  // Every way a Location could leave this server: a scheme, a network path, backslashes (read as / by browsers),
+  // tabs and line breaks (dropped by browsers, so "/\t/evil" is "//evil"), CR LF (header injection), a relative path.
+  const away: [string, RegExp][] = [
+    ["http://evil.example/", /does not start with \//],
+    ["https:evil.example", /does not start with \//],
+    ["//evil.example/", /starts with \/\//],
+    ["/\\evil.example", /backslash/],
+    ["\\\\evil.example", /backslash/],
+    ["/%09/evil.example", /HTAB \(0x09\)/],
+    ["/%0d%0aSet-Cookie:%20x=1", /CR \(0x0D\)/],
+    ["/%0a/evil.example", /LF \(0x0A\)/],
+    ["/%00", /NUL \(0x00\)/],
+    ["/%20/evil.example", /a space/],
+    ["/caf%C3%A9", /outside ASCII/],
+    ["evil.example", /does not start with \//],
+    ["", /empty/],
+  ];
+  for (const [url, why] of away) {
+    const r = await send(t, port, req("GET", `/api/lab/redirect-to?url=${url.replace(/\\/g, "%5C")}`, port));
+    t.notOk("location" in r.fields, `no Location for ${JSON.stringify(url)}`);
+    t.match(checkProblem(t, { status: r.status, headers: r.fields, body: r.rest.toString() }, 400, why), { parameter: "url" });
+  }
+  const missing = await send(t, port, req("GET", "/api/lab/redirect-to", port));
+  checkProblem(t, { status: missing.status, headers: missing.fields, body: missing.rest.toString() }, 400, /url is missing/);
+  for (const code of ["300", "304", "200", "abc"]) {
+    const r = await send(t, port, req("GET", `/api/lab/redirect-to?url=/&status_code=${code}`, port));
+    t.match(checkProblem(t, { status: r.status, headers: r.fields, body: r.rest.toString() }, 400, /status_code/), { parameter: "status_code", allowed: "one of 301, 302, 303, 307, 308" });
+  }
+});
+
+t.test("delay/:seconds answers no sooner than asked, for any method; the bound is refused", async (t) => {
+  const { port } = await startApi(t);
+  const started = performance.now();
+  const r = await send(t, port, req("WAIT", "/api/lab/delay/0.3", port));
+  t.ok(performance.now() - started >= 290, "not before the delay (a lower bound only)");
+  t.equal(r.status, 200);
+  t.equal(r.fields["content-length"], String(r.rest.length));
+  t.match(JSON.parse(r.rest.toString()), { delayedSeconds: 0.3, request: { method: "WAIT", path: "/api/lab/delay/0.3" } });
+  for (const s of ["10.5", "11", "-1", "1,5", "abc"]) {
+    const bad = await send(t, port, req("GET", `/api/lab/delay/${s}`, port));
+    t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, /seconds/), { parameter: "seconds", allowed: /from 0 to 10/ });
+  }
+});
+
+t.test("drip: numbytes in chunked pieces over the duration, the status asked; bounds refused", async (t) => {
+  const { port } = await startApi(t);
+  const started = performance.now();
+  const r = await send(t, port, req("GET", "/api/lab/drip?numbytes=5&duration=0.2&code=201", port));
+  t.ok(performance.now() - started >= 150, "the last piece not before the duration's last step (lower bound only)");
+  t.same(r.head, ["HTTP/1.1 201 Created", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/octet-stream", "Cache-Control: no-store", "Transfer-Encoding: chunked", "Connection: close"]);
+  t.equal(r.rest.toString("latin1"), "1\r\n*\r\n".repeat(5) + "0\r\n\r\n", "five one-byte chunks, then the last chunk");
+  const whole = await send(t, port, req("GET", "/api/lab/drip?numbytes=40000&duration=0", port));
+  const { content } = dechunk(whole.rest, 0);
+  t.equal(content.toString(), "*".repeat(40000), "a fast drip: every byte, in pieces of at most 16 KiB");
+  t.equal(whole.rest.toString("latin1").split("\r\n").filter((l) => /^[0-9a-f]+$/.test(l) && l !== "0").length, 3);
+  const bad: [string, string, RegExp][] = [
+    ["numbytes=0", "numbytes", /1 to 1048576/],
+    ["numbytes=1048577", "numbytes", /1 to 1048576/],
+    ["duration=31", "duration", /0 to 30/],
+    ["delay=20&duration=20", "delay", /at most 30 seconds together with duration/],
+    ["code=204", "code", /carries a body/],
+    ["code=700", "code", /200 to 599/],
+    ["numbytes=1&numbytes=2", "numbytes", /one value/],
+  ];
+  for (const [query, parameter, allowed] of bad) {
+    const b = await send(t, port, req("GET", `/api/lab/drip?${query}`, port));
+    t.match(checkProblem(t, { status: b.status, headers: b.fields, body: b.rest.toString() }, 400, new RegExp(parameter)), { parameter, allowed }, query);
+  }
+});
+
+t.test("drip: a client that goes away holds nothing else up; HEAD gets the head alone, without the wait", async (t) => {
+  const { port } = await startApi(t);
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write(req("GET", "/api/lab/drip?numbytes=3&duration=30", port));
+  const [first] = (await once(socket, "data")) as [Buffer];
+  t.match(first.toString("latin1"), /^HTTP\/1\.1 200 OK\r\n/);
+  socket.destroy();
+  // The server is free for the next request at once: nothing waits on the dropped drip.
+  const head = await send(t, port, req("HEAD", "/api/lab/drip?numbytes=3&duration=30", port));
+  t.equal(head.status, 200);
+  t.equal(head.rest.length, 0, "HEAD: no body, and no 30-second wait");
+});
+
+t.test("bytes/:n: n bytes with Content-Length, repeatable with ?seed=; bounded", async (t) => {
+  const { port } = await startApi(t);
+  const a = await send(t, port, req("GET", "/api/lab/bytes/1000?seed=42", port));
+  t.same(a.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/octet-stream", "Cache-Control: no-store", "Content-Length: 1000", "Connection: close"]);
+  t.equal(a.rest.length, 1000);
+  const b = await send(t, port, req("FETCH", "/api/lab/bytes/1000?seed=42", port));
+  t.ok(a.rest.equals(b.rest), "the same seed, the same bytes");
+  t.ok(a.rest.equals(seededBytes(1000, 42)));
+  t.notOk(a.rest.equals((await send(t, port, req("GET", "/api/lab/bytes/1000?seed=43", port))).rest), "another seed, other bytes");
+  const r1 = await send(t, port, req("GET", "/api/lab/bytes/64", port));
+  const r2 = await send(t, port, req("GET", "/api/lab/bytes/64", port));
+  t.notOk(r1.rest.equals(r2.rest), "unseeded: random each time");
+  const max = await send(t, port, req("GET", "/api/lab/bytes/1048576", port));
+  t.equal(max.rest.length, 1048576, "1 MiB, the bound, is served");
+  const zero = await send(t, port, req("GET", "/api/lab/bytes/0", port));
+  t.equal(zero.fields["content-length"], "0");
+  for (const [target, parameter] of [["/api/lab/bytes/1048577", "n"], ["/api/lab/bytes/1?seed=4294967296", "seed"], ["/api/lab/bytes/x", "n"]]) {
+    const bad = await send(t, port, req("GET", target!, port));
+    t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, new RegExp(parameter!)), { parameter });
+  }
+});
+
+t.test("stream/:n: n JSON lines, chunked; bounded", async (t) => {
+  const { port } = await startApi(t);
+  const r = await send(t, port, req("LIST", "/api/lab/stream/3", port));
+  t.same(r.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/x-ndjson", "Cache-Control: no-store", "Transfer-Encoding: chunked", "Connection: close"]);
+  const { content, next } = dechunk(r.rest, 0);
+  t.equal(next, r.rest.length, "the last chunk ends the message");
+  const lines = content.toString().split("\n");
+  t.equal(lines.pop(), "", "every line ends in LF");
+  t.same(lines.map((l) => JSON.parse(l).id), [0, 1, 2]);
+  t.equal(JSON.parse(lines[0]!).method, "LIST");
+  t.equal(r.rest.toString("latin1").split("\r\n").filter((l, i) => i % 2 === 0 && l !== "" && l !== "0").length, 3, "one chunk per line");
+  t.equal(dechunk((await send(t, port, req("GET", "/api/lab/stream/1000", port))).rest, 0).content.toString().split("\n").length, 1001, "1,000 lines, the bound");
+  for (const n of ["0", "1001"]) {
+    const bad = await send(t, port, req("GET", `/api/lab/stream/${n}`, port));
+    t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, /n is/), { parameter: "n", allowed: "a whole number from 1 to 1000" });
+  }
+});
+
+t.test("cache: 304 for an If-None-Match or If-Modified-Since it can validate, with the 200's cache fields", async (t) => {
+  const { port } = await startApi(t);
+  const first = await send(t, port, req("GET", "/api/lab/cache", port));
+  t.equal(first.status, 200);
+  t.same(first.head.slice(3, 9).map((l) => l.split(":")[0]), ["Content-Type", "ETag", "Cache-Control", "Vary", "Last-Modified", "Content-Length"]);
+  const etag = first.fields.etag!;
+  const lastModified = first.fields["last-modified"]!;
+  const byTag = await send(t, port, req("GET", "/api/lab/cache", port, `If-None-Match: ${etag}\r\n`));
+  t.same(byTag.head, ["HTTP/1.1 304 Not Modified", "Date: <date>", "X-Content-Type-Options: nosniff", `ETag: ${etag}`, "Cache-Control: no-cache", "Vary: Accept-Encoding", `Last-Modified: ${lastModified}`, "Connection: close"]);
+  t.equal(byTag.rest.length, 0);
+  t.equal((await send(t, port, req("GET", "/api/lab/cache", port, `If-Modified-Since: ${lastModified}\r\n`))).status, 304, "If-Modified-Since: Last-Modified itself");
+  t.equal((await send(t, port, req("GET", "/api/lab/cache", port, "If-Modified-Since: Thu, 01 Jan 1970 00:00:00 GMT\r\n"))).status, 200, "an older date: modified since");
+  t.equal((await send(t, port, req("GET", "/api/lab/cache", port, 'If-None-Match: "other"\r\n'))).status, 200, "another tag");
+  t.equal((await send(t, port, req("GET", "/api/lab/cache", port, `If-None-Match: "other"\r\nIf-Modified-Since: ${lastModified}\r\n`))).status, 200, "If-Modified-Since is ignored beside If-None-Match (RFC 9110 §13.1.3)");
+  t.equal((await send(t, port, req("GET", "/api/lab/cache", port, "If-Modified-Since: yesterday\r\n"))).status, 200, "a date it cannot read is ignored");
+  t.equal((await send(t, port, req("POST", "/api/lab/cache", port, `If-None-Match: ${etag}\r\n`))).status, 200, "only GET and HEAD are answered 304");
+});
+
+t.test("cache/:seconds and etag/:tag", async (t) => {
+  const { port } = await startApi(t);
+  const fresh = await send(t, port, req("GET", "/api/lab/cache/60", port));
+  t.equal(fresh.fields["cache-control"], "public, max-age=60");
+  const bad = await send(t, port, req("GET", "/api/lab/cache/31536001", port));
+  t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, /seconds/), { parameter: "seconds" });
+
+  const tagged = await send(t, port, req("GET", "/api/lab/etag/v1", port));
+  t.same(tagged.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/json", 'ETag: "v1"', "Cache-Control: no-cache", "Vary: Accept-Encoding", "Content-Length: 17", "Connection: close"]);
+  t.equal(tagged.rest.toString(), '{"etag":"\\"v1\\""}');
+  t.equal((await send(t, port, req("GET", "/api/lab/etag/v1", port, 'If-None-Match: "v0", W/"v1"\r\n'))).status, 304, "weak comparison for If-None-Match");
+  t.equal((await send(t, port, req("PUT", "/api/lab/etag/v1", port, 'If-None-Match: "v1"\r\n'))).status, 412, "If-None-Match on a write: 412");
+  t.equal((await send(t, port, req("PUT", "/api/lab/etag/v1", port, 'If-Match: "v1"\r\n'))).status, 200);
+  t.equal((await send(t, port, req("PUT", "/api/lab/etag/v1", port, 'If-Match: W/"v1"\r\n'))).status, 412, "strong comparison for If-Match");
+  t.equal((await send(t, port, req("GET", "/api/lab/etag/v1", port, 'If-Match: "v2"\r\n'))).status, 412);
+  const quote = await send(t, port, req("GET", "/api/lab/etag/a%22b", port));
+  t.match(checkProblem(t, { status: quote.status, headers: quote.fields, body: quote.rest.toString() }, 400, /cannot be an entity tag/), { parameter: "tag" });
+});
+
+t.test("response-headers: the query's pairs as fields, checked; injection refused by the byte", async (t) => {
+  const { port } = await startApi(t);
+  const r = await send(t, port, req("GET", "/api/lab/response-headers?X-Lab=hello%20there&Cache-Control=max-age%3D5&Content-Type=text/plain", port));
+  t.same(r.head, [
+    "HTTP/1.1 200 OK",
+    "Date: <date>",
+    "X-Content-Type-Options: nosniff",
+    "X-Lab: hello there",
+    "Cache-Control: max-age=5",
+    "Content-Type: text/plain",
+    `Content-Length: ${r.rest.length}`,
+    "Connection: close",
+  ]);
+  t.same(JSON.parse(r.rest.toString()), { "X-Lab": "hello there", "Cache-Control": "max-age=5", "Content-Type": "text/plain" });
+  const injections: [string, RegExp][] = [
+    ["X-A=1%0D%0ASet-Cookie:%20stolen=1", /CR \(0x0D\) at position 1: header injection is refused/],
+    ["X-A=1%0ASet-Cookie:%20stolen=1", /LF \(0x0A\) at position 1/],
+    ["X-A=1%00", /NUL \(0x00\) at position 1/],
+    ["X-A=%7F", /DEL \(0x7F\)/],
+    ["X-A=caf%C3%A9", /non-ASCII character U\+00E9/],
+    ["X%0D%0AInjected=1", /CR \(0x0D\) at position 1/],
+    ["X%20A=1", /a space \(0x20\) at position 1/],
+    ["X:A=1", /":" at position 1/],
+  ];
+  for (const [query, detail] of injections) {
+    const bad = await talk(port, [req("GET", `/api/lab/response-headers?${query}`, port)]);
+    const text = bad.toString("latin1");
+    const headEnd = text.indexOf("\r\n\r\n");
+    t.notMatch(text.slice(0, headEnd), /stolen|Injected|\r\nX-A/i, `${query}: nothing of it in the head`);
+    const lines = text.slice(0, headEnd).split("\r\n");
+    t.match(lines[0], /^HTTP\/1\.1 400 /);
+    t.match(JSON.parse(text.slice(headEnd + 4)), { status: 400, detail }, query);
+  }
+  for (const name of ["Content-Length", "transfer-encoding", "Connection", "Keep-Alive", "Upgrade", "Date", "Trailer"]) {
+    const bad = await send(t, port, req("GET", `/api/lab/response-headers?${name}=1`, port));
+    t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, new RegExp(`${name} cannot be set here: `)), { parameter: name });
+  }
+  const twice = await send(t, port, req("GET", "/api/lab/response-headers?X-A=1&x-a=2", port));
+  checkProblem(t, { status: twice.status, headers: twice.fields, body: twice.rest.toString() }, 400, /given twice/);
+});
+
+t.test("gzip, deflate, brotli: coded that way whatever Accept-Encoding asked", async (t) => {
+  const { port } = await startApi(t);
+  const decode = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync };
+  for (const [name, token] of [["gzip", "gzip"], ["deflate", "deflate"], ["brotli", "br"]] as const) {
+    const r = await send(t, port, req("DELETE", `/api/lab/${name}`, port, "Accept-Encoding: identity\r\n"));
+    t.same(r.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/json", `Content-Encoding: ${token}`, "Cache-Control: no-store", `Content-Length: ${r.rest.length}`, "Connection: close"]);
+    const shown = JSON.parse(decode[token](r.rest).toString());
+    t.match(shown, { coding: token, request: { method: "DELETE", path: `/api/lab/${name}` } });
+  }
+});
+
+t.test("every lab resource answers any method token, and OPTIONS with Allow", async (t) => {
+  const { port, app } = await startApi(t);
+  const lab = app.routes.filter((r) => r.path.startsWith("/api/lab/"));
+  t.equal(lab.length, 14, "status, redirect, redirect-to, delay, drip, bytes, stream, cache, cache/:seconds, etag, response-headers, gzip, deflate, brotli");
+  for (const route of lab) {
+    t.equal(route.method, "*", `${route.path} serves any method`);
+    const target = route.path.replace(":code", "200").replace(":n", "1").replace(":seconds", "0").replace(":tag", "x") + (route.path.endsWith("redirect-to") ? "?url=/" : route.path.endsWith("drip") ? "?duration=0" : "");
+    const r = await send(t, port, req("x-custom", target, port));
+    t.ok(r.status < 400, `x-custom ${target}: ${r.status}`);
+    const o = await send(t, port, req("OPTIONS", target, port));
+    t.equal(o.status, 204);
+    t.match(o.fields.allow, /GET/);
+  }
+});
