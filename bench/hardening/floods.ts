@@ -76,6 +76,12 @@ async function floodClient(port: number, head: Buffer, more: () => Buffer | null
     }
   };
   pump();
+  // The close is timed from the answer: how long the server takes to read a flood before it answers depends on the machine's load.
+  const answered = new Promise<void>((resolve) => {
+    if (answeredMs !== null) resolve();
+    else socket.once("data", () => resolve());
+  });
+  await Promise.race([answered, closed, new Promise((r) => setTimeout(r, 60_000).unref())]);
   const timer = new Promise<false>((r) => setTimeout(() => r(false), closeWithinMs).unref());
   const didClose = await Promise.race([closed, timer]);
   if (!didClose) socket.destroy();

@@ -8,48 +8,12 @@
 //
 //   DATA_FILE=/tmp/x.sqlite PORT=0 node dist/bench/servers/data-ceiling.js
 
-import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
 import { createServer, type Socket } from "node:net";
 import { dump } from "js-yaml";
+import { openPostTable, toPost } from "./post-table.js";
 
-interface Row {
-  seq: number;
-  id: string;
-  title: string;
-  body: string;
-  author: string | null;
-  tags: string | null;
-  published_at: string;
-  updated_at: string;
-}
-
-const db = new Database(process.env.DATA_FILE ?? ":memory:");
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = NORMAL");
-db.exec(`CREATE TABLE IF NOT EXISTS posts (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, body TEXT NOT NULL,
-  author TEXT, tags TEXT, published_at TEXT NOT NULL, updated_at TEXT NOT NULL)`);
-
-const COLUMNS = "seq, id, title, body, author, tags, published_at, updated_at";
-const q = {
-  get: db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM posts WHERE id = ?`),
-  page: db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM posts WHERE seq > ? ORDER BY seq LIMIT ?`),
-  all: db.prepare<[], Row>(`SELECT ${COLUMNS} FROM posts ORDER BY seq`),
-  insert: db.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-};
-
-function toPost(r: Row) {
-  return {
-    id: r.id,
-    title: r.title,
-    body: r.body,
-    ...(r.author === null ? {} : { author: r.author }),
-    ...(r.tags === null ? {} : { tags: JSON.parse(r.tags) as string[] }),
-    publishedAt: r.published_at,
-    updatedAt: r.updated_at,
-  };
-}
+const { db, q } = openPostTable(process.env.DATA_FILE ?? ":memory:");
 
 let date = new Date().toUTCString();
 setInterval(() => (date = new Date().toUTCString()), 1000).unref();

@@ -42,22 +42,48 @@ export const ARRIVAL_TURN_REQUESTS = 10;
 /** Pieces of body (send-body.ts, at most PIECE_BYTES each) that all connections together write in one turn. */
 export const PIECES_PER_TURN = 4;
 
+/** A first-come-first-served queue whose taking is O(1): items[head] is next; entries before it are spent. */
+class Fifo<T> {
+  private items: (T | undefined)[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  /** The next item; the caller checked that length > 0. */
+  take(): T {
+    const item = this.items[this.head]!;
+    this.items[this.head++] = undefined;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+}
+
 /** Resumes a connection that waited for its turn; returns how many requests it served. */
 export type TakeTurn = () => number;
 
 export class Turns {
-  /** First come, first served: queue[head] is next; entries before it are spent. */
-  private queue: (TakeTurn | undefined)[] = [];
-  private head = 0;
+  /** Reads waiting for their turn, first come, first served. */
+  private readonly queue = new Fifo<TakeTurn>();
   private arrived = false;
   private scheduled = false;
   /** True while connections are arriving: a read waits in the queue for its turn instead of being served at once. */
   queuing = false;
   /** Pieces of body granted in this turn, to every connection. */
   private pieces = 0;
-  /** Writers waiting for a turn with pieces left, first come first served: writers[writersHead] is next. */
-  private writers: (() => void)[] = [];
-  private writersHead = 0;
+  /** Writers waiting for a turn with pieces left, first come, first served. */
+  private readonly writers = new Fifo<() => void>();
 
   /**
    * Before a body's writer produces and hands its socket another piece:
@@ -90,7 +116,7 @@ export class Turns {
 
   /** Connections waiting for their turn. */
   get waiting(): number {
-    return this.queue.length - this.head;
+    return this.queue.length;
   }
 
   private schedule(): void {
@@ -106,35 +132,16 @@ export class Turns {
     this.arrived = false;
     let budget = arriving ? ARRIVAL_TURN_REQUESTS : Infinity;
     // Only what waited before this turn: a connection that waits again is behind them, for the next one.
-    const end = this.queue.length;
-    while (this.head < end && budget > 0) {
-      const take = this.queue[this.head]!;
-      this.queue[this.head++] = undefined;
-      budget -= take();
-    }
-    if (this.head === this.queue.length) {
-      this.queue = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
+    for (let n = this.queue.length; n > 0 && budget > 0; n--) budget -= this.queue.take()();
     this.queuing = arriving;
     // A new budget for bodies: the writers that waited longest take it (they write in this turn's microtasks).
     this.pieces = 0;
-    while (this.pieces < PIECES_PER_TURN && this.writersHead < this.writers.length) {
+    while (this.pieces < PIECES_PER_TURN && this.writers.length > 0) {
       this.pieces++;
-      this.writers[this.writersHead++]!();
-    }
-    if (this.writersHead === this.writers.length) {
-      this.writers = [];
-      this.writersHead = 0;
-    } else if (this.writersHead > 1024 && this.writersHead * 2 > this.writers.length) {
-      this.writers = this.writers.slice(this.writersHead);
-      this.writersHead = 0;
+      this.writers.take()();
     }
     // Look again next turn: to serve the rest, or to see whether connections are still arriving.
-    if (arriving || this.waiting > 0 || this.writersHead < this.writers.length) this.schedule();
+    if (arriving || this.queue.length > 0 || this.writers.length > 0) this.schedule();
   };
 }
 
