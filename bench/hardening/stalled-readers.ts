@@ -26,8 +26,7 @@
 // Exit status 0 when every case stays inside its bound (echo: RSS +96 MiB
 // and status under 50 ms; list: RSS +32 MiB), 1 otherwise.
 
-import { execFileSync, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
 import net from "node:net";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -35,6 +34,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fillPosts } from "../lists-fill.js";
 import { fmt, memory, percentile, socketCount, startServer, type ServerProcess } from "./lib.js";
+import { probeStatus, timedStatus } from "./status-probe.js";
 
 const MiB = 1024 * 1024;
 
@@ -44,7 +44,6 @@ function option(name: string, fallback: string): string {
 }
 const only = option("only", "echo,list").split(",");
 const holdMs = Number(option("hold-ms", "4000"));
-const probePort = Number(option("probe", "0"));
 const listClients = Number(option("list-clients", "50"));
 const sendTimeoutMs = Number(option("send-timeout-ms", "3000"));
 
@@ -75,19 +74,6 @@ async function stalledClient(port: number, request: Buffer, readFirst: number): 
   return client;
 }
 
-/** One GET on a fresh connection: ms from connect to the whole response. */
-async function timedStatus(port: number): Promise<number> {
-  const t0 = performance.now();
-  const socket = net.connect(port, "127.0.0.1");
-  let failed = false;
-  socket.on("error", () => (failed = true));
-  socket.write("GET /api/v2/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-  socket.resume();
-  await once(socket, "close");
-  // A status request that failed waited forever, as far as its client can tell.
-  return failed ? Infinity : performance.now() - t0;
-}
-
 /** The server's sockets that are closed but still sending (FIN-WAIT-1), and the bytes queued in them: `ss`, Linux. */
 function kernelQueue(port: number): { finWait: number; queuedMiB: number } {
   const out = execFileSync("ss", ["-tnH", "state", "fin-wait-1", `( sport = :${port} )`], { encoding: "utf8" });
@@ -112,16 +98,6 @@ interface Outcome {
   readonly cut: { reset: number; closed: number; serverSockets: number; cutAfterMs: number; finWait: number; queuedMiB: number };
   readonly rssBound: number;
   readonly statusBound: number;
-}
-
-/** Status waits timed by a process of its own for `ms` (this script run with --probe PORT). */
-async function probeStatus(port: number, ms: number): Promise<number[]> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--probe", String(port), "--hold-ms", String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  const [code] = (await once(child, "exit")) as [number | null];
-  if (code !== 0) throw new Error(`the status prober exited with ${code}`);
-  return JSON.parse(out) as number[];
 }
 
 async function measure(name: string, server: ServerProcess, clients: number, request: Buffer, rssBound: number, statusBound: number): Promise<Outcome> {
@@ -159,18 +135,6 @@ async function measure(name: string, server: ServerProcess, clients: number, req
     ...finWait,
   };
   return { name, before, peak, after: memory(server.pid).rssMiB, status: status.sort((a, b) => a - b), cut, rssBound, statusBound };
-}
-
-if (probePort !== 0) {
-  // The prober: time a status request every 100 ms for --hold-ms, print the waits.
-  const waits: number[] = [];
-  const t0 = performance.now();
-  while (performance.now() - t0 < holdMs) {
-    waits.push(await timedStatus(probePort));
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  console.log(JSON.stringify(waits));
-  process.exit(0);
 }
 
 const outcomes: Outcome[] = [];

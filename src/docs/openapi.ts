@@ -229,7 +229,7 @@ function operation(route: ServedRoute, method: string, components: Components, i
     params.push({
       name,
       in: "query",
-      required: false,
+      required: doc.required === true,
       description: doc.description,
       schema: doc.schema === undefined ? { type: "string" } : components.use(doc.schema),
       ...(doc.example === undefined ? {} : { example: doc.example }),

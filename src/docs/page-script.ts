@@ -16,10 +16,12 @@ export const PAGE_SCRIPT = String.raw`
   var $ = function (id) { return document.getElementById(id); };
   var EP = JSON.parse($("endpoints").textContent);
   var WIRE = document.body.getAttribute("data-wire") === "1";
-  var form = $("f"), method = $("method"), path = $("path"), params = $("params"), accept = $("accept");
+  var form = $("f"), method = $("method"), path = $("path"), params = $("params"), query = $("query"), accept = $("accept");
   var ctype = $("ctype"), auth = $("auth"), body = $("body"), raw = $("raw"), crlf = $("crlf"), log = $("log");
   var TOKEN = new RegExp(${JSON.stringify(tokenPattern())});
   var values = {};
+  // The query's fields of the chosen endpoint, in order: [name, input].
+  var queryFields = [];
   var count = 0;
 
   function el(tag, attrs, kids) {
@@ -53,8 +55,29 @@ export const PAGE_SCRIPT = String.raw`
     });
   }
 
+  function renderQuery(list) {
+    query.textContent = "";
+    queryFields = [];
+    query.hidden = list.length === 0;
+    if (list.length === 0) return;
+    query.appendChild(el("legend", { text: "Query parameters (an empty one is left out)" }));
+    list.forEach(function (q) {
+      var id = "q-" + q.name;
+      var input = el("input", { id: id, name: id, autocomplete: "off", spellcheck: "false", title: q.description, placeholder: q.example });
+      // A required one starts with its example, so the form works as it comes; the others are left out until filled.
+      input.value = q.required ? q.example : "";
+      input.addEventListener("input", rebuild);
+      queryFields.push([q.name, input]);
+      query.appendChild(el("div", { class: "row" }, [el("label", { for: id, text: "?" + q.name }), input]));
+    });
+  }
+
   function target() {
-    return path.value.replace(/\/:([^/]+)/g, function (_, n) { return "/" + encodeURIComponent(values[n] || ""); });
+    var t = path.value.replace(/\/:([^/]+)/g, function (_, n) { return "/" + encodeURIComponent(values[n] || ""); });
+    var pairs = queryFields.filter(function (f) { return f[1].value !== ""; }).map(function (f) {
+      return encodeURIComponent(f[0]) + "=" + encodeURIComponent(f[1].value);
+    });
+    return pairs.length === 0 ? t : t + (t.indexOf("?") === -1 ? "?" : "&") + pairs.join("&");
   }
 
   function utf8Length(s) { return new TextEncoder().encode(s).length; }
@@ -91,6 +114,7 @@ export const PAGE_SCRIPT = String.raw`
     var examples = {};
     e.params.forEach(function (p) { examples[p.name] = p.example; });
     renderParams(examples);
+    renderQuery(e.query);
     rebuild();
     $("chosen").textContent = e.method + " " + e.path + ": " + e.summary.replace(/\x60/g, "");
     // Beside the Authorization field, where it tells what to put there (the summary may say it too; the heading need not say it twice).

@@ -31,6 +31,8 @@ interface Endpoint {
   readonly path: string;
   readonly summary: string;
   readonly params: readonly { readonly name: string; readonly description: string; readonly example: string }[];
+  /** The query parameters the route reads, each with the value the form starts with. */
+  readonly query: readonly { readonly name: string; readonly description: string; readonly example: string; readonly required: boolean }[];
   readonly body: { readonly types: readonly string[]; readonly example: string } | null;
   /** A media type a success answer comes in, to start Accept with. */
   readonly accept: string;
@@ -125,6 +127,7 @@ function endpoints(routes: readonly ServedRoute[]): Endpoint[] {
         description: route.params?.[name]?.description ?? "",
         example: route.params?.[name]?.example ?? "",
       })),
+      query: Object.entries(route.query ?? {}).map(([name, doc]) => ({ name, description: doc.description, example: doc.example ?? "", required: doc.required === true })),
       body: route.request === undefined ? null : { types: route.request.mediaTypes, example: route.request.example ?? "" },
       accept: success?.[1].mediaTypes?.[0] ?? "",
       requires: requires.map((r) => r.badge),
@@ -203,6 +206,7 @@ ${endpointRows(list)}
 <div class="row"><label for="path">Path</label><input id="path" name="path" spellcheck="false" autocomplete="off" aria-describedby="path-hint"></div>
 <p id="path-hint" class="hint">A <code>:name</code> segment is filled from the path parameters below.</p>
 <fieldset id="params" hidden></fieldset>
+<fieldset id="query" hidden></fieldset>
 <fieldset><legend>Header fields</legend>
 <div class="row"><label for="accept">Accept</label><input id="accept" name="accept" list="types" spellcheck="false" autocomplete="off"></div>
 <div class="row"><label for="ctype">Content-Type</label><input id="ctype" name="ctype" list="types" spellcheck="false" autocomplete="off"></div>

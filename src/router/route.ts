@@ -36,8 +36,10 @@ export interface RouteParamDoc {
   readonly description: string;
   /** JSON Schema of the (percent-decoded) value; a string when absent. */
   readonly schema?: object;
-  /** A value the interactive page starts with. */
+  /** A value the interactive page starts with (for a query parameter: shown as a hint, unless it is required). */
   readonly example?: string;
+  /** A query parameter the handler cannot do without (path parameters always are). */
+  readonly required?: boolean;
 }
 
 /**

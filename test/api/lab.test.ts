@@ -192,6 +192,13 @@ t.test("drip: numbytes in chunked pieces over the duration, the status asked; bo
   }
 });
 
+t.test("drip to an HTTP/1.0 client: the bytes bare, ended by closing the connection", async (t) => {
+  const { port } = await startApi(t);
+  const r = await send(t, port, `GET /api/lab/drip?numbytes=3&duration=0 HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+  t.same(r.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/octet-stream", "Cache-Control: no-store", "Connection: close"]);
+  t.equal(r.rest.toString("latin1"), "***", "no chunk framing: HTTP/1.0 has none (RFC 9112 §6.3)");
+});
+
 t.test("drip: a client that goes away holds nothing else up; HEAD gets the head alone, without the wait", async (t) => {
   const { port } = await startApi(t);
   const socket = net.connect(port, "127.0.0.1");
@@ -320,6 +327,8 @@ t.test("response-headers: the query's pairs as fields, checked; injection refuse
     const bad = await send(t, port, req("GET", `/api/lab/response-headers?${name}=1`, port));
     t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, new RegExp(`${name} cannot be set here: `)), { parameter: name });
   }
+  const padded = await send(t, port, req("GET", "/api/lab/response-headers?X-A=%201", port));
+  checkProblem(t, { status: padded.status, headers: padded.fields, body: padded.rest.toString() }, 400, /starts or ends with whitespace/);
   const twice = await send(t, port, req("GET", "/api/lab/response-headers?X-A=1&x-a=2", port));
   checkProblem(t, { status: twice.status, headers: twice.fields, body: twice.rest.toString() }, 400, /given twice/);
 });

@@ -45,15 +45,23 @@ async function session(t: Test, adminToken: string): Promise<{ base: string; con
   return { base, context };
 }
 
-t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire view", async (t) => {
+/** A session's first page, collecting script errors; undefined (and a failure that says how to get it) without Chromium. */
+async function pageSession(t: Test): Promise<{ base: string; context: BrowserContext; page: Page; problems: string[] } | undefined> {
   if (!existsSync(CHROMIUM)) {
     t.fail(`Chromium is not at ${CHROMIUM}: run .ci/install-system-packages (or set CHROMIUM_PATH)`);
-    return;
+    return undefined;
   }
   const { base, context } = await session(t, ADMIN_TOKEN);
   const page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  return { base, context, page, problems };
+}
+
+t.test("the page in Chromium: UPDATE with and without a token, YAML, the wire view", async (t) => {
+  const opened = await pageSession(t);
+  if (opened === undefined) return;
+  const { base, context, page, problems } = opened;
   page.on("console", (m) => {
     // Chromium logs every 4xx answer to fetch() as an error; the 401 above is one on purpose.
     if (m.type() === "error" && !/the server responded with a status of 4\d\d/.test(m.text())) problems.push(`console: ${m.text()}`);
@@ -297,4 +305,67 @@ t.test("the page at 390 and 1280 px with a long token: no sideways overflow, exa
     await view.screenshot({ path: path.join(ARTIFACTS, `wire-view-long-token-${width}.png`) });
     await page.close();
   }
+});
+
+// The lab's forms (docs/lab.md): each resource picked from the table, its
+// path and query fields filled from the examples, sent with the page's own
+// method (PURGE: any method token), over a real connection from Chromium.
+t.test("the page in Chromium: every lab resource's form sends and gets its answer", async (t) => {
+  const opened = await pageSession(t);
+  if (opened === undefined) return;
+  const { base, page, problems } = opened;
+  await page.goto(base + "/");
+  const send = page.getByRole("button", { name: "Send", exact: true });
+  const field = (name: string) => page.getByLabel(name, { exact: true });
+  let exchanges = 0;
+  const tryLab = async (path: string, fill: Record<string, string> = {}, via: "fetch" | "wire" = "fetch") => {
+    await page.getByRole("button", { name: `Try * ${path}`, exact: true }).click();
+    t.equal(await field("Method").inputValue(), "PURGE", `${path}: the form starts with a custom method`);
+    for (const [name, value] of Object.entries(fill)) await field(name).fill(value);
+    await page.getByLabel(via === "fetch" ? "fetch() from this browser, over a real connection" : /the wire view: the exact bytes below/).check();
+    await send.click();
+    return lastExchange(page, ++exchanges);
+  };
+
+  const cases: [string, RegExp, RegExp?][] = [
+    ["/api/lab/status/:code", /^PURGE \/api\/lab\/status\/418 → 418/, /"status": 418/],
+    ["/api/lab/redirect/:n", /^PURGE \/api\/lab\/redirect\/3 → 200/, /"path": "\/api\/echo"/],
+    ["/api/lab/redirect-to", /^PURGE \/api\/lab\/redirect-to\?url=%2Fapi%2Fecho → 200/, /"method": "PURGE"/],
+    ["/api/lab/delay/:seconds", /^PURGE \/api\/lab\/delay\/1\.5 → 200/, /"delayedSeconds": 1\.5/],
+    ["/api/lab/drip", /^PURGE \/api\/lab\/drip → 200/, /^\*{10}$/],
+    ["/api/lab/bytes/:n", /^PURGE \/api\/lab\/bytes\/16 → 200/],
+    ["/api/lab/stream/:n", /^PURGE \/api\/lab\/stream\/5 → 200/, /"id":4,/],
+    ["/api/lab/cache", /^PURGE \/api\/lab\/cache → 200/, /"resource": "\/api\/lab\/cache"/],
+    ["/api/lab/cache/:seconds", /^PURGE \/api\/lab\/cache\/60 → 200/],
+    ["/api/lab/etag/:tag", /^PURGE \/api\/lab\/etag\/v1 → 200/, /"etag": "\\"v1\\""/],
+    ["/api/lab/gzip", /^PURGE \/api\/lab\/gzip → 200/, /"coding": "gzip"/],
+    ["/api/lab/deflate", /^PURGE \/api\/lab\/deflate → 200/, /"coding": "deflate"/],
+    ["/api/lab/brotli", /^PURGE \/api\/lab\/brotli → 200/, /"coding": "br"/],
+  ];
+  for (const [path, heading, body] of cases) {
+    const ex = await tryLab(path);
+    t.match(await ex.locator("h3").innerText(), heading, path);
+    if (body !== undefined) t.match(await ex.locator("pre.body").innerText(), body, `${path}: the body shown`);
+  }
+  // Optional query parameters start empty (their example as a hint): filled, they go in the target.
+  const seeded = await tryLab("/api/lab/bytes/:n", { "?seed": "42" });
+  t.match(await seeded.locator("h3").innerText(), /^PURGE \/api\/lab\/bytes\/16\?seed=42 → 200/);
+  const moved = await tryLab("/api/lab/redirect-to", { "?status_code": "307" });
+  t.match(await moved.locator("h3").innerText(), /^PURGE \/api\/lab\/redirect-to\?url=%2Fapi%2Fecho&status_code=307 → 200/, "307: followed with PURGE again");
+  const headers = await tryLab("/api/lab/response-headers", { "?X-Lab": "hello" });
+  t.match(await headers.locator("h3").innerText(), /^PURGE \/api\/lab\/response-headers\?X-Lab=hello → 200/);
+  t.match(await headers.locator("pre.body").innerText(), /"X-Lab": "hello"/);
+  t.match(await headers.locator(".fields").innerText(), /x-lab\s+hello/, "the chosen field is among those the browser received");
+  const coded = await tryLab("/api/lab/brotli");
+  t.match(await coded.locator(".fields").innerText(), /content-encoding\s+br/, "the browser was told the coding, and decoded the body");
+
+  // Through the wire view, the exact bytes: header injection typed into the form is refused, with the byte named.
+  const injected = await tryLab("/api/lab/response-headers", { "?X-Lab": "a\u0000b" }, "wire");
+  t.match(await injected.locator("h3").innerText(), /^PURGE \/api\/lab\/response-headers\?X-Lab=a%00b HTTP\/1\.1 → 400 Bad Request$/);
+  t.match(await injected.locator("pre.body").innerText(), /NUL \(0x00\) at position 1: header injection is refused/);
+  const offsite = await tryLab("/api/lab/redirect-to", { "?url": "//elsewhere.example/" }, "wire");
+  t.match(await offsite.locator("h3").innerText(), /→ 400 Bad Request$/, "a redirect off this server is refused");
+  const gz = await tryLab("/api/lab/gzip", {}, "wire");
+  t.match(await gz.locator(".wireview").innerText(), /Content-Encoding: gzip/, "the wire view shows the coded answer as sent");
+  t.same(problems, [], "no script errors");
 });

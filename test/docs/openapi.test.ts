@@ -70,8 +70,8 @@ t.test("every route of the table is an operation, and nothing else is", async (t
     const names = pathParams(route);
     t.same(
       (op.parameters ?? []).map((p: any) => [p.name, p.in, p.required]),
-      [...names.map((n) => [n, "path", true]), ...Object.keys(route.query ?? {}).map((n) => [n, "query", false])],
-      `${route.path}: every path parameter declared, then the optional query parameters`,
+      [...names.map((n) => [n, "path", true]), ...Object.entries(route.query ?? {}).map(([n, q]) => [n, "query", q.required === true])],
+      `${route.path}: every path parameter declared, then the query parameters, required only where the route says so`,
     );
     if (route.request !== undefined) t.same(Object.keys(op.requestBody.content), route.request.mediaTypes, "request media types");
     if (route.auth === "admin") t.same(op.security, [{ bearer: [] }], "admin routes need the bearer scheme");

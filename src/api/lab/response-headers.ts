@@ -44,6 +44,9 @@ function checkName(request: Request, name: string): void {
 }
 
 function checkValue(request: Request, name: string, value: string): void {
+  if (/^[ \t]|[ \t]$/.test(value)) {
+    refuse(request, name, VALUE_ALLOWED + ", not starting or ending with a space or tab", `The value of ${name} starts or ends with whitespace, which a recipient strips (RFC 9110 §5.5): the field would not say what was asked`);
+  }
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c === 0x09 || (c >= 0x20 && c <= 0x7e)) continue;

@@ -47,7 +47,7 @@ export function labRoutes(): Route[] {
       summary: `One redirect (${REDIRECT_STATUSES.join(", ")}) to a path on this server: never to another site`,
       handler: (request) => redirectTo(request),
       query: {
-        url: { description: "Where to: a path on this server (starts with one /; no //, \\, scheme, space or control byte)", example: "/api/echo" },
+        url: { description: "Where to: a path on this server (starts with one /; no //, \\, scheme, space or control byte)", example: "/api/echo", required: true },
         status_code: { description: `The redirect's status: ${REDIRECT_STATUSES.join(", ")} (default 302). 301, 302 and 303 let a client turn POST into GET; 307 and 308 keep the method and body`, schema: { type: "integer", enum: [...REDIRECT_STATUSES] }, example: "307" },
       },
       responses: { 302: { description: "The redirect asked for (301, 302, 303, 307 or 308)", headers: { Location: "url, as given" } }, 400: { description: "url is missing or is not a path on this server, or status_code is not a redirect: the problem names which" } },
