@@ -152,6 +152,25 @@ t.test("redirect-to: the status asked, to a path on this server only", async (t)
   }
 });
 
+t.test("redirect-to as a client follows it: 301, 302 and 303 turn a POST into a GET, 307 and 308 keep it and its body", async (t) => {
+  const { base } = await startApi(t);
+  const seen: Record<number, { method: string; body: string }> = {};
+  for (const code of [301, 302, 303, 307, 308]) {
+    // Node's fetch follows redirects as the Fetch standard says browsers do.
+    const r = await fetch(`${base}/api/lab/redirect-to?url=/api/echo&status_code=${code}`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: "hello" });
+    t.equal(r.status, 200, `${code}: followed to the echo`);
+    const echo = (await r.json()) as { method: string; body: { content: string } };
+    seen[code] = { method: echo.method, body: echo.body.content };
+  }
+  t.same(seen, {
+    301: { method: "GET", body: "" },
+    302: { method: "GET", body: "" },
+    303: { method: "GET", body: "" },
+    307: { method: "POST", body: "hello" },
+    308: { method: "POST", body: "hello" },
+  });
+});
+
 t.test("delay/:seconds answers no sooner than asked, for any method; the bound is refused", async (t) => {
   const { port } = await startApi(t);
   const started = performance.now();
