@@ -191,11 +191,11 @@ function send(port: number, method: string, path: string, headers: Record<string
   });
 }
 
-/** Posts p0 to p999 through HTTP, 8 at a time. */
-async function fill(port: number): Promise<void> {
-  for (let i = 0; i < POST_COUNT; i += 8) {
+/** Posts p0 to p<count - 1> through HTTP, 8 at a time. */
+export async function fill(port: number, count = POST_COUNT): Promise<void> {
+  for (let i = 0; i < count; i += 8) {
     await Promise.all(
-      Array.from({ length: Math.min(8, POST_COUNT - i) }, async (_, k) => {
+      Array.from({ length: Math.min(8, count - i) }, async (_, k) => {
         const r = await send(port, "POST", `/api/v1/post/p${i + k}`, { "Content-Type": "application/json" }, JSON.stringify(benchPost(i + k)));
         if (r.status !== 201) throw new Error(`filling: POST /api/v1/post/p${i + k} answered ${r.status}: ${r.body.slice(0, 200)}`);
       }),

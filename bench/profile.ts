@@ -3,6 +3,12 @@
 // the profile is summed up by function and by part of the stack.
 //
 //   npm run bench:profile -- [--path /api/v1/status] [--depth 1] [--duration 10] [--top 25] [--keep dir]
+//     [--connections 100] [--fill N]
+//
+// --fill N runs startline on a SQLite file (not :memory:) holding the data
+// bench's posts p0 to p<N - 1> (bench/data.ts), published through HTTP before
+// the profiled run: `--fill 1000 --path '/api/v1/posts?limit=50' --connections 50`
+// profiles a page of 50 as `npm run bench:data` measures it.
 //
 // Shares are of the server's busy time (the profile's samples, idle ones left
 // out). V8's sampler sees JavaScript and the native functions it calls; the
@@ -14,6 +20,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fill } from "./data.js";
 import { ROOT, STARTLINE_MAIN } from "./paths.js";
 import { detectPinning, listeningPort, pinnedNode } from "./proc.js";
 import { runWrk } from "./wrk.js";
@@ -101,13 +108,17 @@ async function main(): Promise<void> {
   const duration = Number(option("--duration", "10"));
   const top = Number(option("--top", "25"));
   const keep = option("--keep", "");
+  const connections = Number(option("--connections", "100"));
+  const posts = Number(option("--fill", "0"));
   const dir = keep || mkdtempSync(join(tmpdir(), "startline-profile-"));
   const pinning = detectPinning();
   const [command, args] = pinnedNode(pinning, pinning.serverCore, ["--cpu-prof", "--cpu-prof-dir", dir, STARTLINE_MAIN]);
-  const server = spawn(command, args, { cwd: ROOT, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" }, stdio: ["ignore", "pipe", "inherit"] });
+  const dataDir = posts > 0 ? join(dir, "data") : ":memory:";
+  const server = spawn(command, args, { cwd: ROOT, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise((resolve) => server.once("exit", resolve));
   const port = await listeningPort(server, "startline");
-  const job = { url: `http://127.0.0.1:${port}`, request: { method: "GET", path }, connections: 100, pipelining: depth, timeout: 10 };
+  if (posts > 0) await fill(port, posts);
+  const job = { url: `http://127.0.0.1:${port}`, request: { method: "GET", path }, connections, pipelining: depth, timeout: 10 };
   const fromUs = Number(process.hrtime.bigint() / 1000n);
   const result = await runWrk(pinning, { ...job, duration });
   const toUs = Number(process.hrtime.bigint() / 1000n);
@@ -117,7 +128,7 @@ async function main(): Promise<void> {
   if (file === undefined) throw new Error(`no profile was written in ${dir}`);
   const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as CpuProfile;
   console.log(
-    `GET ${path}, ${depth} request${depth === 1 ? "" : "s"} per batch, 100 connections, ${duration} s under wrk (profiled: slower than unprofiled): ` +
+    `GET ${path}, ${depth} request${depth === 1 ? "" : "s"} per batch, ${connections} connections${posts > 0 ? `, ${posts} posts on SQLite` : ""}, ${duration} s under wrk (profiled: slower than unprofiled): ` +
       `${Math.round(result.reqPerSec)} req/s, ${result.non2xx + result.errors} errors${pinning.enabled ? "; server on core 0, wrk on core 1" : ""}\n`,
   );
   console.log(summarize(profile, top, fromUs, toUs));
