@@ -7,6 +7,7 @@
 //   npm run bench:data                            # 3 rounds, 4 s after 1 s of warm-up, 50 connections
 //   npm run bench:data -- --rounds 1 --duration 1 # a smoke run
 //   npm run bench:data -- --servers startline,fastify --scenarios page-50,list-all
+//   npm run bench                                 # runs these too, after the engine scenarios (see bench/run.ts)
 //
 // Every round starts each server fresh on a new database file, fills it
 // through HTTP with posts p0 to p999 (title ~25 characters, body 600,
@@ -29,7 +30,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest, Agent } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
 import { clockTicksPerSecond, cpuTicks, detectPinning, listeningPort, pinPid, pinnedNode, procStatus, systemTicks, type Pinning } from "./proc.js";
@@ -357,7 +359,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+// `npm run bench:data` runs this file; `npm run bench` imports it for its data table.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -1,6 +1,7 @@
 // The runner's options: the command line, parsed, and its usage text.
 
 import { DEFAULT_RESULTS_DIR } from "./paths.js";
+import { DATA_SCENARIOS } from "./data.js";
 import { QUICK_SCENARIOS, SCENARIOS } from "./scenarios.js";
 
 export interface Options {
@@ -42,7 +43,9 @@ Options:
                        (default: each scenario's own)
   --rounds <n>         rounds; each server runs once per round per scenario,
                        in an order that rotates (default 3)
-  --scenarios <a,b>    only these scenarios (default all): ${SCENARIOS.map((s) => s.name).join(", ")}
+  --scenarios <a,b>    only these scenarios (default all): ${SCENARIOS.map((s) => s.name).join(", ")};
+                       and of the data endpoints beside fastify (bench/data.ts, run last, none with --quick):
+                       ${DATA_SCENARIOS.map((s) => s.name).join(", ")}
   --quick              smoke run: 1 s runs, no warm-up, 1 round,
                        10 connections, ${QUICK_IDLE_CONNECTIONS} idle connections, and only
                        ${QUICK_SCENARIOS.join(", ")}

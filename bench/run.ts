@@ -52,6 +52,7 @@ import {
 } from "./report.js";
 import { QUICK_SCENARIOS, SCENARIOS, answersAsExpected, checkScenarios, extraMethods, type Scenario } from "./scenarios.js";
 import { WRK_SCRIPT, wrkUnavailable } from "./wrk.js";
+import { DATA_SCENARIOS, DATA_SERVERS, dataTable, runData, type DataOptions } from "./data.js";
 
 function rotate<T>(items: readonly T[], by: number): T[] {
   const k = by % items.length;
@@ -78,13 +79,18 @@ async function main(argv: readonly string[]): Promise<number> {
 
   checkScenarios(SCENARIOS);
   let scenarios: readonly Scenario[] = options.quick ? SCENARIOS.filter((s) => QUICK_SCENARIOS.includes(s.name)) : SCENARIOS;
+  // The data endpoints beside fastify and the data ceiling (bench/data.ts) run after the others: every one by
+  // default, none with --quick, those named with --scenarios.
+  let dataScenarios = options.quick ? [] : DATA_SCENARIOS;
   if (options.scenarios !== undefined) {
-    const unknown = options.scenarios.filter((n) => !SCENARIOS.some((s) => s.name === n));
+    const known = [...SCENARIOS.map((s) => s.name), ...DATA_SCENARIOS.map((s) => s.name)];
+    const unknown = options.scenarios.filter((n) => !known.includes(n));
     if (unknown.length > 0 || options.scenarios.length === 0) {
-      console.error(`bench: unknown scenario ${unknown.join(", ") || "(none given)"}; known: ${SCENARIOS.map((s) => s.name).join(", ")}`);
+      console.error(`bench: unknown scenario ${unknown.join(", ") || "(none given)"}; known: ${known.join(", ")}`);
       return 2;
     }
     scenarios = SCENARIOS.filter((s) => options.scenarios!.includes(s.name));
+    dataScenarios = DATA_SCENARIOS.filter((s) => options.scenarios!.includes(s.name));
   }
 
   for (const file of [STARTLINE_MAIN, benchScript("servers/node-http"), benchScript("servers/ceiling"), benchScript("loadgen"), AUTOCANNON_METHODS_MODULE, GC_ON_SIGNAL_MODULE, WRK_SCRIPT]) {
@@ -275,6 +281,14 @@ async function main(argv: readonly string[]): Promise<number> {
   if (idleRows.length > 0) console.log(`Idle connections:\n\n${idleTable(idleRows)}\n\n${idleLegend()}\n`);
   const shown = relative(process.cwd(), resultsFile);
   console.log(`raw results: ${shown.startsWith("..") ? resultsFile : shown}`);
+  if (dataScenarios.length > 0) {
+    // As issue 28 measured them: wrk, 50 connections (10 for whole lists), 4 s after 1 s of warm-up.
+    const data: DataOptions = { rounds: options.rounds, duration: options.quick ? 1 : 4, warmup: options.quick ? 0 : 1, connections: 50, servers: DATA_SERVERS, scenarios: dataScenarios };
+    console.log("\nThe data endpoints beside fastify and the data ceiling (npm run bench:data):\n");
+    const measured = await runData(data);
+    console.log(`\n${dataTable(data, measured)}\n`);
+    for (const m of measured.filter((m) => m.errors > 0)) ctx.problems.push(`data ${m.scenario} / ${m.server} / round ${m.round}: ${m.errors} errors`);
+  }
   if (ctx.warnings.length > 0) {
     console.log(`\nWARNINGS (${ctx.warnings.length}):`);
     for (const w of ctx.warnings) console.log(`- ${w}`);

@@ -220,6 +220,19 @@ t.test("npm run bench -- --help and a bad option", async (t) => {
   const unknown = await runCommand(process.execPath, [run, "--scenarios", "nope"]);
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, "unknown scenario nope");
+  t.match(help.stdout, "page-50", "the data endpoints are scenarios of the same command");
+});
+
+t.test("npm run bench -- --quick --scenarios post-one: the data endpoints' table, startline beside fastify and the data ceiling", async (t) => {
+  const resultsDir = mkdtempSync(path.join(tmpdir(), "startline-bench-"));
+  t.teardown(() => rmSync(resultsDir, { recursive: true, force: true }));
+  const outcome = await runCommand(process.execPath, [path.join(ROOT, "dist", "bench", "run.js"), "--quick", "--scenarios", "post-one", "--results-dir", resultsDir]);
+  t.equal(outcome.code, 0, "exit code 0", { stdout: outcome.stdout, stderr: outcome.stderr });
+  const header = outcome.stdout.split("\n").find((l) => l.startsWith("| endpoint |")) ?? "";
+  for (const column of ["startline req/s", "fastify req/s", "ceiling req/s", "fastify CPU ÷ startline CPU", "CPU vs ceiling"]) t.match(header, column, `the data table has ${column}`);
+  const row = outcome.stdout.split("\n").find((l) => l.startsWith("| GET /api/v1/post/:id |")) ?? "";
+  t.match(row, /^\| GET \/api\/v1\/post\/:id \| [0-9,]+ \| [0-9,]+ \| [0-9,]+ \| [0-9.]+x \|/, "a row with the three servers' req/s and the ratio", { row });
+  t.notMatch(outcome.stdout, /\| status \|/, "no engine scenario was asked for");
 });
 
 t.test("the ceiling counts request ends split anywhere across chunks", async (t) => {
