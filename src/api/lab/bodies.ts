@@ -41,9 +41,14 @@ export function bytesAnswer(request: Request, text: string): Response {
 
 export const NDJSON = "application/x-ndjson";
 
-/** Line i (from 0): its number and the request, as httpbin's stream gives them. Asked for one at a time, as the socket takes them. */
+/**
+ * Line i (from 0): its number and the request without its body, as httpbin's
+ * stream gives them (a request body up to 1 MiB repeated on 1,000 lines would
+ * make a 1 GiB answer of one request). Asked for one at a time, as the socket
+ * takes them.
+ */
 async function* lines(n: number, request: Request): AsyncGenerator<string, void, undefined> {
-  const shown = describe(request);
+  const { body: _body, ...shown } = describe(request);
   for (let id = 0; id < n; id++) yield JSON.stringify({ id, ...shown }) + "\n";
 }
 

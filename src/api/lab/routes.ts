@@ -88,7 +88,7 @@ export function labRoutes(): Route[] {
       summary: `n lines of JSON (at most ${MAX_LINES}), each sent as the client takes the last, chunked`,
       handler: (request, p) => streamAnswer(request, p.n),
       params: { n: whole(`How many lines: 1 to ${MAX_LINES}`, 1, MAX_LINES, "5") },
-      responses: { 200: { description: "One JSON object per line: `id` (0, 1, ...) and the echo of the request", mediaTypes: [NDJSON], headers: NO_STORE }, 400: INVALID },
+      responses: { 200: { description: "One JSON object per line: `id` (0, 1, ...) and the echo of the request, without its body", mediaTypes: [NDJSON], headers: NO_STORE }, 400: INVALID },
     }),
     {
       method: ANY_METHOD,
