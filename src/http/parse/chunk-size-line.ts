@@ -73,7 +73,10 @@ function chunkExtensionError(buf: Buffer, s: number, e: number): number {
     const nameStart = i;
     while (i < e && TCHAR[buf[i]!] === 1) i++;
     if (i === nameStart) return i;
+    const nameEnd = i;
     skipBws();
+    // BWS only ever leads to "=" or ";": whitespace that ends the line is not in the grammar.
+    if (i === e && i !== nameEnd) return e;
     if (i < e && buf[i] === EQUALS) {
       i++;
       skipBws();
