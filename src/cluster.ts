@@ -41,9 +41,14 @@ type Message =
   /** Worker to primary: connection `id` is this worker's now. */
   | { readonly type: "adopted"; readonly id: number };
 
-/** A worker that dies this soon after starting is crashing on start, not in service. */
-const EARLY_DEATH_MS = 2000;
-const MAX_EARLY_DEATHS = 5;
+/**
+ * Workers in a row that die before they ever serve: the primary gives up,
+ * since they cannot start (a setting, the store). A worker that served and
+ * was then killed (an operator, the OOM killer, a test) is replaced without
+ * counting, however young: counting those once let five quick kills under a
+ * loaded machine take the whole server down.
+ */
+const MAX_FAILED_STARTS = 5;
 /** How often a worker reports its counts to the primary. */
 const REPORT_MS = 500;
 
@@ -98,8 +103,9 @@ export async function runPrimary(config: Config): Promise<void> {
 
   let stopping = false;
   let announced = false;
-  let earlyDeaths = 0;
-  const started = new Map<number, number>();
+  let failedStarts = 0;
+  /** Workers that said they serve, by id, while they live: a death after that is not a failure to start. */
+  const served = new Set<number>();
   /** Workers that said they serve, in the order connections go to them. */
   const ready: Worker[] = [];
   let turn = 0;
@@ -129,7 +135,6 @@ export async function runPrimary(config: Config): Promise<void> {
 
   const fork = (): Worker => {
     const worker = cluster.fork();
-    started.set(worker.id, Date.now());
     handing.set(worker.id, new Map());
     let finalReport!: () => void;
     reported.set(worker.id, new Promise<void>((resolve) => (finalReport = resolve)));
@@ -159,6 +164,8 @@ export async function runPrimary(config: Config): Promise<void> {
         handing.get(worker.id)?.delete(message.id);
       } else if (message.type === "ready") {
         if (stopping || !worker.isConnected()) return;
+        served.add(worker.id);
+        failedStarts = 0;
         ready.push(worker);
         for (const socket of waiting.splice(0)) handOff(socket);
         if (!announced && ready.length >= config.workers) announce();
@@ -190,9 +197,9 @@ export async function runPrimary(config: Config): Promise<void> {
 
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) return;
-    const lived = Date.now() - (started.get(worker.id) ?? 0);
-    if (lived < EARLY_DEATH_MS && ++earlyDeaths >= MAX_EARLY_DEATHS) {
-      console.error(`startline: workers keep dying right after they start (last: code ${code}, signal ${signal}); giving up`);
+    const failedToStart = !served.delete(worker.id);
+    if (failedToStart && ++failedStarts >= MAX_FAILED_STARTS) {
+      console.error(`startline: ${failedStarts} workers in a row died before serving (last: code ${code}, signal ${signal}); giving up`);
       process.exit(1);
     }
     console.error(`startline: worker ${worker.id} (pid ${worker.process.pid}) exited (${signal ?? `code ${code}`}); starting a replacement`);

@@ -12,7 +12,8 @@ import t from "tap";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { killUnderLoad } from "../../bench/hardening/deaths.js";
+import { killUnderLoad, workerPids } from "../../bench/hardening/deaths.js";
+import { happens } from "../helpers/hang.js";
 import { startServer } from "../helpers/process.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "startline-deaths-"));
@@ -36,4 +37,43 @@ t.test("five workers killed under load: every request ends, and the server goes 
   const status = await fetch(`http://127.0.0.1:${port}/api/v2/status`, { headers: { Connection: "close" }, signal: AbortSignal.timeout(10_000) });
   t.equal(status.status, 200, "and the port still answers");
   await status.arrayBuffer();
+});
+
+t.test("a worker killed as soon as it serves is replaced every time: dying after serving is not a failure to start", async (t) => {
+  // Seven workers in a row, each killed right after its first answer, each younger than a second or two:
+  // the primary once counted such deaths as a crash loop and gave up at the fifth, closing the port.
+  // The access log (not QUIET) names the worker of each answer: w1, w2, then w3 for the first replacement...
+  const server = startServer({ WORKERS: "2", DATA_DIR: dir });
+  t.teardown(async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill("SIGTERM");
+      await server.exited();
+    }
+  });
+  const port = Number(new URL(await server.url()).port);
+  // The primary holds the port and hands each new connection to the next serving worker in turn.
+  const status = async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v2/status`, { headers: { Connection: "close" }, signal: AbortSignal.timeout(10_000) });
+    await response.arrayBuffer();
+    return response.status;
+  };
+  const answeredBy = (id: number) => server.lines.some((l) => l.startsWith(`w${id} `));
+  const kills = 7;
+  for (let k = 0; k < kills; k++) {
+    const youngest = 2 + k;
+    // Asked until the youngest worker has answered one (the hang detector bounds it).
+    await happens(t, (async () => {
+      while (!answeredBy(youngest)) t.equal(await status(), 200);
+    })(), `worker ${youngest} serves`);
+    // Process ids grow: the youngest worker has the highest.
+    const pids = await workerPids(server.child.pid!);
+    process.kill(Math.max(...pids), "SIGKILL");
+    await happens(t, new Promise<void>((resolve) => {
+      const replaced = () => server.lines.filter((l) => /exited \(SIGKILL\); starting a replacement$/.test(l)).length > k;
+      if (replaced()) return resolve();
+      const stop = server.onLine(() => replaced() && (stop(), resolve()));
+    }), `worker ${youngest}'s death is followed by a replacement`);
+  }
+  t.equal(await status(), 200, "the port still answers");
+  t.equal(server.child.exitCode, null, "the primary is still running");
 });
