@@ -50,9 +50,9 @@ for (const workers of ["1", "2"]) {
     if (workers === "1") {
       t.equal(await busy.exited(), 1, "the start on a busy port fails");
     } else {
-      // The primary replaces a worker that dies, and gives up only after a
-      // few early deaths, by the clock; what matters here is that a worker
-      // could not listen, after which this start is stopped.
+      // The primary replaces a worker that dies, and gives up only when
+      // five in a row die before serving; what matters here is that a
+      // worker could not listen, after which this start is stopped.
       await busy.line(/the address is already in use/);
       busy.child.kill("SIGTERM");
       await busy.exited();
