@@ -10,8 +10,8 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { DATABASE_FILE } from "../src/store/open.js";
+import { makePost } from "../src/store/records.js";
 import { representationOf } from "../src/store/representation.js";
-import { postFromRow } from "../src/store/schema.js";
 import { createSqliteStore } from "../src/store/sqlite.js";
 
 export interface FillOptions {
@@ -21,19 +21,20 @@ export interface FillOptions {
   readonly bodyChars?: number;
 }
 
-/** The n-th post's columns (1-based): varied a little, as real posts are. */
-function row(n: number, bodyChars: number, at: string): [string, string, string, string | null, string | null, string, string] {
+/** The n-th post's row (1-based): varied a little, as real posts are; a row is the post's id, JSON text and tag, as the store writes it. */
+function row(n: number, bodyChars: number, at: string): [string, string, string] {
   const sentence = `Post ${n}: a request line, header fields, an empty line, then the body; framing decides where it ends. `;
   const body = bodyChars > 0 ? sentence.repeat(Math.ceil(bodyChars / sentence.length)).slice(0, bodyChars) : sentence;
-  return [
-    `post-${String(n).padStart(7, "0")}`,
-    `Notes on HTTP/1.1, part ${n}`,
-    body,
-    n % 2 === 0 ? "ana" : null,
-    n % 3 === 0 ? JSON.stringify(["http", `tag-${n % 100}`]) : null,
+  const id = `post-${String(n).padStart(7, "0")}`;
+  const post = makePost(
+    id,
+    { title: `Notes on HTTP/1.1, part ${n}`, body, ...(n % 2 === 0 ? { author: "ana" } : {}), ...(n % 3 === 0 ? { tags: ["http", `tag-${n % 100}`] } : {}) },
     at,
     at,
-  ];
+  );
+  // The post's representation, as the store writes it with every post (src/store/representation.ts).
+  const { json, tag } = representationOf(post);
+  return [id, json, tag];
 }
 
 /**
@@ -48,16 +49,13 @@ export async function fillPosts(dataDir: string, options: FillOptions): Promise<
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = OFF"); // a throwaway benchmark file: no fsync per page
-    const insert = db.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at, json, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const insert = db.prepare("INSERT INTO posts (id, json, tag) VALUES (?, ?, ?)");
     const start = (db.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
     const at = new Date().toISOString();
     const began = performance.now();
     db.transaction(() => {
       for (let n = start + 1; n <= start + options.posts; n++) {
-        const columns = row(n, options.bodyChars ?? 0, at);
-        // The post's representation, as the store writes it with every post (src/store/representation.ts).
-        const { json, tag } = representationOf(postFromRow({ id: columns[0], title: columns[1], body: columns[2], author: columns[3], tags: columns[4], published_at: at, updated_at: at }));
-        insert.run(...columns, json, tag);
+        insert.run(...row(n, options.bodyChars ?? 0, at));
       }
     })();
     db.pragma("wal_checkpoint(TRUNCATE)");

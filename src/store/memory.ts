@@ -14,7 +14,6 @@ import {
   clockFrom,
   copyArticle,
   copyFact,
-  copyPost,
   copyToken,
   laterOf,
   makeArticle,
@@ -23,8 +22,10 @@ import {
   makeToken,
   parseSequentialId,
   pickIndex,
+  postChars,
+  factChars,
 } from "./records.js";
-import { jsonPageOf, representationOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
 import type {
   Article,
   ArticleStore,
@@ -44,17 +45,23 @@ import type {
   TokenStore,
 } from "./types.js";
 
-/** A post as stored: the record and its representation (and that JSON in UTF-8, for pages), made together when it was written. */
+/**
+ * A post as stored: its representation (and that JSON in UTF-8, for pages),
+ * made when it was written, and nothing else, as in the other stores: a read
+ * of the record parses the text (postFromJson), which also makes the copy no
+ * caller may share.
+ */
 interface StoredPost {
-  readonly post: Post;
   readonly representation: Representation;
   readonly bytes: Buffer;
 }
 
 function storedPost(post: Post): StoredPost {
   const representation = representationOf(post);
-  return { post, representation, bytes: Buffer.from(representation.json) };
+  return { representation, bytes: Buffer.from(representation.json) };
 }
+
+const postOf = (stored: StoredPost): Post => postFromJson(stored.representation.json);
 
 interface State {
   /** Map order is insertion order: creation order, as `list()` promises. */
@@ -121,8 +128,6 @@ function cut<T>(query: PageQuery, start: number, count: number, positionAt: (i: 
   return last === undefined ? { items } : { items, last };
 }
 
-const postChars = (post: Post) => post.title.length + post.body.length;
-const factChars = (fact: Fact) => fact.text.length + fact.source.length;
 
 function spanOf(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position): PageSpan {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
@@ -157,12 +162,12 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
   const posts: PostStore = {
     async list() {
       open();
-      return [...state.posts.values()].map((stored) => copyPost(stored.post));
+      return [...state.posts.values()].map(postOf);
     },
     async get(id) {
       open();
       const stored = state.posts.get(id);
-      return stored === undefined ? undefined : copyPost(stored.post);
+      return stored === undefined ? undefined : postOf(stored);
     },
     async representation(id) {
       open();
@@ -171,7 +176,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async create(input) {
       open();
       const existing = state.posts.get(input.id);
-      if (existing !== undefined) return { kind: "exists", existing: copyPost(existing.post) };
+      if (existing !== undefined) return { kind: "exists", existing: postOf(existing) };
       const now = stamp();
       const post = makePost(input.id, input, now, now);
       const stored = storedPost(post);
@@ -180,25 +185,26 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.postOrder.push({ position, id: post.id });
       state.postPositions.set(post.id, position);
       state.revisions.posts++;
-      return { kind: "created", item: copyPost(post), representation: stored.representation };
+      return { kind: "created", item: post, representation: stored.representation }; // the store keeps no reference to post
     },
     async update(id, change) {
       open();
       const stored = state.posts.get(id);
       if (stored === undefined) return { kind: "missing" };
-      const current = stored.post;
-      const fields = change(copyPost(current)); // throws to change nothing
-      const post = makePost(id, fields, current.publishedAt, laterOf(stamp(), current.updatedAt));
+      const current = postOf(stored); // a fresh parse: change may do what it likes with it
+      const { publishedAt, updatedAt } = current;
+      const fields = change(current); // throws to change nothing
+      const post = makePost(id, fields, publishedAt, laterOf(stamp(), updatedAt));
       const next = storedPost(post);
       state.posts.set(id, next); // replacing a key keeps its place in the Map
       state.revisions.posts++;
-      return { kind: "updated", item: copyPost(post), representation: next.representation };
+      return { kind: "updated", item: post, representation: next.representation };
     },
     async delete(id, precondition) {
       open();
       const current = state.posts.get(id);
       if (current === undefined) return false;
-      precondition?.(copyPost(current.post)); // throws to keep the post
+      precondition?.(postOf(current)); // throws to keep the post
       const position = state.postPositions.get(id)!;
       state.postOrder.splice(firstAfter(state.postOrder, position - 1), 1);
       state.postPositions.delete(id);
@@ -208,7 +214,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async page(query) {
       open();
       const order = state.postOrder;
-      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => copyPost(state.posts.get(order[i]!.id)!.post), postChars);
+      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => postOf(state.posts.get(order[i]!.id)!), postChars);
     },
     async pageJson(query) {
       open();

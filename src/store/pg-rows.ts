@@ -1,6 +1,7 @@
-// A post's row as the PostgreSQL store reads it (timestamps as Timestamp
-// strings, pg-types.ts; tags as a string array), and the post it holds:
-// shared by the store and the migration that fills in representations.
+// A post's row as schema versions 1 to 4 held it in PostgreSQL, the fields
+// as columns (timestamps as Timestamp strings, pg-types.ts; tags as a string
+// array), and the post it holds: what migration 4 reads to fill in each
+// post's representation. From version 5 a row holds only that representation.
 
 import { makePost } from "./records.js";
 import type { Post, Timestamp } from "./types.js";

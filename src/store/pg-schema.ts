@@ -127,4 +127,21 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     sql: "ALTER TABLE posts ADD COLUMN json text, ADD COLUMN tag text",
     then: backfillPostRepresentations,
   },
+  // 5: a post is its representation: the row keeps the id (the key a publish
+  // races for), the position and the JSON text with its tag, and drops the
+  // fields it held a second time (schema.ts, migration 5, says why; no query
+  // finds a post by anything but id and position). ALTER fires no row
+  // trigger: the revision does not move. The identity sequence of seq stays
+  // where it was, so no position comes back.
+  `
+  ALTER TABLE posts
+    ALTER COLUMN json SET NOT NULL,
+    ALTER COLUMN tag SET NOT NULL,
+    DROP COLUMN title,
+    DROP COLUMN body,
+    DROP COLUMN author,
+    DROP COLUMN tags,
+    DROP COLUMN published_at,
+    DROP COLUMN updated_at
+  `,
 ];

@@ -29,9 +29,8 @@ import { describeOpenFailure, isUnavailable, redactUrl } from "./pg-errors.js";
 import { migrate } from "./pg-migrate.js";
 import { PG_LOCK, PG_LOCK_SPACE } from "./pg-schema.js";
 import { SESSION_SETUP, TYPES } from "./pg-types.js";
-import { postFromRow, type PostRow } from "./pg-rows.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
-import { jsonPageOf, representationOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
 import type {
   Article,
   ArticleStore,
@@ -71,8 +70,11 @@ export interface PostgresOptions extends StoreOptions {
   readonly log?: (line: string) => void;
 }
 
-// Rows as the SELECT lists below shape them (posts: pg-rows.ts). Timestamps
-// arrive as Timestamp strings (pg-types.ts).
+// Rows as the SELECT lists below shape them. Timestamps arrive as Timestamp
+// strings (pg-types.ts). A post is its stored JSON text (schema version 5).
+interface PostRow {
+  json: string;
+}
 interface ArticleRow {
   id: string;
   title: string;
@@ -96,12 +98,11 @@ interface TokenRow {
   last_used_at: Timestamp | null;
 }
 
-const toPost = postFromRow;
+const toPost = (r: PostRow): Post => postFromJson(r.json);
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
 const toFact = (r: FactRow): Fact => makeFact(r.id, r.text, r.source, r.created_at);
 const toToken = (r: TokenRow): TokenRecord => makeToken(r.id, r.role, r.origin, r.hash, r.created_at, r.last_used_at);
 
-const POST = "id, title, body, author, tags, published_at, updated_at";
 const ARTICLE = "id, title, body, author, updated_at";
 const FACT = "id, text, source, created_at";
 const TOKEN = "id, role, origin, hash, created_at, last_used_at";
@@ -143,12 +144,15 @@ function spanOf(rows: Positioned[], limit: number): PageSpan {
 const Q = {
   // Keyset pages: a range scan of the unique index on seq (facts: the primary key), the same cost at any depth.
   // At most $3 rows are read (the inner LIMIT); a running sum of their sizes then cuts the page after the row
-  // that reaches maxChars ($4), in the database, so that the rows past it are not sent at all.
+  // that reaches maxChars ($4), in the database, so that the rows past it are not sent at all. A post's size
+  // (title and body) is read from its JSON text, the only place the row holds them.
   postPage: statement(
     "post-page",
-    `SELECT pos, ${POST} FROM (
-       SELECT *, sum(length(title) + length(body)) OVER (ORDER BY pos) - (length(title) + length(body)) AS before
-       FROM (SELECT seq AS pos, ${POST} FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
+    `SELECT pos, json FROM (
+       SELECT pos, json, sum(chars) OVER (ORDER BY pos) - chars AS before FROM (
+         SELECT pos, json, length(fields->>'title') + length(fields->>'body') AS chars
+         FROM (SELECT seq AS pos, json, json::json AS fields FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
+       ) AS sized
      ) AS page WHERE before < $4 ORDER BY pos`,
   ),
   postSpan: statement("post-span", "SELECT seq AS pos FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3"),
@@ -183,17 +187,14 @@ const Q = {
   ),
   factSpan: statement("fact-span", "SELECT id AS pos FROM facts WHERE id > $1 AND id <= $2 ORDER BY id LIMIT $3"),
   revision: statement("revision", "SELECT n, epoch FROM revisions WHERE collection = $1"),
-  postList: statement("post-list", `SELECT ${POST} FROM posts ORDER BY seq`),
-  postGet: statement("post-get", `SELECT ${POST} FROM posts WHERE id = $1`),
+  postList: statement("post-list", "SELECT json FROM posts ORDER BY seq"),
+  postGet: statement("post-get", "SELECT json FROM posts WHERE id = $1"),
   // In a transaction: the row is locked until COMMIT, and a writer that got there first is waited for, then read as it left it.
-  postLock: statement("post-lock", `SELECT ${POST} FROM posts WHERE id = $1 FOR UPDATE`),
-  postInsert: statement(
-    "post-insert",
-    `INSERT INTO posts (id, title, body, author, tags, published_at, updated_at, json, tag) VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-  ),
-  // Only on a row locked by postLock: updated_at ($6) is computed from the locked row's, never backwards
-  // (laterOf), and the representation ($7, $8) from the same values, so the two always agree.
-  postUpdate: statement("post-update", `UPDATE posts SET title = $2, body = $3, author = $4, tags = $5, updated_at = $6, json = $7, tag = $8 WHERE id = $1`),
+  postLock: statement("post-lock", "SELECT json FROM posts WHERE id = $1 FOR UPDATE"),
+  postInsert: statement("post-insert", "INSERT INTO posts (id, json, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING"),
+  // Only on a row locked by postLock: the representation's updatedAt is computed from the locked row's, never
+  // backwards (laterOf).
+  postUpdate: statement("post-update", "UPDATE posts SET json = $2, tag = $3 WHERE id = $1"),
   postDelete: statement("post-delete", "DELETE FROM posts WHERE id = $1"),
   articleList: statement("article-list", `SELECT ${ARTICLE} FROM articles ORDER BY seq`),
   articleGet: statement("article-get", `SELECT ${ARTICLE} FROM articles WHERE id = $1`),
@@ -362,10 +363,9 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       const now = stamp();
       const item = makePost(post.id, post, now, now);
       const representation = representationOf(item);
-      const tags = post.tags === undefined ? null : [...post.tags];
       // Usually one pass. A second only if the post that blocked the insert was deleted before we could read it.
       for (let attempt = 0; attempt < 3; attempt++) {
-        const inserted = await query(Q.postInsert(post.id, post.title, post.body, post.author ?? null, tags, now, representation.json, representation.tag));
+        const inserted = await query(Q.postInsert(post.id, representation.json, representation.tag));
         if (inserted.rowCount === 1) return { kind: "created", item, representation };
         const existing = await getPost(post.id);
         if (existing !== undefined) return { kind: "exists", existing };
@@ -376,12 +376,13 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       transaction(async (c): Promise<PostUpdateResult> => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
         if (row === undefined) return { kind: "missing" };
-        const fields = change(toPost(row));
-        const tags = fields.tags === undefined ? null : [...fields.tags];
+        const current = toPost(row); // a fresh parse: change may do what it likes with it
+        const { publishedAt, updatedAt } = current;
+        const fields = change(current);
         // updatedAt never moves backwards, even when this machine's clock does (or lags another's).
-        const item = makePost(id, fields, row.published_at, laterOf(stamp(), row.updated_at));
+        const item = makePost(id, fields, publishedAt, laterOf(stamp(), updatedAt));
         const representation = representationOf(item);
-        await c.query(Q.postUpdate(id, fields.title, fields.body, fields.author ?? null, tags, item.updatedAt, representation.json, representation.tag));
+        await c.query(Q.postUpdate(id, representation.json, representation.tag));
         return { kind: "updated", item, representation };
       }),
     async delete(id, precondition) {

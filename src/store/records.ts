@@ -58,6 +58,11 @@ export function copyToken(token: TokenRecord): TokenRecord {
   return makeToken(token.id, token.role, token.origin, token.hash, token.createdAt, token.lastUsedAt);
 }
 
+/** A post's size as PageQuery.maxChars counts it: its title and body, in UTF-16 code units. */
+export const postChars = (post: Post): number => post.title.length + post.body.length;
+/** A fact's size as PageQuery.maxChars counts it: its text and source. */
+export const factChars = (fact: Fact): number => fact.text.length + fact.source.length;
+
 /** The store's clock as a Timestamp-making function. */
 export function clockFrom(options: StoreOptions): () => Timestamp {
   const now = options.now ?? (() => new Date());

@@ -18,6 +18,16 @@ export function representationOf(record: Post): Representation {
 }
 
 /**
+ * The post a stored JSON text holds: a store keeps a post as its
+ * representation only, and this is the way back. The text was written by
+ * representationOf from a record makePost shaped, so parsing it gives that
+ * record again, keys in the same order (a fresh object every call).
+ */
+export function postFromJson(json: string): Post {
+  return JSON.parse(json) as Post;
+}
+
+/**
  * Where a page ends, from the rows after its start, in order, up to limit + 1
  * of them: the rows the page takes (cut as PageQuery says: at most `limit`,
  * and the row whose size brings the total to maxChars is the last), and

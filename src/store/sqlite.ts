@@ -13,9 +13,8 @@
 // too, at the cost of an fsync per commit.
 
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
-import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex } from "./records.js";
-import { jsonPageOf, representationOf } from "./representation.js";
-import { postFromRow, type PostRow } from "./schema.js";
+import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
+import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
 import type {
   Article,
   ArticleFields,
@@ -72,7 +71,12 @@ interface TokenRow {
   last_used_at: string | null;
 }
 
-const toPost = postFromRow;
+/** A posts row as read (schema version 5: the post is its JSON text). */
+interface PostRow {
+  json: string;
+}
+
+const toPost = (r: PostRow): Post => postFromJson(r.json);
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
 /** Token ids are the store's "1", "2", ...: anything else names no token. */
 const idOf = (id: string): number | undefined => parseSequentialId(id);
@@ -100,18 +104,19 @@ interface JsonPageRow {
 const bounds = (query: PageQuery): [number, number] => [query.after ?? 0, query.through ?? Number.MAX_SAFE_INTEGER];
 
 /**
- * A page from its rows (each with its position and its size as maxChars
- * counts it), in order: read one at a time, and no more once the sizes reach
- * maxChars (leaving the loop early resets the statement).
+ * A page from its rows (each with its position), in order: read one at a
+ * time, and no more once the items' sizes as maxChars counts them (`chars`)
+ * reach maxChars (leaving the loop early resets the statement).
  */
-function pageOf<R extends { pos: number; chars: number }, T>(rows: IterableIterator<R>, maxChars: number | undefined, to: (row: R) => T): Page<T> {
+function pageOf<R extends { pos: number }, T>(rows: IterableIterator<R>, maxChars: number | undefined, to: (row: R) => T, chars: (item: T) => number): Page<T> {
   const items: T[] = [];
   let last: number | undefined;
   let total = 0;
   for (const row of rows) {
-    items.push(to(row));
+    const item = to(row);
+    items.push(item);
     last = row.pos;
-    total += row.chars;
+    total += chars(item);
     if (maxChars !== undefined && total >= maxChars) break;
   }
   return last === undefined ? { items } : { items, last };
@@ -143,11 +148,10 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   // binding expires the statement and the next run parses and plans it again (about 15 µs, three times what a
   // short page costs); "? + 0" is an expression, computed when the statement runs.
   const q = {
-    postList: db.prepare<[], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts ORDER BY seq"),
-    // Keyset pages: a range of the rowid (seq), so a page costs the same at any depth.
-    postPage: db.prepare<[number, number, number], PostRow & { pos: number; chars: number }>(
-      "SELECT seq AS pos, length(title) + length(body) AS chars, id, title, body, author, tags, published_at, updated_at FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
-    ),
+    postList: db.prepare<[], PostRow>("SELECT json FROM posts ORDER BY seq"),
+    // Keyset pages: a range of the rowid (seq), so a page costs the same at any depth. The size maxChars
+    // counts (title and body) is the parsed post's: the row holds no fields of its own.
+    postPage: db.prepare<[number, number, number], PostRow & { pos: number }>("SELECT seq AS pos, json FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0"),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").pluck(),
     // A JSON page in one statement (one read snapshot, one trip into SQLite), with the revision and whether a
     // row follows (one probe of the rowid). The texts are joined by SQLite into one buffer (a BLOB comes over
@@ -176,11 +180,9 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
     revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
-    postGet: db.prepare<[string], PostRow>("SELECT id, title, body, author, tags, published_at, updated_at FROM posts WHERE id = ?"),
-    postInsert: db.prepare(
-      "INSERT INTO posts (id, title, body, author, tags, published_at, updated_at, json, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-    ),
-    postUpdate: db.prepare("UPDATE posts SET title = ?, body = ?, author = ?, tags = ?, updated_at = ?, json = ?, tag = ? WHERE id = ?"),
+    postGet: db.prepare<[string], PostRow>("SELECT json FROM posts WHERE id = ?"),
+    postInsert: db.prepare<[string, string, string]>("INSERT INTO posts (id, json, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING"),
+    postUpdate: db.prepare<[string, string, string]>("UPDATE posts SET json = ?, tag = ? WHERE id = ?"),
     postDelete: db.prepare("DELETE FROM posts WHERE id = ?"),
     articleList: db.prepare<[], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles ORDER BY seq"),
     articleGet: db.prepare<[string], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles WHERE id = ?"),
@@ -189,8 +191,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     articleUpdate: db.prepare("UPDATE articles SET title = ?, body = ?, author = ?, updated_at = ? WHERE id = ?"),
     factList: db.prepare<[], FactRow>("SELECT id, text, source, created_at FROM facts ORDER BY id"),
     factGet: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id = ?"),
-    factPage: db.prepare<[number, number, number], FactRow & { pos: number; chars: number }>(
-      "SELECT id AS pos, length(text) + length(source) AS chars, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ? + 0",
+    factPage: db.prepare<[number, number, number], FactRow & { pos: number }>(
+      "SELECT id AS pos, id, text, source, created_at FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ? + 0",
     ),
     factSpan: db.prepare<[number, number, number], number>("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ? + 0").pluck(),
     factCount: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM facts"),
@@ -225,12 +227,12 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): PostUpdateResult => {
     const row = q.postGet.get(id);
     if (row === undefined) return { kind: "missing" };
-    const fields = change(toPost(row));
-    const updatedAt = laterOf(stamp(), row.updated_at);
-    const item = makePost(id, fields, row.published_at, updatedAt);
+    const current = toPost(row); // a fresh parse: change may do what it likes with it
+    const { publishedAt, updatedAt } = current;
+    const fields = change(current);
+    const item = makePost(id, fields, publishedAt, laterOf(stamp(), updatedAt));
     const representation = representationOf(item);
-    const tags = fields.tags === undefined ? null : JSON.stringify(fields.tags);
-    q.postUpdate.run(fields.title, fields.body, fields.author ?? null, tags, updatedAt, representation.json, representation.tag, id);
+    q.postUpdate.run(representation.json, representation.tag, id);
     return { kind: "updated", item, representation };
   });
   const postJsonPage = (query: PageQuery): JsonPage => {
@@ -273,14 +275,13 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const now = stamp();
       const item = makePost(post.id, post, now, now);
       const representation = representationOf(item);
-      const tags = post.tags === undefined ? null : JSON.stringify(post.tags);
-      const info = q.postInsert.run(post.id, post.title, post.body, post.author ?? null, tags, now, now, representation.json, representation.tag);
+      const info = q.postInsert.run(post.id, representation.json, representation.tag);
       if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
       return { kind: "created", item, representation };
     },
     update: async (id, change) => updatePost.immediate(id, change),
     delete: async (id, precondition) => deletePost.immediate(id, precondition),
-    page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost),
+    page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
@@ -309,7 +310,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
         return index === undefined ? undefined : toFact(q.factAt.get(index)!);
       })(),
     create: async (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
-    page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact),
+    page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact, factChars),
     pageJson: async (query) => factJsonPage(query),
     span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("facts"),
