@@ -2,6 +2,7 @@
 
 import { DEFAULT_RESULTS_DIR } from "./paths.js";
 import { DATA_SCENARIOS } from "./data.js";
+import { MODES } from "./modes.js";
 import { QUICK_SCENARIOS, SCENARIOS } from "./scenarios.js";
 
 export interface Options {
@@ -64,6 +65,9 @@ Options:
   --no-wrk             autocannon only: leave out the wrk runs of the engine
                        scenarios (${SCENARIOS.filter((s) => s.wrk === true).map((s) => s.name).join(", ")})
   --help               this text
+
+Modes (one at a time; the options after it are the mode's own, see bench/README.md):
+${MODES.map((m) => `  ${m.flag.padEnd(19)}${m.what}`).join("\n")}
 
 Exit status: 0 when every run succeeded with only 2xx responses, no errors
 and the same responses from every server; 1 otherwise; 2 on bad options.`;

@@ -52,6 +52,7 @@ import {
 } from "./report.js";
 import { QUICK_SCENARIOS, SCENARIOS, answersAsExpected, checkScenarios, extraMethods, type Scenario } from "./scenarios.js";
 import { WRK_SCRIPT, wrkUnavailable } from "./wrk.js";
+import { runMode } from "./modes.js";
 import { DATA_SCENARIOS, DATA_SERVERS, dataTable, runData, type DataOptions } from "./data.js";
 
 function rotate<T>(items: readonly T[], by: number): T[] {
@@ -62,6 +63,8 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 // ---------------------------------------------------------------- main
 
 async function main(argv: readonly string[]): Promise<number> {
+  const modeStatus = runMode(argv);
+  if (modeStatus !== undefined) return modeStatus;
   let options: Options;
   try {
     options = parseOptions(argv);
