@@ -155,7 +155,27 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
     then: replacePostsTable,
   },
+  // 6: an insert no longer bumps the revision counter by a trigger: it moves
+  // AUTOINCREMENT's mark (sqlite_sequence), which every insert writes anyway,
+  // by exactly one, in the same transaction. A collection's revision is now
+  // that mark plus the counter, which the update and delete triggers still
+  // move; the counter is lowered by the mark here so that no revision moves.
+  // Each insert then writes one page fewer (the counter's), and runs no
+  // trigger: about a fifth of what SQLite spends on a new post. An insert
+  // must take a number only when it writes a row: see postInsert.
+  `
+  UPDATE revisions SET n = n - coalesce((SELECT seq FROM sqlite_sequence WHERE name = revisions.collection), 0);
+  DROP TRIGGER posts_revision_insert;
+  DROP TRIGGER facts_revision_insert;
+  `,
 ];
+
+/**
+ * A collection's revision as SQL (schema version 6): its counter plus its
+ * table's AUTOINCREMENT mark (collections are named for their tables), read in
+ * one statement, so from one snapshot.
+ */
+export const REVISION_N = "r.n + coalesce((SELECT seq FROM sqlite_sequence WHERE name = r.collection), 0)";
 
 /** The rest of migration 5, once the rows are copied: the high-water mark, the swap, the triggers. */
 function replacePostsTable(db: Database.Database): void {

@@ -15,6 +15,7 @@
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
 import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
+import { REVISION_N } from "./schema.js";
 import type {
   Article,
   ArticleFields,
@@ -168,7 +169,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
            sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
       SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT CAST(group_concat(json, ',') AS BLOB) FROM page) END AS members,
              sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
-             r.n AS n, r.epoch AS epoch
+             ${REVISION_N} AS n, r.epoch AS epoch
       FROM sized, revisions AS r WHERE r.collection = 'posts'`),
     postJsonPageCut: db.prepare<[JsonPageParameters], JsonPageRow>(`
       WITH sized AS MATERIALIZED (
@@ -176,12 +177,17 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
              FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
            cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
       SELECT (SELECT CAST(group_concat(json, ',') AS BLOB) FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
-             cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, r.n AS n, r.epoch AS epoch
+             cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
       FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
-    revision: db.prepare<[string], { n: number; epoch: string }>("SELECT n, epoch FROM revisions WHERE collection = ?"),
+    revision: db.prepare<[string], { n: number; epoch: string }>(`SELECT ${REVISION_N} AS n, r.epoch AS epoch FROM revisions AS r WHERE r.collection = ?`),
     postGet: db.prepare<[string], PostRow>("SELECT json FROM posts WHERE id = ?"),
-    postInsert: db.prepare<[string, string, string]>("INSERT INTO posts (id, json, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING"),
+    // Not ON CONFLICT DO NOTHING: that takes a number from AUTOINCREMENT before it finds the id taken, and the
+    // number counts in the revision (schema.ts, migration 6). The check and the insert are one statement, so one
+    // write transaction: no other process can publish the id in between.
+    postInsert: db.prepare<[{ id: string; json: string; tag: string }]>(
+      "INSERT INTO posts (id, json, tag) SELECT @id, @json, @tag WHERE NOT EXISTS (SELECT 1 FROM posts WHERE id = @id)",
+    ),
     postUpdate: db.prepare<[string, string, string]>("UPDATE posts SET json = ?, tag = ? WHERE id = ?"),
     postDelete: db.prepare("DELETE FROM posts WHERE id = ?"),
     articleList: db.prepare<[], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles ORDER BY seq"),
@@ -275,7 +281,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const now = stamp();
       const item = makePost(post.id, post, now, now);
       const representation = representationOf(item);
-      const info = q.postInsert.run(post.id, representation.json, representation.tag);
+      const info = q.postInsert.run({ id: post.id, json: representation.json, tag: representation.tag });
       if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
       return { kind: "created", item, representation };
     },
