@@ -6,7 +6,7 @@
 import type { Context } from "./context.js";
 import { log } from "./context.js";
 import { serverCores } from "./launch.js";
-import { clockTicksPerSecond, cpuTicks, systemTicks } from "./proc.js";
+import { clockTicksPerSecond, cpuTicks, reapedChildrenTicks, systemTicks } from "./proc.js";
 import { SERVER_LABEL, type IdleRecord, type RunRecord } from "./report.js";
 import type { Scenario } from "./scenarios.js";
 
@@ -34,18 +34,13 @@ function checkCores(ctx: Context, where: string, scenario: Scenario, processes: 
 /** `discarded`: a run measured again; what went wrong still counts, but for having no response at all. */
 export function checkRun(ctx: Context, scenario: Scenario, run: RunRecord, discarded = false): void {
   const where = `${run.scenario} / ${SERVER_LABEL[run.server]} / round ${run.round}`;
-  for (const [load, part] of [["autocannon", run], ["wrk", run.wrk]] as const) {
-    if (part === undefined) continue;
-    const m = part.measured;
-    if (m.non2xx > 0 || m.errors > 0 || m.mismatches > 0) {
-      const codes = load === "wrk" ? "status 400 or above" : `status codes ${JSON.stringify(m.statusCodes)}`;
-      ctx.problems.push(`${where} (${load}): ${m.non2xx} non-2xx (${codes}), ${m.errors} errors (${m.timeouts} timeouts), ${m.mismatches} mismatches`);
-    }
-    if (part.warmup !== null && (part.warmup.non2xx > 0 || part.warmup.errors > 0)) {
-      ctx.problems.push(`${where} (${load}): warm-up had ${part.warmup.non2xx} non-2xx and ${part.warmup.errors} errors`);
-    }
-    if (m.requests === 0 && !discarded) ctx.problems.push(`${where} (${load}): no response at all`);
+  const m = run.measured;
+  // wrk counts the answers of status 400 and above; the one request checked by hand before the run saw the status itself.
+  if (m.non2xx > 0 || m.errors > 0) ctx.problems.push(`${where}: ${m.non2xx} answers of status 400 or above, ${m.errors} errors (${m.timeouts} timeouts)`);
+  if (run.warmup !== null && (run.warmup.non2xx > 0 || run.warmup.errors > 0)) {
+    ctx.problems.push(`${where}: warm-up had ${run.warmup.non2xx} answers of status 400 or above and ${run.warmup.errors} errors`);
   }
+  if (m.requests === 0 && !discarded) ctx.problems.push(`${where}: no response at all`);
   for (const diff of run.responseDiffs) ctx.problems.push(`${where}: response differs from startline's: ${diff}`);
   if (run.exit.code !== 0) ctx.problems.push(`${where}: server exit code ${run.exit.code} (signal ${run.exit.signal}) on SIGTERM`);
   const workers = scenario.workers ?? 1;
@@ -80,27 +75,25 @@ function busy(part: Machine): boolean {
   return part.machine.otherCpu > BUSY_MACHINE || part.machine.stealCpu > BUSY_MACHINE;
 }
 
-/** Other processes, or the hypervisor, took more than BUSY_MACHINE of a core during the run (or during its wrk part). */
-export function disturbed(run: Machine & { readonly wrk?: Machine }): boolean {
-  return busy(run) || (run.wrk !== undefined && busy(run.wrk));
+/** Other processes, or the hypervisor, took more than BUSY_MACHINE of a core during the run. */
+export function disturbed(run: Machine): boolean {
+  return busy(run);
 }
 
 export function checkMachine(ctx: Context, run: RunRecord): void {
-  for (const [load, part] of [["", run], [" (wrk)", run.wrk]] as const) {
-    if (part === undefined || !busy(part)) continue;
-    const { otherCpu, stealCpu } = part.machine;
-    ctx.warnings.push(
-      `${run.scenario} / ${SERVER_LABEL[run.server]} / round ${run.round}${load}: the machine was busy with other work ` +
-        `(other processes ${(otherCpu * 100).toFixed(0)}% of a core, hypervisor steal ${(stealCpu * 100).toFixed(0)}%)`,
-    );
-  }
+  if (!busy(run)) return;
+  const { otherCpu, stealCpu } = run.machine;
+  ctx.warnings.push(
+    `${run.scenario} / ${SERVER_LABEL[run.server]} / round ${run.round}: the machine was busy with other work ` +
+      `(other processes ${(otherCpu * 100).toFixed(0)}% of a core, hypervisor steal ${(stealCpu * 100).toFixed(0)}%)`,
+  );
 }
 
-/** Waits until the rest of the machine (all but the load generator and this process) is quiet, at most `seconds`. */
+/** Waits until the rest of the machine (all but this process and its reaped children) is quiet, at most `seconds`. */
 export async function waitQuiet(ctx: Context, seconds: number): Promise<void> {
   if (seconds <= 0) return;
   const deadline = Date.now() + seconds * 1000;
-  const ours = () => cpuTicks(ctx.loadgen.child.pid!) + cpuTicks(process.pid);
+  const ours = () => cpuTicks(process.pid) + reapedChildrenTicks();
   for (;;) {
     const system0 = systemTicks();
     const ours0 = ours();

@@ -1,8 +1,7 @@
 // What every part of a benchmark run shares: the options, the pinning, the
-// load generator, the run's temporary directory, and the lists of problems
+// run's temporary directory, and the lists of problems
 // and warnings that end up under the table.
 
-import type { LoadGenerator } from "./loadgen-client.js";
 import type { Options } from "./options.js";
 import type { RawResponse } from "./probe.js";
 import type { Pinning } from "./proc.js";
@@ -21,9 +20,6 @@ export function log(message: string): void {
 export interface Context {
   readonly options: Options;
   readonly pinning: Pinning;
-  readonly loadgen: LoadGenerator;
-  /** wrk runs too, for the scenarios that ask for it (not --no-wrk, and installed). */
-  readonly wrk: boolean;
   readonly workspace: Workspace;
   readonly problems: string[];
   /** Worth knowing, but the figures stand. */

@@ -1,12 +1,14 @@
 // Starting and stopping the servers under test: startline, node:http and the
 // ceiling, each pinned (taskset execs node, so the pid is node's: checked),
 // with the scenario's settings; and the throwaway certificate of the HTTPS
-// scenarios.
+// scenarios; and the idle connections' client.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import type { Context, Workspace } from "./context.js";
+import type { IdleClosed, IdleOpened } from "./idle-client.js";
 import { GC_ON_SIGNAL_MODULE, ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
 import { fetchOne } from "./probe.js";
 import { NODE_EXE, exePath, openFilesLimit, pinnedNode, type Pinning } from "./proc.js";
@@ -159,4 +161,36 @@ export async function runSetup(ctx: Context, server: RunningServer, setup: reado
       throw new Error(`setup request ${request.method} ${request.path} answered ${JSON.stringify(response.statusLine)}: ${response.body.toString("utf8").slice(0, 500)}`);
     }
   }
+}
+
+/** The idle connections' client (bench/idle-client.ts) once they are open: what it opened, and how to close them. */
+export interface HeldIdle {
+  readonly opened: IdleOpened;
+  close(): Promise<IdleClosed>;
+}
+
+/** Starts the idle connections' client on the load generator's core and waits until it holds them all. */
+export async function holdIdle(ctx: Context, port: number, request: RequestSpec, connections: number): Promise<HeldIdle> {
+  const [command, args] = pinnedNode(ctx.pinning, ctx.pinning.clientCore, [benchScript("idle-client"), String(port), String(connections), JSON.stringify(request)], openFilesFor(connections));
+  const child = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async <T>(what: string): Promise<T> => {
+    const line = await lines.next();
+    if (line.done === true) throw new Error(`the idle connections' client exited (code ${await exited}) before it ${what}`);
+    return JSON.parse(line.value) as T;
+  };
+  const opened = await next<IdleOpened>("opened them");
+  if (opened.openFilesLimit < connections + 100) {
+    ctx.problems.push(`the idle connections' client may open ${opened.openFilesLimit} files, not enough for ${connections} connections (the hard limit is too low, and could not be raised)`);
+  }
+  return {
+    opened,
+    async close() {
+      child.stdin!.end();
+      const closed = await next<IdleClosed>("closed them");
+      await exited;
+      return closed;
+    },
+  };
 }

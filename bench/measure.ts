@@ -1,19 +1,18 @@
 // Measuring one server in one scenario: a throughput run (CPU time and RSS
-// from /proc around the load generator's run, and what the rest of the
+// from /proc around wrk's run, and what the rest of the
 // machine did meanwhile), an idle-connections run (RSS per connection), and
 // the reference response every server is compared with.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { log, type Context, type Reference } from "./context.js";
-import { idleConnections, runSetup, startServer, stopServer } from "./launch.js";
+import { holdIdle, idleConnections, runSetup, startServer, stopServer } from "./launch.js";
 import type { Options } from "./options.js";
 import { compareResponses, fetchOne } from "./probe.js";
-import type { LoadSummary } from "./loadgen.js";
 import { clockTicksPerSecond, cpuTicks, descendants, openFilesLimit, procStatus, reapedChildrenTicks, systemTicks } from "./proc.js";
 import { SERVER_LABEL, type IdleRecord, type LoadRun, type RunIdentity, type RunRecord, type ServerKind } from "./report.js";
 import { bodyCheck, type Scenario } from "./scenarios.js";
-import { runWrk } from "./wrk.js";
+import { runWrk, type LoadSummary } from "./wrk.js";
 
 const KIB_PER_MIB = 1024;
 
@@ -46,11 +45,11 @@ function identity(scenario: Scenario, server: ServerKind, round: number, positio
 /**
  * One load run against the server's processes `pids`, with the server's CPU
  * time and RSS read from /proc around it, and what the rest of the machine
- * did meanwhile: busy time not spent by the server, the load generators
- * (autocannon's child, and wrk once it is reaped) or this process.
+ * did meanwhile: busy time not spent by the server, wrk (counted once it is
+ * reaped) or this process.
  */
 async function accounted(ctx: Context, pids: readonly number[], warmup: LoadSummary | null, run: () => Promise<LoadSummary>): Promise<LoadRun> {
-  const ours = () => cpuTicks(ctx.loadgen.child.pid!) + cpuTicks(process.pid) + reapedChildrenTicks();
+  const ours = () => cpuTicks(process.pid) + reapedChildrenTicks();
   const othersBefore = ours();
   const systemBefore = systemTicks();
   const ticksBefore = sum(pids.map(cpuTicks));
@@ -86,7 +85,7 @@ async function accounted(ctx: Context, pids: readonly number[], warmup: LoadSumm
 }
 
 export async function measure(ctx: Context, scenario: Scenario, kind: ServerKind, reference: Reference, round: number, position: number): Promise<RunRecord> {
-  const { options, loadgen } = ctx;
+  const { options } = ctx;
   const extraEnv: Record<string, string> =
     kind === "ceiling"
       ? { CEILING_RESPONSE_B64: reference.response.raw.toString("base64") }
@@ -96,26 +95,20 @@ export async function measure(ctx: Context, scenario: Scenario, kind: ServerKind
   const server = await startServer(ctx, kind, scenario, extraEnv);
   try {
     if (kind === "startline" && scenario.setup !== undefined) await runSetup(ctx, server, scenario.setup);
-    const first = scenario.requests[0]!;
+    const first = scenario.request;
     const responseDiffs = compareResponses(reference.response, await fetchOne(server.port, first, { ca: ctx.currentCa }), bodyCheck(scenario, kind));
     const job = {
       url: `${scenario.tls ? "https" : "http"}://127.0.0.1:${server.port}`,
-      requests: scenario.requests,
+      request: { ...first, body: undefined },
       connections: options.connections,
       pipelining: options.pipelining ?? scenario.pipelining,
-      ...(scenario.status === undefined ? { timeout: 10 } : { timeout: 10, status: scenario.status }),
+      timeout: 10,
+      ...(first.body === undefined ? {} : { bodyFile: bodyFile(ctx, scenario, first.body) }),
     };
-    const warmup = options.warmup > 0 ? await loadgen.run({ ...job, duration: options.warmup }) : null;
+    const warmup = options.warmup > 0 ? await runWrk(ctx.pinning, { ...job, duration: options.warmup }) : null;
     const pids = await waitForProcesses(server.pid, scenario.workers ?? 1);
     const processes = pids.map((pid) => ({ pid, cpusAllowed: procStatus(pid).cpusAllowed }));
-    const autocannon = await accounted(ctx, pids, warmup, () => loadgen.run({ ...job, duration: options.duration }));
-    let wrk: LoadRun | undefined;
-    if (scenario.wrk === true && ctx.wrk) {
-      // The same server process, warmed up again for wrk's own way of loading it.
-      const wrkJob = { ...job, request: first };
-      const wrkWarmup = options.warmup > 0 ? await runWrk(ctx.pinning, { ...wrkJob, duration: options.warmup }) : null;
-      wrk = await accounted(ctx, pids, wrkWarmup, () => runWrk(ctx.pinning, { ...wrkJob, duration: options.duration }));
-    }
+    const run = await accounted(ctx, pids, warmup, () => runWrk(ctx.pinning, { ...job, duration: options.duration }));
     const pidsAfter = processTree(server.pid);
     if (pidsAfter.join(",") !== pids.join(",")) {
       ctx.problems.push(`${scenario.name} / ${SERVER_LABEL[kind]} / round ${round}: its processes changed during the run (${pids.join(", ")} -> ${pidsAfter.join(", ")})`);
@@ -125,8 +118,7 @@ export async function measure(ctx: Context, scenario: Scenario, kind: ServerKind
       ...identity(scenario, kind, round, position, server, processes[0]!.cpusAllowed),
       processes,
       responseDiffs,
-      ...autocannon,
-      ...(wrk === undefined ? {} : { wrk }),
+      ...run,
       exit: { code: exit.code, signal: exit.signal },
     };
   } catch (error) {
@@ -150,30 +142,31 @@ async function settledStatus(ctx: Context, pid: number) {
 }
 
 export async function measureIdle(ctx: Context, scenario: Scenario, kind: ServerKind, reference: Reference, round: number, position: number): Promise<IdleRecord> {
-  const { loadgen } = ctx;
   const connections = idleConnections(ctx, scenario);
   const extraEnv: Record<string, string> = kind === "ceiling" ? { CEILING_RESPONSE_B64: reference.response.raw.toString("base64") } : {};
   const server = await startServer(ctx, kind, scenario, extraEnv);
-  let holding = false;
+  let holding: { close(): Promise<unknown> } | undefined;
   try {
     if (kind === "startline" && scenario.setup !== undefined) await runSetup(ctx, server, scenario.setup);
-    const responseDiffs = compareResponses(reference.response, await fetchOne(server.port, scenario.requests[0]!), bodyCheck(scenario, kind));
+    const responseDiffs = compareResponses(reference.response, await fetchOne(server.port, scenario.request), bodyCheck(scenario, kind));
     const cpusAllowed = procStatus(server.pid).cpusAllowed;
     const limit = openFilesLimit(server.pid);
     const before = (await settledStatus(ctx, server.pid)).rssKiB;
     const wallStart = process.hrtime.bigint();
-    const othersBefore = cpuTicks(loadgen.child.pid!) + cpuTicks(process.pid);
+    // The client is this process's child, counted once it has exited and been reaped.
+    const othersBefore = cpuTicks(process.pid) + reapedChildrenTicks();
     const systemBefore = systemTicks();
     const ticksBefore = cpuTicks(server.pid);
-    holding = true;
-    const opened = await loadgen.idleOpen(server.port, scenario.requests[0]!, connections);
+    const client = await holdIdle(ctx, server.port, scenario.request, connections);
+    holding = client;
+    const opened = client.opened;
     const ticksOpened = cpuTicks(server.pid);
     const held = await settledStatus(ctx, server.pid);
-    const closed = await loadgen.idleClose();
-    holding = false;
+    const closed = await client.close();
+    holding = undefined;
     const ticksAfter = cpuTicks(server.pid);
     const systemAfter = systemTicks();
-    const othersAfter = cpuTicks(loadgen.child.pid!) + cpuTicks(process.pid);
+    const othersAfter = cpuTicks(process.pid) + reapedChildrenTicks();
     const wallS = Number(process.hrtime.bigint() - wallStart) / 1e9;
     const exit = await stopServer(server);
     const hz = clockTicksPerSecond();
@@ -197,7 +190,7 @@ export async function measureIdle(ctx: Context, scenario: Scenario, kind: Server
       exit: { code: exit.code, signal: exit.signal },
     };
   } catch (error) {
-    if (holding) await loadgen.idleClose().catch(() => undefined);
+    if (holding !== undefined) await holding.close().catch(() => undefined);
     server.child.kill("SIGKILL");
     await server.exited;
     const out = server.output().trim();
@@ -226,7 +219,7 @@ export async function captureReference(ctx: Context, scenario: Scenario): Promis
       stateFile = join(ctx.workspace.dir, `state-${scenario.name}.json`);
       writeFileSync(stateFile, JSON.stringify(state));
     }
-    return { response: await fetchOne(server.port, scenario.requests[0]!, { ca: ctx.currentCa }), stateFile };
+    return { response: await fetchOne(server.port, scenario.request, { ca: ctx.currentCa }), stateFile };
   } catch (error) {
     const out = server.output().trim();
     throw new Error(`startline in ${scenario.name}, capturing its response: ${error instanceof Error ? error.message : String(error)}${out ? `\nserver output:\n${out}` : ""}`);
@@ -236,18 +229,21 @@ export async function captureReference(ctx: Context, scenario: Scenario): Promis
 }
 
 export function logRun(run: RunRecord, rounds: number): void {
-  const line = (load: string, part: LoadRun) => {
-    const m = part.measured;
-    const l = m.latencyMs;
-    return (
-      `  ${run.scenario} r${run.round}/${rounds} ${SERVER_LABEL[run.server].padEnd(9)} ${load.padEnd(10)} ${Math.round(m.reqPerSec).toString().padStart(7)} req/s ` +
-      `p50 ${l.p50.toFixed(2)} ms p99 ${l.p99.toFixed(2)} ms max ${l.max.toFixed(1)} ms ${part.cpu.usPerRequest.toFixed(1)} µs/req ` +
-      `rss ${part.rss.afterMiB.toFixed(1)} MiB non-2xx ${m.non2xx} errors ${m.errors} ` +
-      `(cpu: server ${(part.cpu.share * 100).toFixed(0)}%, client ${(m.loadgenCpuShare * 100).toFixed(0)}%, others ${(part.machine.otherCpu * 100).toFixed(0)}%)`
-    );
-  };
-  log(line("autocannon", run));
-  if (run.wrk !== undefined) log(line("wrk", run.wrk));
+  const m = run.measured;
+  const l = m.latencyMs;
+  log(
+    `  ${run.scenario} r${run.round}/${rounds} ${SERVER_LABEL[run.server].padEnd(9)} ${Math.round(m.reqPerSec).toString().padStart(7)} req/s ` +
+      `p50 ${l.p50.toFixed(2)} ms p99 ${l.p99.toFixed(2)} ms max ${l.max.toFixed(1)} ms ${run.cpu.usPerRequest.toFixed(1)} µs/req ` +
+      `rss ${run.rss.afterMiB.toFixed(1)} MiB non-2xx ${m.non2xx} errors ${m.errors} ` +
+      `(cpu: server ${(run.cpu.share * 100).toFixed(0)}%, wrk ${(m.loadgenCpuShare * 100).toFixed(0)}%, others ${(run.machine.otherCpu * 100).toFixed(0)}%)`,
+  );
+}
+
+/** The request's body, in a file of the run's workspace: wrk reads a body from a file (bench/wrk.lua's @body=). */
+function bodyFile(ctx: Context, scenario: Scenario, body: string): string {
+  const file = join(ctx.workspace.dir, `body-${scenario.name}`);
+  writeFileSync(file, body);
+  return file;
 }
 
 export function logIdle(run: IdleRecord, rounds: number): void {

@@ -20,8 +20,6 @@ export interface Options {
   retries: number;
   /** Overrides the idle connections of idle-* scenarios. */
   idleConnections: number | undefined;
-  /** Run wrk too, for the scenarios that ask for it (--no-wrk: autocannon only). */
-  wrk: boolean;
   help: boolean;
 }
 
@@ -31,12 +29,13 @@ export const QUICK_IDLE_CONNECTIONS = 500;
 export const USAGE = `Usage: npm run bench -- [options]
 
 Benchmarks startline against node:http and a no-parse node:net "ceiling"
-server; prints a markdown table of medians; writes every run as JSON to
+server (and fastify and a data ceiling on the data endpoints), under wrk;
+prints a markdown table of medians and ratios; writes every run as JSON to
 bench/results/<timestamp>.json.
 
 Options:
-  --duration <s>       seconds per measured run, whole (default 10; autocannon
-                       ends runs on whole seconds)
+  --duration <s>       seconds per measured run, whole (default 10; wrk takes
+                       whole seconds)
   --warmup <s>         seconds of warm-up before each measured run, whole
                        (default 2; 0: none)
   --connections <n>    concurrent connections (default 100)
@@ -62,8 +61,6 @@ Options:
   --wait-quiet <s>     before each run, wait up to <s> seconds until other
                        processes use under 10% of a core (default 0: no wait;
                        for shared machines)
-  --no-wrk             autocannon only: leave out the wrk runs of the engine
-                       scenarios (${SCENARIOS.filter((s) => s.wrk === true).map((s) => s.name).join(", ")})
   --help               this text
 
 Modes (one at a time; the options after it are the mode's own, see bench/README.md):
@@ -77,7 +74,7 @@ export class UsageError extends Error {}
 export function parseOptions(argv: readonly string[]): Options {
   const given = new Map<string, string | true>();
   const valued = new Set(["duration", "warmup", "connections", "pipelining", "rounds", "scenarios", "results-dir", "wait-quiet", "retries", "idle-connections"]);
-  const flags = new Set(["quick", "help", "no-wrk"]);
+  const flags = new Set(["quick", "help"]);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "-h") {
@@ -109,7 +106,7 @@ export function parseOptions(argv: readonly string[]): Options {
   const scenarios = given.get("scenarios");
   const resultsDir = given.get("results-dir");
   return {
-    // Whole seconds: autocannon checks whether a run is over once a second, so 0.5 s would last 1 s anyway.
+    // Whole seconds: wrk's -d takes no fraction.
     duration: number("duration", quick ? 1 : 10, 1, true),
     warmup: number("warmup", quick ? 0 : 2, 0, true),
     connections: number("connections", quick ? 10 : 100, 1, true),
@@ -121,7 +118,6 @@ export function parseOptions(argv: readonly string[]): Options {
     waitQuiet: number("wait-quiet", 0, 0, false),
     retries: number("retries", quick ? 0 : 2, 0, true),
     idleConnections: given.has("idle-connections") ? number("idle-connections", 1, 1, true) : quick ? QUICK_IDLE_CONNECTIONS : undefined,
-    wrk: !given.has("no-wrk"),
     help: given.has("help"),
   };
 }

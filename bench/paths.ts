@@ -5,7 +5,7 @@
 // dist/bench/ -> dist/ (none) -> the root. The same walk works from bench/
 // when the sources are run directly (e.g. by a TypeScript loader).
 //
-// The compiled siblings (servers/*.js, loadgen.js) are found next to this file
+// The compiled siblings (servers/*.js, idle-client.js) are found next to this file
 // with import.meta.url, i.e. in dist/bench/.
 
 import { existsSync } from "node:fs";

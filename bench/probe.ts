@@ -7,7 +7,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { BodyCheck, RequestSpec } from "./scenarios.js";
 
-/** The request as autocannon 9 writes it (request line, Host, Connection: keep-alive, fields, Content-Length). */
+/** The request as a load generator writes it (request line, Host, Connection: keep-alive, fields, Content-Length). */
 export function formatRequest(req: RequestSpec, host: string): Buffer {
   const body = req.body === undefined ? Buffer.alloc(0) : Buffer.from(req.body, "utf8");
   const lines = [`${req.method} ${req.path} HTTP/1.1`];

@@ -1,7 +1,8 @@
 // From per-run records to the markdown table: medians over rounds, ratios to
 // node:http and to the ceiling, and the error counts of every run.
 
-import type { IdleClosed, IdleOpened, LoadSummary } from "./loadgen.js";
+import type { IdleClosed, IdleOpened } from "./idle-client.js";
+import type { LoadSummary } from "./wrk.js";
 
 export type ServerKind = "startline" | "node-http" | "ceiling";
 export const SERVER_KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
@@ -21,7 +22,7 @@ export interface RunIdentity {
   readonly cpusAllowed: string;
 }
 
-/** One load generator's run against a server: its figures, and the server's CPU, RSS and the machine's other load around it. */
+/** wrk's run against a server: its figures, and the server's CPU, RSS and the machine's other load around it. */
 export interface LoadRun {
   /** Null with --warmup 0. */
   readonly warmup: LoadSummary | null;
@@ -46,33 +47,18 @@ export interface LoadRun {
   readonly machine: { readonly otherCpu: number; readonly irqCpu: number; readonly stealCpu: number };
 }
 
-/** The load generators: autocannon for every scenario, wrk too for the engine scenarios (`wrk: true`). */
-export type LoadTool = "autocannon" | "wrk";
-
-/**
- * One measured run of one server in one scenario, as written to the results
- * JSON: autocannon's run (its fields at the top level), then, for the engine
- * scenarios, wrk's run against the same server process, right after it.
- */
+/** One measured run of one server in one scenario, as written to the results JSON. */
 export interface RunRecord extends RunIdentity, LoadRun {
   /** The processes measured: the server and its descendants (a cluster primary's workers), with their Cpus_allowed_list. */
   readonly processes: ReadonlyArray<{ readonly pid: number; readonly cpusAllowed: string }>;
   /** Differences from startline's response to the same request (empty: alike). */
   readonly responseDiffs: readonly string[];
-  /** wrk's run, when the scenario has one and wrk runs. */
-  readonly wrk?: LoadRun;
   readonly exit: { readonly code: number | null; readonly signal: string | null };
-}
-
-/** The part of a run that a load generator measured (undefined: that one did not run). */
-export function loadRun(run: RunRecord, load: LoadTool): LoadRun | undefined {
-  return load === "wrk" ? run.wrk : run;
 }
 
 export interface SummaryRow {
   readonly scenario: string;
   readonly server: ServerKind;
-  readonly load: LoadTool;
   /** Set when the server does not take part ("node:http refuses UPDATE"). */
   readonly unsupported?: string;
   readonly runs: number;
@@ -102,15 +88,13 @@ export function summarize(
   server: ServerKind,
   records: readonly RunRecord[],
   unsupported?: string,
-  load: LoadTool = "autocannon",
 ): SummaryRow {
-  const runs = records.map((r) => loadRun(r, load)).filter((r) => r !== undefined);
+  const runs = records;
   const m = (f: (r: LoadRun) => number) => median(runs.map(f));
   const sum = (f: (r: LoadRun) => number) => runs.reduce((acc, r) => acc + f(r), 0);
   return {
     scenario,
     server,
-    load,
     ...(unsupported === undefined ? {} : { unsupported }),
     runs: runs.length,
     reqPerSec: m((r) => r.measured.reqPerSec),
@@ -142,7 +126,6 @@ export function markdownTable(rows: readonly SummaryRow[]): string {
   const header = [
     "scenario",
     "server",
-    "load",
     "req/s",
     "p50 ms",
     "p99 ms",
@@ -154,16 +137,15 @@ export function markdownTable(rows: readonly SummaryRow[]): string {
     "CPU/req vs ceiling",
     "non-2xx / errors",
   ];
-  const lines = [`| ${header.join(" | ")} |`, `|${header.map((h, i) => (i < 3 ? " --- " : " ---: ")).join("|")}|`];
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map((h, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`];
   for (const row of rows) {
-    // Ratios compare servers under the same load generator.
-    const peers = rows.filter((r) => r.scenario === row.scenario && r.load === row.load && r.unsupported === undefined && r.runs > 0);
+    const peers = rows.filter((r) => r.scenario === row.scenario && r.unsupported === undefined && r.runs > 0);
     const nodeHttp = peers.find((r) => r.server === "node-http");
     const ceiling = peers.find((r) => r.server === "ceiling");
     const nodeHttpNa = rows.find((r) => r.scenario === row.scenario && r.server === "node-http")?.unsupported;
     if (row.unsupported !== undefined || row.runs === 0) {
       const why = row.unsupported === undefined ? "n/a (no run completed)" : `n/a (${row.unsupported})`;
-      lines.push(`| ${row.scenario} | ${SERVER_LABEL[row.server]} | ${row.load} | ${why} | – | – | – | – | – | – | – | – | – |`);
+      lines.push(`| ${row.scenario} | ${SERVER_LABEL[row.server]} | ${why} | – | – | – | – | – | – | – | – | – |`);
       continue;
     }
     const vsNode = (a: number, b: number | undefined) => (nodeHttpNa !== undefined ? "n/a" : ratio(a, b));
@@ -171,7 +153,7 @@ export function markdownTable(rows: readonly SummaryRow[]): string {
     const bad = row.non2xx > 0 || row.errors > 0 ? " ⚠" : "";
     const mismatch = row.responseMismatch ? " (response differs!)" : "";
     lines.push(
-      `| ${row.scenario} | ${SERVER_LABEL[row.server]}${mismatch} | ${row.load} | ${int.format(row.reqPerSec)}${saturated} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
+      `| ${row.scenario} | ${SERVER_LABEL[row.server]}${mismatch} | ${int.format(row.reqPerSec)}${saturated} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ` +
         `${fixed(row.cpuUsPerRequest, 1)} | ${fixed(row.rssMiB, 1)} | ` +
         `${vsNode(row.reqPerSec, nodeHttp?.reqPerSec)} | ${ratio(row.reqPerSec, ceiling?.reqPerSec)} | ` +
         `${vsNode(row.cpuUsPerRequest, nodeHttp?.cpuUsPerRequest)} | ${ratio(row.cpuUsPerRequest, ceiling?.cpuUsPerRequest)} | ` +
@@ -184,44 +166,39 @@ export function markdownTable(rows: readonly SummaryRow[]): string {
 export function legend(rows: readonly SummaryRow[], scenarioNotes: ReadonlyArray<readonly [string, string]> = []): string {
   const notes = [
     "Figures are medians over the rounds; non-2xx / errors are totals over all runs (errors include timeouts).",
-    "req/s vs X: this server's req/s ÷ X's (above 1: faster), under the same load generator. CPU/req vs X: this server's CPU per request ÷ X's (below 1: cheaper).",
+    "req/s vs X: this server's req/s ÷ X's (above 1: faster). CPU/req vs X: this server's CPU per request ÷ X's (below 1: cheaper).",
     "CPU µs/req: the server's utime+stime (all threads, /proc/<pid>/stat; with workers, the primary's and the workers') over the measured run ÷ responses received. RSS: VmRSS after the run (summed over the processes).",
   ];
-  if (rows.some((r) => r.load === "wrk")) {
-    notes.push(
-      "load: autocannon (every scenario), or wrk (the engine scenarios): wrk runs against the same server process right after autocannon's run, " +
-        "pinned to the same core, one thread, through bench/wrk.lua. With pipelining, wrk writes a batch of requests and the next one after the last " +
-        "response, and its latency is per batch (from writing it to its last response); autocannon's is per response, with a new request as each one arrives.",
-    );
-  }
+  notes.push(
+    "The load: wrk, one thread pinned to the load generator's core, through bench/wrk.lua. With pipelining, wrk writes a batch of requests and the next one " +
+      "after the batch's last response, and its latency is per batch (from writing it to its last response). wrk counts statuses of 400 and above; " +
+      "the one request checked by hand before each run checks the status and the bytes.",
+  );
   if (rows.some((r) => r.runs > 0 && r.loadgenCpuShare >= LOADGEN_SATURATED)) {
-    notes.push(`◊: the load generator used ≥ ${LOADGEN_SATURATED * 100}% of its core; this req/s may be the load generator's limit rather than the server's.`);
+    notes.push(`◊: wrk used ≥ ${LOADGEN_SATURATED * 100}% of its core; this req/s may be wrk's limit rather than the server's.`);
   }
-  if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) notes.push("⚠: some responses were not 2xx or requests failed; these figures do not measure the intended work.");
+  if (rows.some((r) => r.non2xx > 0 || r.errors > 0)) notes.push("⚠: some answers had a status of 400 or above, or requests failed; these figures do not measure the intended work.");
   for (const [scenario, note] of scenarioNotes) if (rows.some((r) => r.scenario === scenario)) notes.push(`${scenario}: ${note}`);
   return notes.map((n) => `- ${n}`).join("\n");
 }
 
 /**
- * p50 / p99 / max latency of every run, round by round, for the scenarios
- * that wrk runs too: the tail varies from run to run far more than the
- * medians, and a median of p99s hides that.
+ * p50 / p99 / max latency of every run, round by round, for the engine
+ * scenarios: the tail varies from run to run far more than the medians, and
+ * a median of p99s hides that.
  */
 export function latencyTable(runs: readonly RunRecord[], scenarios: readonly string[], rounds: number): string {
-  const header = ["scenario", "server", "load", ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}: p50 / p99 / max ms`)];
-  const lines = [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i < 3 ? " --- " : " ---: ")).join("|")}|`];
+  const header = ["scenario", "server", ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}: p50 / p99 / max ms`)];
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`];
   for (const scenario of scenarios) {
-    for (const load of ["autocannon", "wrk"] as const) {
-      for (const server of SERVER_KINDS) {
-        const mine = runs.filter((r) => r.scenario === scenario && r.server === server && loadRun(r, load) !== undefined);
-        if (mine.length === 0) continue;
-        const cells = Array.from({ length: rounds }, (_, i) => {
-          const run = mine.find((r) => r.round === i + 1);
-          const l = run === undefined ? undefined : loadRun(run, load)?.measured.latencyMs;
-          return l === undefined ? "–" : `${fixed(l.p50, 2)} / ${fixed(l.p99, 2)} / ${fixed(l.max, 1)}`;
-        });
-        lines.push(`| ${scenario} | ${SERVER_LABEL[server]} | ${load} | ${cells.join(" | ")} |`);
-      }
+    for (const server of SERVER_KINDS) {
+      const mine = runs.filter((r) => r.scenario === scenario && r.server === server);
+      if (mine.length === 0) continue;
+      const cells = Array.from({ length: rounds }, (_, i) => {
+        const l = mine.find((r) => r.round === i + 1)?.measured.latencyMs;
+        return l === undefined ? "–" : `${fixed(l.p50, 2)} / ${fixed(l.p99, 2)} / ${fixed(l.max, 1)}`;
+      });
+      lines.push(`| ${scenario} | ${SERVER_LABEL[server]} | ${cells.join(" | ")} |`);
     }
   }
   return lines.join("\n");

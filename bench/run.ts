@@ -2,9 +2,8 @@
 // on node:net, scenario by scenario. See bench/README.md.
 //
 // For each scenario and round, each server is started fresh (the order
-// rotates from round to round), pinned to core 0; the load generator (a child
-// process running autocannon, and wrk after it for the engine scenarios) runs
-// on core 1, and so does this process. After
+// rotates from round to round), pinned to core 0; wrk runs on core 1, and so
+// does this process. After
 // a warm-up, the server's CPU time and RSS are read from /proc before and
 // after the measured run. Prints one markdown table of medians and writes
 // every run to bench/results/<timestamp>.json.
@@ -17,9 +16,8 @@
 // instead of a throughput run (RSS per connection; a second table).
 //
 // This file is the order of things; the parts are in options.ts (the command
-// line), launch.ts (starting and stopping servers), loadgen-client.ts (the
-// load generator's child process), wrk.ts (the second load generator),
-// measure.ts (one run of one server),
+// line), launch.ts (starting and stopping servers, and the idle connections'
+// client), wrk.ts (the load generator), measure.ts (one run of one server),
 // checks.ts (what makes a run trustworthy: responses, pinning, the machine's
 // other load) and report.ts (the tables).
 
@@ -28,13 +26,11 @@ import { cpus, availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { checkIdle, checkMachine, checkRun, disturbed, waitQuiet } from "./checks.js";
 import { log, type Context, type Reference, type Workspace } from "./context.js";
-import { makeCertificate, openFilesFor, serverCores, idleConnections } from "./launch.js";
-import { LoadGenerator } from "./loadgen-client.js";
-import type { LoadReady } from "./loadgen.js";
+import { makeCertificate, serverCores, idleConnections } from "./launch.js";
 import { captureReference, logIdle, logRun, measure, measureIdle, settleMs } from "./measure.js";
 import { USAGE, UsageError, parseOptions, type Options } from "./options.js";
-import { AUTOCANNON_METHODS_MODULE, GC_ON_SIGNAL_MODULE, ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
-import { NODE_EXE, clockTicksPerSecond, detectPinning, exePath, openFilesLimit, pinPid, procStatus } from "./proc.js";
+import { GC_ON_SIGNAL_MODULE, ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
+import { clockTicksPerSecond, detectPinning, pinPid, procStatus } from "./proc.js";
 import {
   idleLegend,
   idleTable,
@@ -45,12 +41,11 @@ import {
   summarizeIdle,
   type IdleRecord,
   type IdleSummaryRow,
-  type LoadTool,
   type RunRecord,
   type ServerKind,
   type SummaryRow,
 } from "./report.js";
-import { QUICK_SCENARIOS, SCENARIOS, answersAsExpected, checkScenarios, extraMethods, type Scenario } from "./scenarios.js";
+import { ENGINE_SCENARIOS, QUICK_SCENARIOS, SCENARIOS, answersAsExpected, checkScenarios, type Scenario } from "./scenarios.js";
 import { WRK_SCRIPT, wrkUnavailable } from "./wrk.js";
 import { runMode } from "./modes.js";
 import { DATA_SCENARIOS, DATA_SERVERS, dataTable, runData, type DataOptions } from "./data.js";
@@ -96,13 +91,19 @@ async function main(argv: readonly string[]): Promise<number> {
     dataScenarios = DATA_SCENARIOS.filter((s) => options.scenarios!.includes(s.name));
   }
 
-  for (const file of [STARTLINE_MAIN, benchScript("servers/node-http"), benchScript("servers/ceiling"), benchScript("loadgen"), AUTOCANNON_METHODS_MODULE, GC_ON_SIGNAL_MODULE, WRK_SCRIPT]) {
+  for (const file of [STARTLINE_MAIN, benchScript("servers/node-http"), benchScript("servers/ceiling"), benchScript("idle-client"), GC_ON_SIGNAL_MODULE, WRK_SCRIPT]) {
     if (!existsSync(file)) {
       console.error(`bench: missing ${relative(ROOT, file)} (run it with \`npm run bench\`, which builds first)`);
       return 1;
     }
   }
 
+  // wrk is a Debian package (.ci/install-system-packages installs it): nothing is measured without it.
+  const wrkMissing = wrkUnavailable();
+  if (wrkMissing !== undefined) {
+    console.error(`bench: ${wrkMissing}`);
+    return 1;
+  }
   const problems: string[] = [];
   const workspaceDir = mkdtempSync(join(tmpdir(), "startline-bench-"));
   let workspaceTls: Workspace["tls"];
@@ -120,46 +121,19 @@ async function main(argv: readonly string[]): Promise<number> {
   const cores = availableParallelism(); // before pinning this process, which narrows it
   const pinning = detectPinning();
   if (pinning.enabled) pinPid(process.pid, pinning.clientCore);
-  const methods = [...new Set(["UPDATE", ...extraMethods(scenarios)])];
-  const idleMax = Math.max(0, ...scenarios.map((s) => (s.idle === undefined ? 0 : (options.idleConnections ?? s.idle.connections))));
-  const loadgen = LoadGenerator.start(pinning, methods, idleMax > 0 ? openFilesFor(idleMax) : undefined);
-  let ready: LoadReady;
-  try {
-    ready = await loadgen.whenReady();
-  } catch (error) {
-    console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
-    loadgen.child.kill();
-    rmSync(workspaceDir, { recursive: true, force: true });
-    return 1;
-  }
-  const loadgenPid = loadgen.child.pid!;
-  const loadgenExe = exePath(loadgenPid);
-  // wrk is a Debian package; without it the engine scenarios still run under autocannon, and that is a problem to fix.
-  const wrkMissing = options.wrk && scenarios.some((s) => s.wrk === true) ? wrkUnavailable() : undefined;
-  if (wrkMissing !== undefined) problems.push(`${wrkMissing}: the wrk rows are left out (install it, or pass --no-wrk to leave them out on purpose)`);
-  const ctx: Context = { options, pinning, loadgen, wrk: options.wrk && wrkMissing === undefined, workspace, problems, warnings: [], currentCa: undefined };
-  if (loadgenExe !== NODE_EXE) ctx.problems.push(`load generator pid ${loadgenPid} runs ${loadgenExe}, not node`);
-  const loadgenCores = procStatus(loadgenPid).cpusAllowed;
-  if (pinning.enabled && loadgenCores !== String(pinning.clientCore)) ctx.problems.push(`load generator allowed on cores ${loadgenCores}, expected ${pinning.clientCore}`);
-  const loadgenOpenFiles = openFilesLimit(loadgenPid);
-  if (idleMax > 0 && loadgenOpenFiles < idleMax + 100) {
-    ctx.problems.push(`the load generator may open ${loadgenOpenFiles} files, not enough for ${idleMax} idle connections (the hard limit is too low, and could not be raised)`);
-    scenarios = scenarios.filter((s) => s.idle === undefined);
-  }
-  const refused = methods.filter((m) => !ready.methods.includes(m));
-  if (refused.length > 0) ctx.problems.push(`autocannon in the load generator still refuses ${refused.join(", ")} (bench/autocannon-methods.cjs not loaded?)`);
+  const ctx: Context = { options, pinning, workspace, problems, warnings: [], currentCa: undefined };
 
   const startedAt = new Date();
   const perRun = options.warmup + options.duration + (options.warmup > 0 ? 1 : 0.6);
   const estimate = scenarios.reduce((total, s) => {
     const servers = s.nodeHttpUnsupported === undefined ? 3 : 2;
-    const perServer = s.idle === undefined ? perRun * (s.wrk === true && ctx.wrk ? 2 : 1) : 2 * (settleMs(options) / 1000) + 1 + idleConnections(ctx, s) / 4000;
+    const perServer = s.idle === undefined ? perRun : 2 * (settleMs(options) / 1000) + 1 + idleConnections(ctx, s) / 4000;
     return total + 1 + servers * perServer * options.rounds;
   }, 0);
   log(
     `bench: ${scenarios.length} scenario(s) (${scenarios.map((s) => s.name).join(", ")}) × ${options.rounds} round(s), ` +
       `${options.duration} s runs after ${options.warmup} s warm-up, ${options.connections} connections; about ${Math.ceil(estimate)} s. ` +
-      (pinning.enabled ? `Servers on core ${pinning.serverCore}, load generator on core ${pinning.clientCore}.` : `Not pinned: ${pinning.reason}.`),
+      (pinning.enabled ? `Servers on core ${pinning.serverCore}, wrk on core ${pinning.clientCore}.` : `Not pinned: ${pinning.reason}.`),
   );
 
   const runs: RunRecord[] = [];
@@ -182,7 +156,7 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       const template = reference.response;
       if (!answersAsExpected(scenario, template.status)) {
-        ctx.problems.push(`${scenario.name}: startline answers ${JSON.stringify(template.statusLine)} to ${scenario.requests[0]!.method} ${scenario.requests[0]!.path}`);
+        ctx.problems.push(`${scenario.name}: startline answers ${JSON.stringify(template.statusLine)} to ${scenario.request.method} ${scenario.request.path}`);
       }
       const mine: RunRecord[] = [];
       const mineIdle: IdleRecord[] = [];
@@ -207,7 +181,7 @@ async function main(argv: readonly string[]): Promise<number> {
             // Other processes took CPU during the run: measure it again, keep this one aside. A run
             // without a single response (the server starved for the whole run on a busy machine) is
             // measured again at least once, even with --retries 0.
-            const empty = run.measured.requests === 0 || run.wrk?.measured.requests === 0;
+            const empty = run.measured.requests === 0;
             const retries = empty ? Math.max(1, options.retries) : options.retries;
             if (!(disturbed(run) || empty) || attempt >= retries) break;
             checkRun(ctx, scenario, run, true);
@@ -220,21 +194,17 @@ async function main(argv: readonly string[]): Promise<number> {
           mine.push(run);
         }
       }
-      const loads: LoadTool[] = scenario.wrk === true && ctx.wrk ? ["autocannon", "wrk"] : ["autocannon"];
-      for (const load of loads) {
-        for (const kind of ["startline", "node-http", "ceiling"] as const) {
-          if (scenario.idle !== undefined) {
-            idleRows.push(summarizeIdle(scenario.name, kind, mineIdle.filter((r) => r.server === kind)));
-          } else if (kind === "node-http" && scenario.nodeHttpUnsupported !== undefined) {
-            rows.push(summarize(scenario.name, kind, [], scenario.nodeHttpUnsupported, load));
-          } else rows.push(summarize(scenario.name, kind, mine.filter((r) => r.server === kind), undefined, load));
-        }
+      for (const kind of ["startline", "node-http", "ceiling"] as const) {
+        if (scenario.idle !== undefined) {
+          idleRows.push(summarizeIdle(scenario.name, kind, mineIdle.filter((r) => r.server === kind)));
+        } else if (kind === "node-http" && scenario.nodeHttpUnsupported !== undefined) {
+          rows.push(summarize(scenario.name, kind, [], scenario.nodeHttpUnsupported));
+        } else rows.push(summarize(scenario.name, kind, mine.filter((r) => r.server === kind)));
       }
     }
   } catch (error) {
     ctx.problems.push(`aborted: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
-    await loadgen.close();
     rmSync(workspaceDir, { recursive: true, force: true });
   }
 
@@ -251,8 +221,7 @@ async function main(argv: readonly string[]): Promise<number> {
       clockTicksPerSecond: clockTicksPerSecond(),
       pinning,
       runnerCpusAllowed: procStatus(process.pid).cpusAllowed,
-      wrk: ctx.wrk ? { script: relative(ROOT, WRK_SCRIPT) } : { skipped: wrkMissing ?? "--no-wrk" },
-      loadgen: { pid: loadgenPid, exe: loadgenExe, cpusAllowed: loadgenCores, openFilesLimit: loadgenOpenFiles, extraMethods: methods, acceptedMethods: ready.methods },
+      wrk: { script: relative(ROOT, WRK_SCRIPT) },
     },
     // The setup requests are left out (100 posts' bodies): they are in bench/scenarios.ts.
     scenarios: scenarios.map(({ setup, ...s }) => ({ ...s, setupRequests: setup?.length ?? 0, pipelining: options.pipelining ?? s.pipelining })),
@@ -270,7 +239,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
   const setup =
     `${options.rounds} round(s) × ${options.duration} s (after ${options.warmup} s warm-up), ${options.connections} connections, ` +
-    `pipelining ${options.pipelining ?? "per scenario"}; ${pinning.enabled ? `servers pinned to core ${pinning.serverCore} (cluster workers: cores ${serverCores(pinning, { workers: 2 } as Scenario)}), autocannon${ctx.wrk ? " and wrk" : ""} to core ${pinning.clientCore}` : `not pinned (${pinning.reason})`}; ` +
+    `pipelining ${options.pipelining ?? "per scenario"}; ${pinning.enabled ? `servers pinned to core ${pinning.serverCore} (cluster workers: cores ${serverCores(pinning, { workers: 2 } as Scenario)}), wrk to core ${pinning.clientCore}` : `not pinned (${pinning.reason})`}; ` +
     `node ${process.version}, ${cpu?.model ?? "unknown CPU"}`;
   console.log(`\n${setup}\n`);
   if (discarded.length > 0) console.log(`${discarded.length} run(s) disturbed by other load were measured again (the disturbed ones are in the JSON, not in the table).`);
@@ -279,7 +248,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (discarded.length > 0 || stillDisturbed > 0) console.log("");
   const notes = scenarios.filter((s) => s.note !== undefined && s.idle === undefined).map((s) => [s.name, s.note!] as const);
   if (rows.length > 0) console.log(`${markdownTable(rows)}\n\n${legend(rows, notes)}\n`);
-  const engine = scenarios.filter((s) => s.wrk === true && runs.some((r) => r.scenario === s.name)).map((s) => s.name);
+  const engine = scenarios.filter((s) => ENGINE_SCENARIOS.includes(s.name) && runs.some((r) => r.scenario === s.name)).map((s) => s.name);
   if (engine.length > 0) console.log(`Latency per run (the tail moves from run to run more than the medians show):\n\n${latencyTable(runs, engine, options.rounds)}\n`);
   if (idleRows.length > 0) console.log(`Idle connections:\n\n${idleTable(idleRows)}\n\n${idleLegend()}\n`);
   const shown = relative(process.cwd(), resultsFile);

@@ -3,17 +3,17 @@
 // why node:http cannot), and the ceiling server needs nothing: it replays the
 // response startline gives to the scenario's first request.
 //
-// Everything here is plain data, because the requests are sent to the load
-// generator (a child process pinned to its own core) as JSON.
+// Everything here is plain data: wrk gets the request on its command line
+// (bench/wrk.lua), the idle connections' client as JSON.
 
 import { METHODS } from "node:http";
 
-/** One request autocannon sends; a scenario's requests are sent in turn on every connection. */
+/** The request a scenario sends, over and over on every connection. */
 export interface RequestSpec {
   readonly method: string;
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Sent as is, with a Content-Length computed by autocannon. */
+  /** Sent as is, with a Content-Length (wrk reads it from a file: bench/wrk.lua's @body=). */
   readonly body?: string;
 }
 
@@ -34,8 +34,8 @@ export interface Scenario {
   /** Short name for --scenarios and the table. */
   readonly name: string;
   readonly description: string;
-  readonly requests: readonly RequestSpec[];
-  /** Requests in flight per connection (autocannon `pipelining`); --pipelining overrides it. */
+  readonly request: RequestSpec;
+  /** Requests written at once per connection (wrk.lua's depth); --pipelining overrides it. */
   readonly pipelining: number;
   /**
    * Set when node:http cannot serve the scenario; the table shows
@@ -84,11 +84,6 @@ export interface Scenario {
    * counts the answers with another status.
    */
   readonly status?: number;
-  /**
-   * An engine scenario: wrk loads the server too (bench/wrk.ts), right after
-   * autocannon, and the table has a row for each. One request, no body.
-   */
-  readonly wrk?: boolean;
   /** Part of the --quick subset. */
   readonly quick?: boolean;
   /** Printed under the table, when the scenario needs a caveat. */
@@ -152,22 +147,20 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "status",
     description: "GET /api/v1/status, one request at a time per connection",
-    requests: [STATUS_V1],
+    request: STATUS_V1,
     pipelining: 1,
-    wrk: true,
   },
   {
     name: "status-pipelined",
     description: "GET /api/v1/status, 10 requests pipelined per connection",
-    requests: [STATUS_V1],
+    request: STATUS_V1,
     pipelining: 10,
-    wrk: true,
     quick: true,
   },
   {
     name: "posts-json",
     description: `GET /api/v1/posts (Accept: application/json) with ${SEEDED_POSTS} posts in the store`,
-    requests: [LIST_JSON],
+    request: LIST_JSON,
     pipelining: 1,
     setup: SEED_POSTS,
     compareBodies: "timestamps",
@@ -176,7 +169,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "posts-304",
     description: `GET /api/v1/posts with If-None-Match: * (304: only the list's revision is read) with ${SEEDED_POSTS} posts in the store`,
-    requests: [{ ...LIST_JSON, headers: { ...LIST_JSON.headers, "If-None-Match": "*" } }],
+    request: { ...LIST_JSON, headers: { ...LIST_JSON.headers, "If-None-Match": "*" } },
     pipelining: 1,
     status: 304,
     setup: SEED_POSTS,
@@ -189,7 +182,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "posts-page",
     description: `GET /api/v1/posts?limit=50, the first page (Link: rel="next"), with ${SEEDED_POSTS} posts in the store`,
-    requests: [{ ...LIST_JSON, path: "/api/v1/posts?limit=50" }],
+    request: { ...LIST_JSON, path: "/api/v1/posts?limit=50" },
     pipelining: 1,
     setup: SEED_POSTS,
     compareBodies: "timestamps",
@@ -198,7 +191,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "posts-yaml",
     description: `GET /api/v1/posts (Accept: application/yaml) with ${SEEDED_POSTS} posts in the store`,
-    requests: [{ method: "GET", path: "/api/v1/posts", headers: { Accept: "application/yaml" } }],
+    request: { method: "GET", path: "/api/v1/posts", headers: { Accept: "application/yaml" } },
     pipelining: 1,
     setup: SEED_POSTS,
     compareBodies: "timestamps",
@@ -208,7 +201,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "facts-post",
     description: "POST /api/v2/facts with a text/plain sentence (201, a new fact per request)",
-    requests: [{ method: "POST", path: "/api/v2/facts", headers: { "Content-Type": "text/plain" }, body: "RFC 9110 defines HTTP semantics." }],
+    request: { method: "POST", path: "/api/v2/facts", headers: { "Content-Type": "text/plain" }, body: "RFC 9110 defines HTTP semantics." },
     pipelining: 1,
     // Both start with startline's 31 seeded facts, so the first new id is the same; createdAt differs.
     compareBodies: "timestamps",
@@ -217,14 +210,12 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "post-patch",
     description: 'PATCH /api/v1/post/bench with {"title": ...} (application/merge-patch+json) on a post published in setup',
-    requests: [
-      {
-        method: "PATCH",
-        path: "/api/v1/post/bench",
-        headers: { "Content-Type": "application/merge-patch+json" },
-        body: JSON.stringify({ title: "Patched by the benchmark" }),
-      },
-    ],
+    request: {
+      method: "PATCH",
+      path: "/api/v1/post/bench",
+      headers: { "Content-Type": "application/merge-patch+json" },
+      body: JSON.stringify({ title: "Patched by the benchmark" }),
+    },
     pipelining: 1,
     setup: [
       {
@@ -240,14 +231,12 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "article-update",
     description: "UPDATE /api/v1/artigo/1 as an administrator (Bearer token) with a JSON merge patch",
-    requests: [
-      {
-        method: "UPDATE",
-        path: "/api/v1/artigo/1",
-        headers: { Authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "Content-Type": "application/merge-patch+json" },
-        body: JSON.stringify({ title: "Updated by the benchmark" }),
-      },
-    ],
+    request: {
+      method: "UPDATE",
+      path: "/api/v1/artigo/1",
+      headers: { Authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, "Content-Type": "application/merge-patch+json" },
+      body: JSON.stringify({ title: "Updated by the benchmark" }),
+    },
     pipelining: 1,
     nodeHttpUnsupported: "node:http refuses UPDATE",
     env: { ADMIN_TOKEN: BENCH_ADMIN_TOKEN },
@@ -257,31 +246,31 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: "status-tls",
     description: "GET /api/v2/status over HTTPS (TLS 1.3, persistent connections)",
-    requests: [STATUS_V2],
+    request: STATUS_V2,
     pipelining: 1,
     tls: true,
     quick: true,
     note:
       "HTTPS with a throwaway self-signed P-256 certificate; node:https and a node:tls ceiling beside startline. Connections are " +
-      "persistent, so this is the cost of encryption per request, not of handshakes. autocannon does not verify certificates " +
-      "(it connects with rejectUnauthorized: false); the response check before each run does, against the throwaway certificate.",
+      "persistent, so this is the cost of encryption per request, not of handshakes. wrk does not verify certificates; " +
+      "the response check before each run does, against the throwaway certificate.",
   },
   {
     name: "status-workers2",
     description: "GET /api/v2/status, startline with WORKERS=2 beside node:http and the ceiling with 2 node:cluster workers",
-    requests: [STATUS_V2],
+    request: STATUS_V2,
     pipelining: 1,
     workers: 2,
     quick: true,
     note:
-      "2 worker processes (plus the primary) per server, allowed on both cores: one of them shares core 1 with the load " +
-      "generator, so req/s says little; CPU µs/req (summed over the primary and the workers) and RSS (summed) are the " +
+      "2 worker processes (plus the primary) per server, allowed on both cores: one of them shares core 1 with wrk, " +
+      "so req/s says little; CPU µs/req (summed over the primary and the workers) and RSS (summed) are the " +
       "figures to compare. startline's DATA_DIR is a fresh temporary directory (WORKERS needs one on disk).",
   },
   {
     name: "idle-10k",
     description: "10,000 idle keep-alive connections, each after one GET /api/v2/status: RSS per connection",
-    requests: [STATUS_V2],
+    request: STATUS_V2,
     pipelining: 1,
     idle: { connections: 10_000 },
     // Nothing may close during the measurement: keep-alive far longer than it takes, and no cap below the count.
@@ -292,6 +281,9 @@ export const SCENARIOS: readonly Scenario[] = [
 
 /** The scenarios --quick runs when --scenarios is not given (the rows marked quick): one of each kind of setup. */
 export const QUICK_SCENARIOS: readonly string[] = SCENARIOS.filter((s) => s.quick === true).map((s) => s.name);
+
+/** The engine's own scenarios: the table of latency per run shows their every round (the tail moves more than a median shows). */
+export const ENGINE_SCENARIOS: readonly string[] = ["status", "status-pipelined"];
 
 /** Whether `status` is what the scenario's requests must be answered with. */
 export function answersAsExpected(scenario: Scenario, status: number): boolean {
@@ -316,31 +308,17 @@ export function checkScenarios(scenarios: readonly Scenario[]): void {
     if (!/^[a-z0-9][a-z0-9-]*$/.test(s.name)) throw new Error(`scenario name ${JSON.stringify(s.name)}: use lower-case letters, digits and "-"`);
     if (names.has(s.name)) throw new Error(`scenario ${s.name} is listed twice`);
     names.add(s.name);
-    if (s.requests.length === 0) throw new Error(`scenario ${s.name} has no requests`);
     if (!Number.isInteger(s.pipelining) || s.pipelining < 1) throw new Error(`scenario ${s.name}: pipelining must be a whole number >= 1`);
     if (s.workers !== undefined && (!Number.isInteger(s.workers) || s.workers < 1)) throw new Error(`scenario ${s.name}: workers must be a whole number >= 1`);
     if (s.idle !== undefined && (!Number.isInteger(s.idle.connections) || s.idle.connections < 1)) throw new Error(`scenario ${s.name}: idle.connections must be a whole number >= 1`);
-    if (s.wrk === true && (s.requests.length !== 1 || s.requests[0]!.body !== undefined || s.idle !== undefined || s.tls === true)) {
-      throw new Error(`scenario ${s.name}: wrk runs one request without a body, over HTTP, not idle connections`);
-    }
     for (const server of ["startline", "node-http"] as const) {
       if (!checks.has(bodyCheck(s, server))) throw new Error(`scenario ${s.name}: unknown body check ${JSON.stringify(bodyCheck(s, server))}`);
     }
-    for (const r of [...s.requests, ...(s.setup ?? [])]) {
+    for (const r of [s.request, ...(s.setup ?? [])]) {
       if (!r.path.startsWith("/")) throw new Error(`scenario ${s.name}: path ${JSON.stringify(r.path)} must start with "/"`);
     }
-    for (const r of s.requests) {
-      if (!METHODS.includes(r.method) && s.nodeHttpUnsupported === undefined) {
-        throw new Error(`scenario ${s.name} uses ${r.method}, which node:http refuses; set nodeHttpUnsupported: "node:http refuses ${r.method}"`);
-      }
+    if (!METHODS.includes(s.request.method) && s.nodeHttpUnsupported === undefined) {
+      throw new Error(`scenario ${s.name} uses ${s.request.method}, which node:http refuses; set nodeHttpUnsupported: "node:http refuses ${s.request.method}"`);
     }
   }
-}
-
-/** Methods outside autocannon 9's fixed list, which bench/autocannon-methods.cjs must add. */
-export function extraMethods(scenarios: readonly Scenario[]): string[] {
-  const autocannonKnows = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
-  const extra = new Set<string>();
-  for (const s of scenarios) for (const r of s.requests) if (!autocannonKnows.has(r.method)) extra.add(r.method);
-  return [...extra].sort();
 }

@@ -1,8 +1,8 @@
 // The benchmark suite (bench/): that `npm run bench -- --quick` runs its
 // subset of scenarios (one of each kind: plain, with setup and node:http
 // started from startline's state, UPDATE that node:http refuses, HTTPS,
-// cluster workers, idle connections, pipelined under wrk as well as
-// autocannon) and prints its tables with all three servers (no timing figure
+// cluster workers, idle connections, pipelined, a body) under wrk and
+// prints its tables with all three servers (no timing figure
 // is asserted: they depend on the machine); that
 // responses are compared byte for byte or with timestamps masked; that a
 // server started through the open-files wrapper is still node itself; that
@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import type autocannonFn from "autocannon";
 import { compareResponses, type RawResponse } from "../bench/probe.js";
 import { NODE_EXE, detectPinning, exePath, openFilesLimit, pinnedNode } from "../bench/proc.js";
-import { QUICK_SCENARIOS, SCENARIOS, checkScenarios, seedPostFields } from "../bench/scenarios.js";
+import { ENGINE_SCENARIOS, QUICK_SCENARIOS, SCENARIOS, checkScenarios, seedPostFields } from "../bench/scenarios.js";
 import { countEnds } from "../bench/servers/count-ends.js";
 import { withoutSettings } from "../src/config.js";
 
@@ -100,11 +100,12 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
   t.ok(quick.some((s) => s.tls), "one over HTTPS");
   t.ok(quick.some((s) => (s.workers ?? 1) > 1), "one with cluster workers");
   t.ok(quick.some((s) => s.idle !== undefined), "one with idle connections");
-  t.ok(quick.some((s) => s.wrk === true && s.pipelining > 1), "one that wrk loads too, pipelined (bench/wrk.lua)");
+  t.ok(quick.some((s) => s.pipelining > 1), "one pipelined (bench/wrk.lua's depth)");
+  t.ok(quick.some((s) => s.request.body !== undefined), "one with a body (bench/wrk.lua's @body=)");
 
   const lines = outcome.stdout.split("\n").filter((l) => l.startsWith("| "));
   const header = lines[0] ?? "";
-  for (const column of ["scenario", "server", "load", "req/s", "p50", "p99", "CPU µs/req", "RSS MiB", "vs node:http", "vs ceiling", "non-2xx / errors"]) {
+  for (const column of ["scenario", "server", "req/s", "p50", "p99", "CPU µs/req", "RSS MiB", "vs node:http", "vs ceiling", "non-2xx / errors"]) {
     t.match(header, column, `the header has ${column}`);
   }
   t.match(lines[1] ?? "", /^\|( -+:? \|)+$/, "the separator row");
@@ -116,24 +117,20 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
   // A row of the latency-per-run table ends in "p50 / p99 / max"; the main table's, in "non-2xx / errors".
   const latencyRow = /\| [0-9.]+ \/ [0-9.]+ \/ [0-9.]+ \|$/;
   for (const scenario of quick) {
-    const loads = scenario.idle !== undefined ? [""] : scenario.wrk === true ? [" autocannon |", " wrk |"] : [" autocannon |"];
     for (const server of ["startline", "node:http", "ceiling"]) {
-      for (const load of loads) {
-        const row = lines.find((r) => r.startsWith(`| ${scenario.name} | ${server} |${load}`) && !latencyRow.test(r));
-        t.ok(row, `a row for ${scenario.name} / ${server}${load}`, output);
-        if (row === undefined) continue;
-        // Every cell present: 13 columns in the main table, 10 in the idle one.
-        t.equal(row.split("|").length - 2, scenario.idle === undefined ? 13 : 10, "every cell", { row });
-        if (server === "node:http" && scenario.nodeHttpUnsupported !== undefined) t.match(row, `n/a (${scenario.nodeHttpUnsupported})`);
-      }
+      const row = lines.find((r) => r.startsWith(`| ${scenario.name} | ${server} |`) && !latencyRow.test(r));
+      t.ok(row, `a row for ${scenario.name} / ${server}`, output);
+      if (row === undefined) continue;
+      // Every cell present: 12 columns in the main table, 10 in the idle one.
+      t.equal(row.split("|").length - 2, scenario.idle === undefined ? 12 : 10, "every cell", { row });
+      if (server === "node:http" && scenario.nodeHttpUnsupported !== undefined) t.match(row, `n/a (${scenario.nodeHttpUnsupported})`);
+      else if (scenario.idle === undefined) t.match(row, /^\| [a-z0-9-]+ \| [a-z:]+ \| [0-9,]+/, "a req/s figure", { row });
     }
   }
-  // Latency per run for the engine scenarios: p50 / p99 / max of round 1 under each load generator.
-  for (const scenario of quick.filter((s) => s.wrk === true)) {
-    for (const load of ["autocannon", "wrk"]) {
-      const row = lines.find((r) => r.startsWith(`| ${scenario.name} | startline | ${load} |`) && latencyRow.test(r));
-      t.ok(row, `latency per run: ${scenario.name} / ${load}`, output);
-    }
+  // Latency per run for the engine scenarios: p50 / p99 / max of round 1.
+  for (const scenario of quick.filter((s) => ENGINE_SCENARIOS.includes(s.name))) {
+    const row = lines.find((r) => r.startsWith(`| ${scenario.name} | startline |`) && latencyRow.test(r));
+    t.ok(row, `latency per run: ${scenario.name}`, output);
   }
 
   const files = readdirSync(resultsDir).filter((f) => f.endsWith(".json"));
@@ -142,8 +139,7 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
     runs: {
       scenario: string;
       server: string;
-      measured: { non2xx: number; errors: number };
-      wrk?: { measured: { requests: number; non2xx: number; errors: number } };
+      measured: { requests: number; non2xx: number; errors: number };
       processes: { pid: number; cpusAllowed: string }[];
     }[];
     idleRuns: { scenario: string; server: string; connections: number; opened: { open: number; failed: number; non2xx: number }; closed: { closedEarly: number }; kibPerConnection: number }[];
@@ -154,10 +150,9 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
   for (const scenario of quick) {
     t.same(servers(scenario.name), scenario.nodeHttpUnsupported === undefined ? ["ceiling", "node-http", "startline"] : ["ceiling", "startline"], scenario.name);
   }
-  for (const run of results.runs) t.same([run.measured.non2xx, run.measured.errors], [0, 0], `${run.scenario} / ${run.server}`);
-  for (const run of results.runs.filter((r) => quick.find((s) => s.name === r.scenario)?.wrk === true)) {
-    t.ok(run.wrk !== undefined && run.wrk.measured.requests > 0, `${run.scenario} / ${run.server}: wrk got responses`);
-    t.same([run.wrk?.measured.non2xx, run.wrk?.measured.errors], [0, 0], `${run.scenario} / ${run.server} under wrk`);
+  for (const run of results.runs) {
+    t.ok(run.measured.requests > 0, `${run.scenario} / ${run.server}: wrk got responses`);
+    t.same([run.measured.non2xx, run.measured.errors], [0, 0], `${run.scenario} / ${run.server}`);
   }
   for (const run of results.runs.filter((r) => (quick.find((s) => s.name === r.scenario)?.workers ?? 1) > 1)) {
     t.equal(run.processes.length, 3, `${run.scenario} / ${run.server}: the primary and 2 workers measured`);
