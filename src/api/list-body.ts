@@ -137,19 +137,41 @@ export function nextJsonBatch(page: { readonly members: Uint8Array; readonly cou
  * bytes, until a batch says nothing more follows (no empty batch is read to
  * learn it). The items are the store's JSON text in UTF-8, joined as
  * JSON.stringify joins the members of an array; nothing is parsed,
- * serialized or encoded here. Nothing is held between batches but a position.
+ * serialized or encoded here. Between batches only the piece being sent and
+ * where the next batch starts are held: a batch's bytes are let go as soon
+ * as they are copied into its piece (a page kept in a generator's frame
+ * would hold a second and third batch per client, and a client that stops
+ * reading holds its generator).
  */
-export async function* jsonListBody(source: JsonListSource, first: JsonPage, options: { readonly wrapper: string; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
-  const through = options.through;
-  let page = first;
-  let piece = Buffer.concat([Buffer.from(`{${JSON.stringify(options.wrapper)}:[`), page.members]);
-  let count = page.count;
-  while (page.more && page.last !== undefined) {
+export function jsonListBody(source: JsonListSource, first: JsonPage, options: { readonly wrapper: string; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
+  const piece = Buffer.concat([Buffer.from(`{${JSON.stringify(options.wrapper)}:[`), first.members]);
+  return laterBatches(source, piece, readAfter(first, first.count), options.through);
+}
+
+/** What is kept of the batches read so far: where the next starts, how large to ask for it, how many items came. */
+interface ReadSoFar {
+  readonly more: boolean;
+  readonly last: Position | undefined;
+  readonly next: { readonly limit: number; readonly maxChars: number };
+  readonly count: number;
+}
+
+function readAfter(page: JsonPage, count: number): ReadSoFar {
+  return { more: page.more, last: page.last, next: nextJsonBatch(page), count };
+}
+
+/** The next batch as a piece (its members after a comma when items came before), and what is kept of it. */
+async function nextPiece(source: JsonListSource, read: ReadSoFar, after: Position, through: Position | undefined): Promise<{ piece: Buffer; read: ReadSoFar }> {
+  const page = await source.pageJson(through === undefined ? { after, ...read.next } : { after, ...read.next, through });
+  const piece = read.count > 0 && page.count > 0 ? Buffer.concat([COMMA, page.members]) : Buffer.from(page.members);
+  return { piece, read: readAfter(page, read.count + page.count) };
+}
+
+// `piece` and `read` are reassigned in place: a generator's frame keeps its parameters, and a copy kept there would hold the first batch for the whole list.
+async function* laterBatches(source: JsonListSource, piece: Buffer, read: ReadSoFar, through: Position | undefined): AsyncGenerator<Uint8Array, void, undefined> {
+  while (read.more && read.last !== undefined) {
     yield piece;
-    const batch = nextJsonBatch(page);
-    page = await source.pageJson(through === undefined ? { after: page.last, ...batch } : { after: page.last, ...batch, through });
-    piece = count > 0 && page.count > 0 ? Buffer.concat([COMMA, page.members]) : Buffer.from(page.members);
-    count += page.count;
+    ({ piece, read } = await nextPiece(source, read, read.last, through));
   }
   yield Buffer.concat([piece, LIST_END]);
 }

@@ -5,6 +5,8 @@
 import t from "tap";
 import fc from "fast-check";
 import { dump, load } from "js-yaml";
+import { runInNewContext } from "node:vm";
+import v8 from "node:v8";
 import { BATCH_CHARS, FIRST_BATCH, FIRST_BATCH_CHARS, JSON_BATCH, jsonListBody, listBody, MAX_BATCH, PIECE_CHARS, type ListSource } from "../../src/api/list-body.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import type { JsonPage, Page, PageQuery } from "../../src/store/types.js";
@@ -143,4 +145,33 @@ t.test("a consumer that stops (a client that left) stops the reading: nothing is
   t.strictSame(await body.return(undefined), { done: true, value: undefined });
   t.strictSame(await body.next(), { done: true, value: undefined });
   t.equal(src.queries.length, read, "no batch read after the consumer stopped");
+});
+
+t.test("a JSON list paused mid-way (a client that stopped reading) holds only the piece being sent, not the batches before it", async (t) => {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  // Ten batches of 1,000 one-character members; every batch's bytes watched for collection.
+  const batches: WeakRef<Uint8Array>[] = [];
+  const recording = {
+    async pageJson(query: PageQuery): Promise<JsonPage> {
+      const from = (query.after) ?? 0;
+      const members = Buffer.from(Array.from({ length: 1000 }, () => "1").join(","));
+      batches.push(new WeakRef(members));
+      return { members, count: 1000, last: from + 1000, more: from + 1000 < 10_000, revision: { epoch: "e", n: 1 } };
+    },
+  };
+  // The first batch is read where the handler reads it; nothing of it stays in this test's scope.
+  const start = async () => jsonListBody(recording, await recording.pageJson({ ...JSON_BATCH }), { wrapper: "posts" });
+  const body = await start();
+  for (let i = 0; i < 4; i++) await body.next();
+  // A new task: the WeakRefs made in the last one no longer keep their targets.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  t.equal(batches.length, 4, "four batches read for four pieces");
+  t.strictSame(
+    batches.slice(0, 3).map((ref) => ref.deref() === undefined),
+    [true, true, true],
+    "the first three batches are let go while the fourth piece waits to be sent",
+  );
+  await body.return(undefined);
 });

@@ -4,10 +4,11 @@
 // removed when the test ends.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Test } from "tap";
+import { ownForTest } from "./owned-child.js";
 import { freePort } from "./ports.js";
 
 export const HAPROXY = process.env.HAPROXY_PATH ?? "/usr/sbin/haproxy";
@@ -58,24 +59,7 @@ async function startOnce(t: Test, upstream: number, extra: readonly string[]): P
   writeFileSync(cfg, haproxyConfig(`127.0.0.1:${port}`, upstream, extra));
   const child = spawn(HAPROXY, ["-W", "-db", "-f", cfg], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let running = true;
-  const reap = () => {
-    child.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once("exit", reap);
-  void exited.then(() => {
-    running = false;
-    process.removeListener("exit", reap);
-  });
-  t.teardown(async () => {
-    if (running) {
-      child.kill("SIGTERM"); // the master stops its worker and exits
-      await exited;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { exited, running } = ownForTest(t, child, dir);
   // The master binds the listener before it forks the worker, and says
   // "Loading success." once the worker runs: that line is the event to wait
   // for. Exiting first means the port was taken or the config is wrong.
@@ -94,6 +78,6 @@ async function startOnce(t: Test, upstream: number, extra: readonly string[]): P
     // Only a bound on a broken start: the line or the exit comes first.
     const hangBound = setTimeout(() => finish(false), 30_000);
   });
-  if (!ready || !running) return `HAProxy did not start on 127.0.0.1:${port}: ${output}`;
+  if (!ready || !running()) return `HAProxy did not start on 127.0.0.1:${port}: ${output}`;
   return { port, output: () => output };
 }

@@ -4,11 +4,12 @@
 // process, stopped and removed when the test ends.
 
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Test } from "tap";
+import { ownForTest } from "./owned-child.js";
 import { freePort } from "./ports.js";
 
 export const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
@@ -66,26 +67,7 @@ async function startOnce(t: Test, upstreams: readonly number[], change: Changes)
   let output = "";
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let running = true;
-  // If this test file dies before its teardown, nginx must not outlive it
-  // (SIGTERM, not SIGKILL: the master then takes its workers down with it).
-  const reap = () => {
-    child.kill("SIGTERM");
-    rmSync(prefix, { recursive: true, force: true });
-  };
-  process.once("exit", reap);
-  void exited.then(() => {
-    running = false;
-    process.removeListener("exit", reap);
-  });
-  t.teardown(async () => {
-    if (running) {
-      child.kill("SIGTERM"); // nginx's fast shutdown
-      await exited;
-    }
-    rmSync(prefix, { recursive: true, force: true });
-  });
+  const { exited, running } = ownForTest(t, child, prefix);
   const readLog = () => {
     try {
       return readFileSync(errorLog, "utf8");
@@ -119,7 +101,7 @@ async function startOnce(t: Test, upstreams: readonly number[], change: Changes)
     const hangBound = setTimeout(() => finish(pidWritten()), 30_000);
     if (pidWritten()) finish(true);
   });
-  if (!ready || !running) {
+  if (!ready || !running()) {
     const said = `${output}${readLog()}`;
     return { kind: "failed", addressInUse: /Address already in use/.test(said), message: `nginx did not start on 127.0.0.1:${port}: ${said}` };
   }
