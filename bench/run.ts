@@ -263,7 +263,7 @@ async function main(argv: readonly string[]): Promise<number> {
     // As issue 28 measured them: wrk, 50 connections (10 for whole lists), 4 s after 1 s of warm-up.
     const data: DataOptions = { rounds: options.rounds, duration: options.quick ? 1 : 4, warmup: options.quick ? 0 : 1, connections: 50, servers: DATA_SERVERS, scenarios: dataScenarios };
     console.log("\nThe data endpoints beside fastify and the data ceiling (npm run bench:data):\n");
-    const measured = await runData(data);
+    const measured = await runData(data, console.log, pinning);
     console.log(`\n${dataTable(data, measured)}\n`);
     for (const m of measured.filter((m) => m.errors > 0)) ctx.problems.push(`data ${m.scenario} / ${m.server} / round ${m.round}: ${m.errors} errors`);
     for (const s of dataScenarios) {
