@@ -284,6 +284,23 @@ export async function runData(options: DataOptions, log: (line: string) => void 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a");
 
 /** The table of medians, as Markdown. */
+/**
+ * startline's ratios to another server in one scenario: the median over the
+ * rounds of the ratio within each round (each taken within one round, so that
+ * a neighbour's load moves both sides).
+ */
+export function roundRatio(results: readonly Measurement[], scenario: string, other: DataServer, pick: (m: Measurement) => number): number {
+  const of = (server: DataServer) => results.filter((m) => m.scenario === scenario && m.server === server);
+  return median(
+    of("startline")
+      .map((m) => {
+        const o = of(other).find((x) => x.round === m.round);
+        return o === undefined ? Number.NaN : pick(m) / pick(o);
+      })
+      .filter(Number.isFinite),
+  );
+}
+
 export function dataTable(options: DataOptions, results: readonly Measurement[]): string {
   const lines = [
     "| endpoint | startline req/s | fastify req/s | ceiling req/s | startline vs fastify | startline CPU µs/req | fastify | ceiling | fastify CPU ÷ startline CPU | CPU vs ceiling | rounds' spread | other load (cores) |",
@@ -292,15 +309,7 @@ export function dataTable(options: DataOptions, results: readonly Measurement[])
   for (const scenario of options.scenarios) {
     const of = (server: DataServer) => results.filter((m) => m.scenario === scenario.name && m.server === server);
     const med = (server: DataServer, pick: (m: Measurement) => number) => (of(server).length === 0 ? Number.NaN : median(of(server).map(pick)));
-    const perRound = (pick: (m: Measurement) => number, other: DataServer) =>
-      median(
-        of("startline")
-          .map((m) => {
-            const o = of(other).find((x) => x.round === m.round);
-            return o === undefined ? Number.NaN : pick(m) / pick(o);
-          })
-          .filter(Number.isFinite),
-      );
+    const perRound = (pick: (m: Measurement) => number, other: DataServer) => roundRatio(results, scenario.name, other, pick);
     const spread = DATA_SERVERS.map((server) => {
       const values = of(server).map((m) => m.reqPerSec);
       return values.length < 2 ? 0 : (Math.max(...values) - Math.min(...values)) / median(values);

@@ -4,13 +4,23 @@
 // it here, from the record as records.ts shapes it, so the three stores
 // keep byte-identical representations.
 
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import type { JsonPage, PageQuery, Position, Post, Representation, Revision } from "./types.js";
 
 /** The opaque part of a strong entity tag for these bytes: the first 27 base64url characters of their SHA-256 (162 bits). */
 export function tagOf(text: string): string {
-  return createHash("sha256").update(text).digest("base64url").slice(0, 27);
+  return sha256(text).slice(0, 27);
 }
+
+/**
+ * SHA-256 in base64url. crypto.hash (Node 20.12 and later) hashes in one call,
+ * without a Hash object: half the time of createHash for a post of ~700 bytes,
+ * which every write pays; older Node 20 releases lack it.
+ */
+const sha256: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha256", text, "base64url")
+    : (text) => crypto.createHash("sha256").update(text).digest("base64url");
 
 export function representationOf(record: Post): Representation {
   const json = JSON.stringify(record);

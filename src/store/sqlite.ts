@@ -185,9 +185,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     // Not ON CONFLICT DO NOTHING: that takes a number from AUTOINCREMENT before it finds the id taken, and the
     // number counts in the revision (schema.ts, migration 6). The check and the insert are one statement, so one
     // write transaction: no other process can publish the id in between.
-    postInsert: db.prepare<[{ id: string; json: string; tag: string }]>(
-      "INSERT INTO posts (id, json, tag) SELECT @id, @json, @tag WHERE NOT EXISTS (SELECT 1 FROM posts WHERE id = @id)",
-    ),
+    // The id goes in twice (positional parameters bind faster than named ones).
+    postInsert: db.prepare<[string, string, string, string]>("INSERT INTO posts (id, json, tag) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM posts WHERE id = ?)"),
     postUpdate: db.prepare<[string, string, string]>("UPDATE posts SET json = ?, tag = ? WHERE id = ?"),
     postDelete: db.prepare("DELETE FROM posts WHERE id = ?"),
     articleList: db.prepare<[], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles ORDER BY seq"),
@@ -281,7 +280,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const now = stamp();
       const item = makePost(post.id, post, now, now);
       const representation = representationOf(item);
-      const info = q.postInsert.run({ id: post.id, json: representation.json, tag: representation.tag });
+      const info = q.postInsert.run(post.id, representation.json, representation.tag, post.id);
       if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
       return { kind: "created", item, representation };
     },
