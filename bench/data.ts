@@ -209,8 +209,12 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-export async function runData(options: DataOptions, log: (line: string) => void = console.log): Promise<Measurement[]> {
-  const pinning = detectPinning();
+/**
+ * `pinning`: npm run bench passes its own, found before it pinned itself to
+ * the client core; found here, after that, it would see one core and pin
+ * nothing.
+ */
+export async function runData(options: DataOptions, log: (line: string) => void = console.log, pinning: Pinning = detectPinning()): Promise<Measurement[]> {
   if (pinning.enabled) pinPid(process.pid, pinning.clientCore);
   log(`pinning: ${pinning.enabled ? `servers on core ${pinning.serverCore}, wrk and this runner on core ${pinning.clientCore}` : `off (${pinning.reason})`}`);
   const dir = mkdtempSync(join(tmpdir(), "startline-bench-data-"));
@@ -281,9 +285,27 @@ export async function runData(options: DataOptions, log: (line: string) => void 
   return results;
 }
 
+const times = (n: number) => (Number.isFinite(n) ? `${fmt(n, 2)}x` : "n/a");
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a");
 
 /** The table of medians, as Markdown. */
+/**
+ * startline's ratios to another server in one scenario: the median over the
+ * rounds of the ratio within each round (each taken within one round, so that
+ * a neighbour's load moves both sides).
+ */
+export function roundRatio(results: readonly Measurement[], scenario: string, other: DataServer, pick: (m: Measurement) => number): number {
+  const of = (server: DataServer) => results.filter((m) => m.scenario === scenario && m.server === server);
+  return median(
+    of("startline")
+      .map((m) => {
+        const o = of(other).find((x) => x.round === m.round);
+        return o === undefined ? Number.NaN : pick(m) / pick(o);
+      })
+      .filter(Number.isFinite),
+  );
+}
+
 export function dataTable(options: DataOptions, results: readonly Measurement[]): string {
   const lines = [
     "| endpoint | startline req/s | fastify req/s | ceiling req/s | startline vs fastify | startline CPU µs/req | fastify | ceiling | fastify CPU ÷ startline CPU | CPU vs ceiling | rounds' spread | other load (cores) |",
@@ -292,15 +314,7 @@ export function dataTable(options: DataOptions, results: readonly Measurement[])
   for (const scenario of options.scenarios) {
     const of = (server: DataServer) => results.filter((m) => m.scenario === scenario.name && m.server === server);
     const med = (server: DataServer, pick: (m: Measurement) => number) => (of(server).length === 0 ? Number.NaN : median(of(server).map(pick)));
-    const perRound = (pick: (m: Measurement) => number, other: DataServer) =>
-      median(
-        of("startline")
-          .map((m) => {
-            const o = of(other).find((x) => x.round === m.round);
-            return o === undefined ? Number.NaN : pick(m) / pick(o);
-          })
-          .filter(Number.isFinite),
-      );
+    const perRound = (pick: (m: Measurement) => number, other: DataServer) => roundRatio(results, scenario.name, other, pick);
     const spread = DATA_SERVERS.map((server) => {
       const values = of(server).map((m) => m.reqPerSec);
       return values.length < 2 ? 0 : (Math.max(...values) - Math.min(...values)) / median(values);
@@ -308,8 +322,8 @@ export function dataTable(options: DataOptions, results: readonly Measurement[])
     const others = results.filter((m) => m.scenario === scenario.name).map((m) => m.otherCores);
     lines.push(
       `| ${scenario.label} | ${fmt(med("startline", (m) => m.reqPerSec))} | ${fmt(med("fastify", (m) => m.reqPerSec))} | ${fmt(med("ceiling", (m) => m.reqPerSec))} | ` +
-        `${fmt(perRound((m) => m.reqPerSec, "fastify"), 2)}x | ${fmt(med("startline", (m) => m.cpuUsPerRequest), 1)} | ${fmt(med("fastify", (m) => m.cpuUsPerRequest), 1)} | ` +
-        `${fmt(med("ceiling", (m) => m.cpuUsPerRequest), 1)} | ${fmt(1 / perRound((m) => m.cpuUsPerRequest, "fastify"), 2)}x | ${fmt(perRound((m) => m.cpuUsPerRequest, "ceiling"), 2)}x | ±${fmt((Math.max(...spread) * 100) / 2)}% | ${others.length === 0 ? "n/a" : fmt(median(others), 2)} |`,
+        `${times(perRound((m) => m.reqPerSec, "fastify"))} | ${fmt(med("startline", (m) => m.cpuUsPerRequest), 1)} | ${fmt(med("fastify", (m) => m.cpuUsPerRequest), 1)} | ` +
+        `${fmt(med("ceiling", (m) => m.cpuUsPerRequest), 1)} | ${times(1 / perRound((m) => m.cpuUsPerRequest, "fastify"))} | ${times(perRound((m) => m.cpuUsPerRequest, "ceiling"))} | ±${fmt((Math.max(...spread) * 100) / 2)}% | ${others.length === 0 ? "n/a" : fmt(median(others), 2)} |`,
     );
   }
   return lines.join("\n");

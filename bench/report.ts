@@ -204,6 +204,55 @@ export function latencyTable(runs: readonly RunRecord[], scenarios: readonly str
   return lines.join("\n");
 }
 
+// ---------------------------------------------------------------- the table of ratios
+
+/**
+ * One row of the table of ratios: startline beside the server a user would
+ * run instead (node:http, or fastify for the data endpoints) and beside the
+ * scenario's ceiling. Ratios above 1 for req/s, below 1 for CPU per request,
+ * are startline's advantage.
+ */
+export interface RatioRow {
+  readonly scenario: string;
+  readonly comparator: string;
+  readonly reqPerSec: number;
+  readonly cpuUsPerRequest: number;
+  /** A string when the comparator cannot take part ("node:http refuses UPDATE"). */
+  readonly vsComparator: { readonly reqPerSec: number; readonly cpu: number } | string;
+  readonly vsCeiling: { readonly reqPerSec: number; readonly cpu: number } | undefined;
+}
+
+/** The rows of the timed scenarios' table, as ratios of the medians. */
+export function engineRatios(rows: readonly SummaryRow[]): RatioRow[] {
+  const out: RatioRow[] = [];
+  for (const row of rows.filter((r) => r.server === "startline" && r.runs > 0)) {
+    const peer = (kind: ServerKind) => rows.find((r) => r.scenario === row.scenario && r.server === kind);
+    const versus = (p: SummaryRow | undefined) =>
+      p === undefined || p.runs === 0 ? undefined : { reqPerSec: row.reqPerSec / p.reqPerSec, cpu: row.cpuUsPerRequest / p.cpuUsPerRequest };
+    const nodeHttp = peer("node-http");
+    out.push({
+      scenario: row.scenario,
+      comparator: "node:http",
+      reqPerSec: row.reqPerSec,
+      cpuUsPerRequest: row.cpuUsPerRequest,
+      vsComparator: nodeHttp?.unsupported ?? versus(nodeHttp) ?? "no run completed",
+      vsCeiling: versus(peer("ceiling")),
+    });
+  }
+  return out;
+}
+
+export function ratioTable(rows: readonly RatioRow[]): string {
+  const header = ["scenario", "beside", "startline req/s", "startline CPU µs/req", "req/s vs it", "CPU/req vs it", "req/s vs ceiling", "CPU/req vs ceiling"];
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i < 2 ? " --- " : " ---: ")).join("|")}|`];
+  const x = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? "–" : `${n.toFixed(2)}×`);
+  for (const r of rows) {
+    const vs = typeof r.vsComparator === "string" ? [`n/a (${r.vsComparator})`, "n/a"] : [x(r.vsComparator.reqPerSec), x(r.vsComparator.cpu)];
+    lines.push(`| ${r.scenario} | ${r.comparator} | ${int.format(r.reqPerSec)} | ${fixed(r.cpuUsPerRequest, 1)} | ${vs.join(" | ")} | ${x(r.vsCeiling?.reqPerSec)} | ${x(r.vsCeiling?.cpu)} |`);
+  }
+  return lines.join("\n");
+}
+
 // ---------------------------------------------------------------- idle connections
 
 /** One server holding a scenario's idle connections, as written to the results JSON. */

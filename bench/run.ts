@@ -5,7 +5,8 @@
 // rotates from round to round), pinned to core 0; wrk runs on core 1, and so
 // does this process. After
 // a warm-up, the server's CPU time and RSS are read from /proc before and
-// after the measured run. Prints one markdown table of medians and writes
+// after the measured run. Prints a markdown table of medians, the data
+// endpoints beside fastify, and last one table of ratios of them all; writes
 // every run to bench/results/<timestamp>.json.
 //
 // Scenarios may also: send setup requests to startline after each start
@@ -33,9 +34,13 @@ import { GC_ON_SIGNAL_MODULE, ROOT, STARTLINE_MAIN, benchScript } from "./paths.
 import { clockTicksPerSecond, detectPinning, pinPid, procStatus } from "./proc.js";
 import {
   idleLegend,
+  engineRatios,
   idleTable,
   latencyTable,
+  ratioTable,
+  type RatioRow,
   legend,
+  median,
   markdownTable,
   summarize,
   summarizeIdle,
@@ -48,7 +53,7 @@ import {
 import { ENGINE_SCENARIOS, QUICK_SCENARIOS, SCENARIOS, answersAsExpected, checkScenarios, type Scenario } from "./scenarios.js";
 import { WRK_SCRIPT, wrkUnavailable } from "./wrk.js";
 import { runMode } from "./modes.js";
-import { DATA_SCENARIOS, DATA_SERVERS, dataTable, runData, type DataOptions } from "./data.js";
+import { DATA_SCENARIOS, DATA_SERVERS, dataTable, roundRatio, runData, type DataOptions } from "./data.js";
 
 function rotate<T>(items: readonly T[], by: number): T[] {
   const k = by % items.length;
@@ -253,13 +258,37 @@ async function main(argv: readonly string[]): Promise<number> {
   if (idleRows.length > 0) console.log(`Idle connections:\n\n${idleTable(idleRows)}\n\n${idleLegend()}\n`);
   const shown = relative(process.cwd(), resultsFile);
   console.log(`raw results: ${shown.startsWith("..") ? resultsFile : shown}`);
+  const ratios: RatioRow[] = engineRatios(rows);
   if (dataScenarios.length > 0) {
     // As issue 28 measured them: wrk, 50 connections (10 for whole lists), 4 s after 1 s of warm-up.
     const data: DataOptions = { rounds: options.rounds, duration: options.quick ? 1 : 4, warmup: options.quick ? 0 : 1, connections: 50, servers: DATA_SERVERS, scenarios: dataScenarios };
     console.log("\nThe data endpoints beside fastify and the data ceiling (npm run bench:data):\n");
-    const measured = await runData(data);
+    const measured = await runData(data, console.log, pinning);
     console.log(`\n${dataTable(data, measured)}\n`);
     for (const m of measured.filter((m) => m.errors > 0)) ctx.problems.push(`data ${m.scenario} / ${m.server} / round ${m.round}: ${m.errors} errors`);
+    for (const s of dataScenarios) {
+      const mine = measured.filter((m) => m.scenario === s.name && m.server === "startline");
+      if (mine.length === 0) continue;
+      const versus = (other: "fastify" | "ceiling") => {
+        if (!measured.some((m) => m.scenario === s.name && m.server === other)) return undefined;
+        return { reqPerSec: roundRatio(measured, s.name, other, (m) => m.reqPerSec), cpu: roundRatio(measured, s.name, other, (m) => m.cpuUsPerRequest) };
+      };
+      ratios.push({
+        scenario: s.name,
+        comparator: "fastify",
+        reqPerSec: median(mine.map((m) => m.reqPerSec)),
+        cpuUsPerRequest: median(mine.map((m) => m.cpuUsPerRequest)),
+        vsComparator: versus("fastify") ?? "fastify not run",
+        vsCeiling: versus("ceiling"),
+      });
+    }
+  }
+  if (ratios.length > 0) {
+    console.log(
+      "\nThe whole table of ratios (startline's medians; ratios of medians for the scenarios above, medians of each round's ratio for the data endpoints; " +
+        "ceiling: the no-parse ceiling, or the data ceiling for the data endpoints):\n",
+    );
+    console.log(ratioTable(ratios));
   }
   if (ctx.warnings.length > 0) {
     console.log(`\nWARNINGS (${ctx.warnings.length}):`);

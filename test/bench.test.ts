@@ -127,6 +127,14 @@ t.test("npm run bench -- --quick: exit 0, both tables with startline, node:http 
       else if (scenario.idle === undefined) t.match(row, /^\| [a-z0-9-]+ \| [a-z:]+ \| [0-9,]+/, "a req/s figure", { row });
     }
   }
+  // The whole table of ratios, last: a row per timed scenario, beside node:http and the ceiling.
+  const ratioRows = outcome.stdout.slice(outcome.stdout.indexOf("The whole table of ratios")).split("\n").filter((l) => l.startsWith("| "));
+  t.match(ratioRows[0] ?? "", "| scenario | beside | startline req/s |", "the table of ratios", output);
+  for (const scenario of quick.filter((s) => s.idle === undefined)) {
+    const row = ratioRows.find((r) => r.startsWith(`| ${scenario.name} | node:http |`)) ?? "";
+    const vsNode = scenario.nodeHttpUnsupported === undefined ? "[0-9.]+× \\| [0-9.]+×" : `n/a \\(${scenario.nodeHttpUnsupported}\\) \\| n/a`;
+    t.match(row, new RegExp(`^\\| ${scenario.name} \\| node:http \\| [0-9,]+ \\| [0-9.]+ \\| ${vsNode} \\| [0-9.]+× \\| [0-9.]+× \\|$`), `ratios of ${scenario.name}`, { row });
+  }
   // Latency per run for the engine scenarios: p50 / p99 / max of round 1.
   for (const scenario of quick.filter((s) => ENGINE_SCENARIOS.includes(s.name))) {
     const row = lines.find((r) => r.startsWith(`| ${scenario.name} | startline |`) && latencyRow.test(r));
@@ -228,6 +236,8 @@ t.test("npm run bench -- --quick --scenarios post-one: the data endpoints' table
   const row = outcome.stdout.split("\n").find((l) => l.startsWith("| GET /api/v1/post/:id |")) ?? "";
   t.match(row, /^\| GET \/api\/v1\/post\/:id \| [0-9,]+ \| [0-9,]+ \| [0-9,]+ \| [0-9.]+x \|/, "a row with the three servers' req/s and the ratio", { row });
   t.notMatch(outcome.stdout, /\| status \|/, "no engine scenario was asked for");
+  const ratio = outcome.stdout.split("\n").find((l) => l.startsWith("| post-one | fastify |")) ?? "";
+  t.match(ratio, /^\| post-one \| fastify \| [0-9,]+ \| [0-9.]+ \| [0-9.]+× \| [0-9.]+× \| [0-9.]+× \| [0-9.]+× \|$/, "the table of ratios has the data endpoint beside fastify and the data ceiling", { ratio });
 });
 
 t.test("the ceiling counts request ends split anywhere across chunks", async (t) => {
