@@ -54,7 +54,9 @@ async function accounted(ctx: Context, pids: readonly number[], warmup: LoadSumm
   const systemBefore = systemTicks();
   const ticksBefore = sum(pids.map(cpuTicks));
   const rssBefore = sum(pids.map((pid) => procStatus(pid).rssKiB));
+  const wallBefore = process.hrtime.bigint();
   const measured = await run();
+  const wallS = Number(process.hrtime.bigint() - wallBefore) / 1e9;
   const ticksAfter = sum(pids.map(cpuTicks));
   const rssAfter = sum(pids.map((pid) => procStatus(pid).rssKiB));
   const peak = procStatus(pids[0]!).hwmKiB;
@@ -62,7 +64,10 @@ async function accounted(ctx: Context, pids: readonly number[], warmup: LoadSumm
   const othersAfter = ours();
   const hz = clockTicksPerSecond();
   const totalUs = ((ticksAfter - ticksBefore) * 1e6) / hz;
-  const cores = (ticks: number) => (measured.durationS > 0 ? ticks / hz / measured.durationS : Number.NaN);
+  // Over the wall time between the readings, not wrk's own duration: on a saturated machine wrk may take far
+  // longer to start and stop than its -d, and the machine's ticks over that window divided by -d came out at
+  // tens of cores on a 2-core machine.
+  const cores = (ticks: number) => (wallS > 0 ? ticks / hz / wallS : Number.NaN);
   const mine = ticksAfter - ticksBefore + othersAfter - othersBefore;
   return {
     warmup,

@@ -59,12 +59,15 @@ t.test("a worker killed as soon as it serves is replaced every time: dying after
   };
   const answeredBy = (id: number) => server.lines.some((l) => l.startsWith(`w${id} `));
   const kills = 7;
+  // A replacement boots node, loads the server and opens the store before it serves: on a loaded 2-core
+  // machine that has taken over 10 s, so these hang bounds are wider than the default (they only catch a hang).
+  const startBound = 60_000;
   for (let k = 0; k < kills; k++) {
     const youngest = 2 + k;
     // Asked until the youngest worker has answered one (the hang detector bounds it).
     await happens(t, (async () => {
       while (!answeredBy(youngest)) t.equal(await status(), 200);
-    })(), `worker ${youngest} serves`);
+    })(), `worker ${youngest} serves`, startBound);
     // Process ids grow: the youngest worker has the highest.
     const pids = await workerPids(server.child.pid!);
     process.kill(Math.max(...pids), "SIGKILL");
@@ -72,7 +75,7 @@ t.test("a worker killed as soon as it serves is replaced every time: dying after
       const replaced = () => server.lines.filter((l) => /exited \(SIGKILL\); starting a replacement$/.test(l)).length > k;
       if (replaced()) return resolve();
       const stop = server.onLine(() => replaced() && (stop(), resolve()));
-    }), `worker ${youngest}'s death is followed by a replacement`);
+    }), `worker ${youngest}'s death is followed by a replacement`, startBound);
   }
   t.equal(await status(), 200, "the port still answers");
   t.equal(server.child.exitCode, null, "the primary is still running");
