@@ -10,7 +10,8 @@ import { createSqliteStore } from "../../src/store/sqlite.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { representationOf } from "../../src/store/representation.js";
-import { makePost } from "../../src/store/records.js";
+import type { Revision } from "../../src/store/types.js";
+import { checkMigratedPosts, VERSION_4_POSTS } from "../helpers/migrated-posts.js";
 import { storeSuite } from "../helpers/store-suite.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "startline-sqlite-"));
@@ -168,38 +169,19 @@ t.test("a database of schema version 4 keeps each post as its stored JSON alone:
   old.exec((MIGRATIONS[3] as { sql: string }).sql);
   old.pragma("user_version = 4");
   const insert = old.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at, json, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  const written = [
-    makePost("one", { title: "T\u{1F600}", body: "line\nbreak \"quoted\"", author: "ann", tags: ["a", "b"] }, "2025-01-01T00:00:00.000Z", "2025-01-02T00:00:00.000Z"),
-    makePost("two", { title: "t", body: "b" }, "2025-01-03T00:00:00.000Z", "2025-01-03T00:00:00.000Z"),
-    makePost("three", { title: "gone", body: "deleted before the migration", tags: [] }, "2025-01-04T00:00:00.000Z", "2025-01-04T00:00:00.000Z"),
-  ];
+  const written = VERSION_4_POSTS;
   for (const post of written) {
     const { json, tag } = representationOf(post);
     insert.run(post.id, post.title, post.body, post.author ?? null, post.tags === undefined ? null : JSON.stringify(post.tags), post.publishedAt, post.updatedAt, json, tag);
   }
   // The post written last is gone: its position (3) must never come back.
   old.prepare("DELETE FROM posts WHERE id = 'three'").run();
-  const revision = old.prepare("SELECT n, epoch FROM revisions WHERE collection = 'posts'").get();
+  const revision = old.prepare<[], Revision>("SELECT n, epoch FROM revisions WHERE collection = 'posts'").get()!;
   old.close();
 
   const store = createSqliteStore(file);
   t.teardown(() => store.close());
-  t.strictSame(await store.posts.revision(), revision, "the revision did not move: no post changed");
-  for (const post of written.slice(0, 2)) {
-    t.strictSame(await store.posts.get(post.id), post, `${post.id}'s fields, read from its stored JSON`);
-    t.strictSame(await store.posts.representation(post.id), representationOf(post), `${post.id}'s bytes and tag as they were`);
-  }
-  t.equal(await store.posts.get("three"), undefined);
-  const first = await store.posts.page({ limit: 1 });
-  t.strictSame(first.items.map((p) => p.id), ["one"]);
-  t.strictSame((await store.posts.page({ after: first.last!, limit: 10 })).items.map((p) => p.id), ["two"], "a cursor handed out before still works");
-  t.equal(Buffer.from((await store.posts.pageJson({ limit: 10 })).members).toString(), JSON.stringify(written.slice(0, 2)).slice(1, -1));
-  await store.posts.create({ id: "four", title: "t", body: "b" });
-  t.equal((await store.posts.page({ after: 2, limit: 10 })).last, 4, "a new post comes after the deleted one's position, not in it");
-  t.equal((await store.posts.revision()).n, (revision as { n: number }).n + 1, "the triggers count writes again");
-  await store.posts.update("one", (p) => ({ title: p.title, body: "changed" }));
-  await store.posts.delete("two");
-  t.equal((await store.posts.revision()).n, (revision as { n: number }).n + 3);
+  await checkMigratedPosts(t, store, revision);
   await store.close();
   const raw = new Database(file, { readonly: true });
   t.teardown(() => raw.close());
