@@ -62,7 +62,8 @@ export function readRequestLine(buf: Buffer, s: number, e: number, methodEnd: nu
 export function requestLineTooLong(buf: Buffer, s: number, e: number, limit: number): ScanError {
   const sp1 = buf.indexOf(SP, s);
   const sp2 = sp1 === -1 || sp1 >= e ? -1 : buf.indexOf(SP, sp1 + 1);
-  if (sp1 !== -1 && sp1 < e && (sp2 === -1 || sp2 >= e || sp2 - sp1 > limit / 2)) {
+  // The target is to blame only if it has begun within the limit: a method and its space that fill the line leave none of it read.
+  if (sp1 !== -1 && sp1 + 1 < e && (sp2 === -1 || sp2 >= e || sp2 - sp1 > limit / 2)) {
     return { code: "URI_TOO_LONG", what: `The request target is longer than this server's limit (request line: ${limit} bytes)`, at: sp1 + 1 };
   }
   return { code: "REQUEST_LINE_TOO_LONG", what: `The request line is longer than ${limit} bytes`, at: s };
