@@ -23,15 +23,17 @@ import type {
   Change,
   Fact,
   FactStore,
-  Precondition,
   JsonPage,
+  NewPost,
   Page,
   PageQuery,
   PageSpan,
   Post,
+  PostCreateResult,
   PostFields,
   PostStore,
   PostUpdateResult,
+  Precondition,
   Representation,
   Revision,
   Role,
@@ -269,6 +271,37 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     return { kind: "updated", item: makeArticle(id, fields, updatedAt) };
   });
 
+  // New posts are written in groups: the posts asked for in one turn of the event loop (by every
+  // connection whose request arrived in it) go into one transaction, committed before any of them is
+  // answered. Each commit appends the pages it changed to the WAL, and one post's commit changes the same
+  // few pages as the next one's (the table's last leaf, the id index's, AUTOINCREMENT's mark), so a group
+  // writes them once instead of once per post. A post is still acknowledged only once its transaction has
+  // committed; if the group's transaction fails, every post in it fails, and none was written.
+  type Insert = { readonly post: NewPost; readonly resolve: (result: PostCreateResult) => void; readonly reject: (error: unknown) => void };
+  let inserts: Insert[] = [];
+  const insertPost = (post: NewPost): PostCreateResult => {
+    const now = stamp();
+    const item = makePost(post.id, post, now, now);
+    const representation = representationOf(item);
+    const info = q.postInsert.run(post.id, representation.json, representation.tag, post.id);
+    if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
+    return { kind: "created", item, representation };
+  };
+  const insertGroup = db.transaction((group: readonly Insert[]) => group.map((insert) => insertPost(insert.post)));
+  const commitInserts = (): void => {
+    const group = inserts;
+    inserts = [];
+    if (group.length === 0) return;
+    let results: PostCreateResult[];
+    try {
+      results = insertGroup.immediate(group);
+    } catch (error) {
+      for (const insert of group) insert.reject(error);
+      return;
+    }
+    group.forEach((insert, i) => insert.resolve(results[i]!));
+  };
+
   const posts: PostStore = {
     list: async () => q.postList.all().map(toPost),
     get: async (id) => getPost(id),
@@ -276,14 +309,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const row = q.postRepresentation.get(id);
       return row === undefined ? undefined : { json: row.json, tag: row.tag };
     },
-    async create(post) {
-      const now = stamp();
-      const item = makePost(post.id, post, now, now);
-      const representation = representationOf(item);
-      const info = q.postInsert.run(post.id, representation.json, representation.tag, post.id);
-      if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
-      return { kind: "created", item, representation };
-    },
+    create: (post) =>
+      new Promise<PostCreateResult>((resolve, reject) => {
+        // The first of a turn's posts asks for the commit, after the turn's reads (setImmediate).
+        if (inserts.push({ post, resolve, reject }) === 1) setImmediate(commitInserts);
+      }),
     update: async (id, change) => updatePost.immediate(id, change),
     delete: async (id, precondition) => deletePost.immediate(id, precondition),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
@@ -374,6 +404,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     tokens,
     seedIfEmpty: async (data) => seedIfEmpty(data),
     async close() {
+      // Posts asked for in this turn are written (or fail) before the database closes.
+      commitInserts();
       if (db.open) db.close();
     },
   };

@@ -187,3 +187,32 @@ t.test("a database of schema version 4 keeps each post as its stored JSON alone:
   t.teardown(() => raw.close());
   t.strictSame((raw.prepare("SELECT name FROM pragma_table_info('posts') ORDER BY cid").pluck().all() as string[]), ["seq", "id", "json", "tag"], "the row holds the JSON, not the fields a second time");
 });
+
+t.test("new posts asked for in one turn are written in one transaction, and each is answered only once it is committed", async (t) => {
+  const file = freshFile();
+  const store = createSqliteStore(file);
+  // Another connection to the file, as another process would have: it sees only what was committed.
+  const other = new Database(file);
+  t.teardown(async () => {
+    other.close();
+    await store.close();
+  });
+  other.pragma("wal_checkpoint(TRUNCATE)");
+  const walFrames = () => (other.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0]!.log;
+  const count = 20;
+  // Twenty requests in one turn, one of them for an id another of them takes first.
+  const results = await Promise.all([
+    ...Array.from({ length: count }, (_, i) => store.posts.create({ id: `g${i}`, title: `t${i}`, body: "b" })),
+    store.posts.create({ id: "g0", title: "again", body: "b" }),
+  ]);
+  t.strictSame(
+    results.map((r) => r.kind),
+    [...new Array(count).fill("created"), "exists"],
+    "each answered on its own: the second g0 finds the first, written before it in the same transaction",
+  );
+  const seen = other.prepare("SELECT count(*) AS n FROM posts").get() as { n: number };
+  t.equal(seen.n, count, "every post acknowledged is committed, visible to another connection");
+  // One commit of twenty posts appends the few pages they share once; twenty commits would append them twenty times.
+  const frames = walFrames();
+  t.ok(frames < count, `one transaction: ${frames} WAL frames for ${count} posts`);
+});
