@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { StoreOpenError } from "../../src/store/errors.js";
-import { createSqliteStore } from "../../src/store/sqlite.js";
+import { createSqliteStore, MAX_INSERT_GROUP } from "../../src/store/sqlite.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { representationOf } from "../../src/store/representation.js";
@@ -215,4 +215,54 @@ t.test("new posts asked for in one turn are written in one transaction, and each
   // One commit of twenty posts appends the few pages they share once; twenty commits would append them twenty times.
   const frames = walFrames();
   t.ok(frames < count, `one transaction: ${frames} WAL frames for ${count} posts`);
+});
+
+t.test("a turn's new posts beyond MAX_INSERT_GROUP wait for the next turn's transaction, so one commit holds the loop for a bounded time", async (t) => {
+  const file = freshFile();
+  const store = createSqliteStore(file);
+  const other = new Database(file);
+  t.teardown(async () => {
+    other.close();
+    await store.close();
+  });
+  const count = 2 * MAX_INSERT_GROUP + 1;
+  const creates = Array.from({ length: count }, (_, i) => store.posts.create({ id: `m${i}`, title: "t", body: "b" }));
+  const committed = () => (other.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
+  // The store asked for its commit before this turn's setImmediate: when this one runs, the first group is in.
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(committed(), MAX_INSERT_GROUP, "one turn, one group");
+  t.strictSame(new Set((await Promise.all(creates)).map((r) => r.kind)), new Set(["created"]), "every post written");
+  t.equal(committed(), count);
+});
+
+t.test("closing the store writes the posts still waiting for their turn", async (t) => {
+  const file = freshFile();
+  const store = createSqliteStore(file);
+  const creates = Array.from({ length: MAX_INSERT_GROUP + 5 }, (_, i) => store.posts.create({ id: `c${i}`, title: "t", body: "b" }));
+  await store.close();
+  t.equal((await Promise.all(creates)).filter((r) => r.kind === "created").length, MAX_INSERT_GROUP + 5, "every post asked for before close is written");
+  const reopened = createSqliteStore(file);
+  t.equal((await reopened.posts.list()).length, MAX_INSERT_GROUP + 5);
+  await reopened.close();
+});
+
+t.test("a group whose transaction fails fails every post in it, and writes none", async (t) => {
+  const file = freshFile();
+  const store = createSqliteStore(file, { busyTimeoutMs: 20 });
+  const other = new Database(file);
+  t.teardown(async () => {
+    other.close();
+    await store.close();
+  });
+  // Another process holds the write lock past the store's busy timeout.
+  other.exec("BEGIN IMMEDIATE");
+  const outcomes = await Promise.allSettled(Array.from({ length: 3 }, (_, i) => store.posts.create({ id: `f${i}`, title: "t", body: "b" })));
+  other.exec("ROLLBACK");
+  t.strictSame(
+    outcomes.map((o) => o.status),
+    ["rejected", "rejected", "rejected"],
+    "none is answered as written",
+  );
+  t.equal((await store.posts.list()).length, 0, "and none was");
+  t.equal((await store.posts.create({ id: "f0", title: "t", body: "b" })).kind, "created", "the next group, with the lock free, is written");
 });
