@@ -3,13 +3,17 @@
 // /proc/<pid>/status) and what they cost everybody else (how long a status
 // request waits beside them).
 //
-//   npm run --silent build && node dist/bench/hardening/stalled-readers.js [--only echo,list] [--hold-ms 4000]
+//   npm run attack -- stalled-readers [--only echo,list] [--hold-ms 4000]
+//   (that is: npm run --silent build && node dist/bench/hardening/stalled-readers.js ...)
 //
 //   echo  40 clients each POST /api/echo a 1 MiB body of control bytes (each
 //         one is six bytes of JSON, so the answer is about 6 MB) and never
 //         read a byte of it.
 //   list  50 clients each GET /api/v1/posts (600 posts of 30 KB: about 18 MB,
 //         streamed) and stop reading.
+//   drip  (npm run bench:drip; not in the default) 200 clients each ask
+//         /api/lab/drip for 1 MiB at once and read nothing: the server stops
+//         at each connection's output budget (docs/lab.md).
 //
 // While they hold their connections, a status request (GET /api/v2/status)
 // is timed every 100 ms on a fresh connection, by a process of its own: the
@@ -24,19 +28,100 @@
 // towards a client that does not read), with what stays queued.
 //
 // Exit status 0 when every case stays inside its bound (echo: RSS +96 MiB
-// and status under 50 ms; list: RSS +32 MiB), 1 otherwise.
+// and status under 50 ms; list: RSS +32 MiB; drip: RSS within the 200 output
+// budgets, status under 50 ms), 1 otherwise. A loaded machine can fail the
+// status bound: read the figures, not only the verdict.
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { OUTPUT_BUDGET } from "../../src/http/connection/send-body.js";
+import { withoutSettings } from "../../src/config.js";
 import { fillPosts } from "../lists-fill.js";
-import { fmt, memory, percentile, socketCount, startServer, type ServerProcess } from "./lib.js";
-import { probeStatus, timedStatus } from "./status-probe.js";
+import { STARTLINE_MAIN } from "../paths.js";
+import { procStatus } from "../proc.js";
 
 const MiB = 1024 * 1024;
+const memory = (pid: number) => ({ rssMiB: procStatus(pid).rssKiB / 1024 });
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
+const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+
+interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** The built server on 127.0.0.1, any free port, in-memory data, no access log, plus `env`. */
+async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const { NODE_OPTIONS: _hook, ...clean } = withoutSettings(process.env);
+  const child = spawn(process.execPath, [STARTLINE_MAIN], {
+    env: { ...clean, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", QUIET: "1", ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      const m = /listening on https?:\/\/[^\s]*:(\d+)/.exec((out += d.toString()));
+      if (m !== null) resolve(Number(m[1]));
+    });
+    child.once("exit", (code) => reject(new Error(`the server exited with ${code}: ${out}`)));
+  });
+  const exited = once(child, "exit");
+  return { child, pid: child.pid!, port, stop: async () => void (child.kill("SIGTERM"), await exited) };
+}
+
+/** Open sockets of a process: entries of /proc/<pid>/fd that are sockets. */
+function socketCount(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:")) n++;
+    } catch {
+      // closed while we looked
+    }
+  }
+  return n;
+}
+
+/** One GET /api/v2/status on a fresh connection: ms from connect to the whole response (Infinity if it failed). */
+async function timedStatus(port: number): Promise<number> {
+  const t0 = performance.now();
+  const socket = net.connect(port, "127.0.0.1");
+  let failed = false;
+  socket.on("error", () => (failed = true));
+  socket.write("GET /api/v2/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  socket.resume();
+  await once(socket, "close");
+  return failed ? Infinity : performance.now() - t0;
+}
+
+/**
+ * Status waits, one every 100 ms for `ms`, timed by a process of its own (this
+ * file again, with --probe): this process is busy with the stalled clients,
+ * whose events would delay the timing and count as the server's wait.
+ */
+async function probeStatus(port: number, ms: number): Promise<number[]> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--probe", String(port), String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`the status prober exited with ${code}`);
+  return JSON.parse(out) as number[];
+}
+
+if (process.argv[2] === "--probe") {
+  const [port, holdMs] = process.argv.slice(3).map(Number) as [number, number];
+  const waits: number[] = [];
+  for (const t0 = performance.now(); performance.now() - t0 < holdMs; await new Promise((r) => setTimeout(r, 100))) waits.push(await timedStatus(port));
+  console.log(JSON.stringify(waits));
+  process.exit(0);
+}
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -146,6 +231,17 @@ if (only.includes("echo")) {
     const body = Buffer.alloc(MiB, 0x01);
     const head = Buffer.from(`POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`, "latin1");
     outcomes.push(await measure("echo: 40 clients, 1 MiB of control bytes each, never read", server, 40, Buffer.concat([head, body]), 96, 50));
+  } finally {
+    await server.stop();
+  }
+}
+
+if (only.includes("drip")) {
+  const server = await startServer(env);
+  try {
+    const request = Buffer.from("GET /api/lab/drip?numbytes=1048576&duration=0 HTTP/1.1\r\nHost: x\r\n\r\n", "latin1");
+    const budget = (200 * OUTPUT_BUDGET) / MiB;
+    outcomes.push(await measure(`drip: 200 clients, 1 MiB at once each, never read (output budgets: ${fmt(budget, 1)} MiB)`, server, 200, request, budget, 50));
   } finally {
     await server.stop();
   }

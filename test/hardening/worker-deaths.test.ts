@@ -1,7 +1,7 @@
 // A worker's death leaves no request hanging: under WORKERS=2, eight
 // keep-alive clients send posts of 5 to 20 KB and read lists straight to the
 // cluster while a worker is killed with SIGKILL five times
-// (bench/hardening/deaths.ts drives it). Requests in flight in the dead
+// (test/hardening/deaths.ts drives it). Requests in flight in the dead
 // worker may fail, with a closed connection; every request must end,
 // answered or failed, within 10 s of the load stopping. That bound is a hang
 // detector, not a timing: before the primary handed connections over itself
@@ -12,7 +12,7 @@ import t from "tap";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { killUnderLoad, workerPids } from "../../bench/hardening/deaths.js";
+import { killUnderLoad, workerPids } from "./deaths.js";
 import { happens } from "../helpers/hang.js";
 import { startServer } from "../helpers/process.js";
 

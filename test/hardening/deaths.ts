@@ -9,8 +9,7 @@
 // opens a new connection when its connection ends. A kill comes after every
 // `between` answers; after the last one, and `between` answers more, the
 // clients stop sending, and every request still open gets `hangMs` to end.
-// Used by test/hardening/worker-deaths.test.ts (five kills) and by
-// `node dist/bench/hardening/worker-deaths.js` (as many as asked).
+// Used by test/hardening/worker-deaths.test.ts (five kills).
 
 import net from "node:net";
 import { execFile } from "node:child_process";
