@@ -137,15 +137,53 @@ export function nextJsonBatch(page: { readonly members: Uint8Array; readonly cou
  * bytes, until a batch says nothing more follows (no empty batch is read to
  * learn it). The items are the store's JSON text in UTF-8, joined as
  * JSON.stringify joins the members of an array; nothing is parsed,
- * serialized or encoded here. Between batches only the piece being sent and
+ * serialized or encoded here. Every piece is written into the same buffer
+ * (PieceBuffer): a piece is taken before the next is asked for
+ * (src/http/message/stream-body.ts). Between batches only that buffer and
  * where the next batch starts are held: a batch's bytes are let go as soon
- * as they are copied into its piece (a page kept in a generator's frame
- * would hold a second and third batch per client, and a client that stops
- * reading holds its generator).
+ * as they are copied into it (a page kept in a generator's frame would hold
+ * a second and third batch per client, and a client that stops reading
+ * holds its generator).
  */
 export function jsonListBody(source: JsonListSource, first: JsonPage, options: { readonly wrapper: string; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
-  const piece = Buffer.concat([Buffer.from(`{${JSON.stringify(options.wrapper)}:[`), first.members]);
-  return laterBatches(source, piece, readAfter(first, first.count), options.through);
+  const pieces = new PieceBuffer();
+  pieces.add(Buffer.from(`{${JSON.stringify(options.wrapper)}:[`));
+  pieces.add(first.members);
+  return laterBatches(source, pieces, readAfter(first, first.count), options.through);
+}
+
+/**
+ * The buffer a list's pieces are written into, one per list and reused for
+ * every piece. Why: a list sent to 50 clients that stop reading passes some
+ * 4 MB per client through the process before the kernel's buffers are full
+ * (docs/reliability.md), and a new buffer per batch was as much garbage
+ * again for V8 to find. It grows when a batch needs more: about BATCH_CHARS
+ * and one item.
+ */
+export class PieceBuffer {
+  private buffer = Buffer.allocUnsafeSlow(0);
+  private used = 0;
+
+  /** The piece written so far: a view of the buffer, valid until the next start(). */
+  get piece(): Buffer {
+    return this.buffer.subarray(0, this.used);
+  }
+
+  /** The next piece starts empty, over the last one's bytes. */
+  start(): void {
+    this.used = 0;
+  }
+
+  add(bytes: Uint8Array): void {
+    const need = this.used + bytes.length;
+    if (need > this.buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, this.buffer.length + (this.buffer.length >> 1)));
+      this.buffer.copy(grown, 0, 0, this.used);
+      this.buffer = grown;
+    }
+    this.buffer.set(bytes, this.used);
+    this.used = need;
+  }
 }
 
 /** What is kept of the batches read so far: where the next starts, how large to ask for it, how many items came. */
@@ -160,20 +198,23 @@ function readAfter(page: JsonPage, count: number): ReadSoFar {
   return { more: page.more, last: page.last, next: nextJsonBatch(page), count };
 }
 
-/** The next batch as a piece (its members after a comma when items came before), and what is kept of it. */
-async function nextPiece(source: JsonListSource, read: ReadSoFar, after: Position, through: Position | undefined): Promise<{ piece: Buffer; read: ReadSoFar }> {
+/** The next batch written into `pieces` as its piece (its members after a comma when items came before), and what is kept of it. */
+async function nextPiece(source: JsonListSource, pieces: PieceBuffer, read: ReadSoFar, after: Position, through: Position | undefined): Promise<ReadSoFar> {
   const page = await source.pageJson(through === undefined ? { after, ...read.next } : { after, ...read.next, through });
-  const piece = read.count > 0 && page.count > 0 ? Buffer.concat([COMMA, page.members]) : Buffer.from(page.members);
-  return { piece, read: readAfter(page, read.count + page.count) };
+  pieces.start();
+  if (read.count > 0 && page.count > 0) pieces.add(COMMA);
+  pieces.add(page.members);
+  return readAfter(page, read.count + page.count);
 }
 
-// `piece` and `read` are reassigned in place: a generator's frame keeps its parameters, and a copy kept there would hold the first batch for the whole list.
-async function* laterBatches(source: JsonListSource, piece: Buffer, read: ReadSoFar, through: Position | undefined): AsyncGenerator<Uint8Array, void, undefined> {
+// `read` is reassigned in place: a generator's frame keeps its parameters, and a copy kept there would hold a batch for the whole list.
+async function* laterBatches(source: JsonListSource, pieces: PieceBuffer, read: ReadSoFar, through: Position | undefined): AsyncGenerator<Uint8Array, void, undefined> {
   while (read.more && read.last !== undefined) {
-    yield piece;
-    ({ piece, read } = await nextPiece(source, read, read.last, through));
+    yield pieces.piece;
+    read = await nextPiece(source, pieces, read, read.last, through);
   }
-  yield Buffer.concat([piece, LIST_END]);
+  pieces.add(LIST_END);
+  yield pieces.piece;
 }
 
 const COMMA = Buffer.from(",");
