@@ -125,9 +125,9 @@ export const JSON_BATCH = { limit: MAX_BATCH, maxChars: BATCH_CHARS } as const;
  * cut with a second, costlier one, see the SQLite store); the maxChars
  * bound, and so the memory a list holds, stays the same.
  */
-export function nextJsonBatch(page: { readonly members: Uint8Array; readonly count: number }): { readonly limit: number; readonly maxChars: number } {
+export function nextJsonBatch(page: { readonly members: Uint8Array | string; readonly count: number }): { readonly limit: number; readonly maxChars: number } {
   if (page.count === 0) return JSON_BATCH;
-  const perItem = page.members.length / page.count;
+  const perItem = byteLength(page.members) / page.count;
   return { limit: Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / perItem))), maxChars: BATCH_CHARS };
 }
 
@@ -174,14 +174,16 @@ export class PieceBuffer {
     this.used = 0;
   }
 
-  add(bytes: Uint8Array): void {
-    const need = this.used + bytes.length;
+  /** Appends text (as UTF-8) or bytes. */
+  add(text: Uint8Array | string): void {
+    const need = this.used + byteLength(text);
     if (need > this.buffer.length) {
       const grown = Buffer.allocUnsafeSlow(Math.max(need, this.buffer.length + (this.buffer.length >> 1)));
       this.buffer.copy(grown, 0, 0, this.used);
       this.buffer = grown;
     }
-    this.buffer.set(bytes, this.used);
+    if (typeof text === "string") this.buffer.write(text, this.used);
+    else this.buffer.set(text, this.used);
     this.used = need;
   }
 }
@@ -221,6 +223,9 @@ const COMMA = Buffer.from(",");
 const LIST_END = Buffer.from("]}");
 
 /** A JSON list held whole: the wrapper around members that are already JSON text. */
-export function jsonList(wrapper: string, members: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from(`{${JSON.stringify(wrapper)}:[`), members, LIST_END]);
+export function jsonList(wrapper: string, members: Uint8Array | string): Buffer {
+  const head = `{${JSON.stringify(wrapper)}:[`;
+  return typeof members === "string" ? Buffer.from(head + members + "]}") : Buffer.concat([Buffer.from(head), members, LIST_END]);
 }
+
+const byteLength = (text: Uint8Array | string) => (typeof text === "string" ? Buffer.byteLength(text) : text.length);
