@@ -6,9 +6,14 @@
 //
 // The JSON is byte for byte JSON.stringify of the whole Echo: the body's
 // content is the last member, everything before it is stringified whole, and
-// the content is escaped slice by slice (JSON.stringify escapes each UTF-16
-// code unit on its own, and a slice ends on a character boundary, so the
-// slices' escapes are the whole's). The YAML is the dump of the rest, with
+// the content is escaped slice by slice, straight from the body's bytes into
+// one buffer that every piece reuses (escapeInto). JSON.stringify escapes
+// each character on its own, and a slice ends on a character boundary, so
+// the slices' escapes are the whole's. Why bytes: rendering each slice as a
+// JS string and converting it made about six times the body in garbage per
+// client (strings in V8's young generation, which grew to its largest, and a
+// Buffer per piece), and 40 clients of a 1 MiB echo took some 30 MiB of RSS
+// more for it (docs/reliability.md). The YAML is the dump of the rest, with
 // the content as a double-quoted scalar in JSON's escapes, which YAML 1.2
 // reads alike (js-yaml refuses DEL, the C1 controls and a few others raw in a
 // document, so those are escaped too).
@@ -22,10 +27,25 @@ export const ECHO_WHOLE_BYTES = 64 * 1024;
 /** Body bytes per piece: at most six times as many bytes of JSON (a control byte is \u0001). */
 export const ECHO_PIECE_BYTES = 8 * 1024;
 
-const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
-/** What YAML must not carry raw (js-yaml's non-printable set, and the line separators it would read as breaks). */
-const YAML_RAW_FORBIDDEN = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g;
-const escapeYaml = (c: string) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+/**
+ * The escaped form of each byte below 0x80 in a JSON string, as JSON.stringify
+ * writes it: the short escapes, \u00xx for the other controls, \" and \\; a
+ * byte that needs none is absent (written as it is). The YAML table adds DEL,
+ * which js-yaml refuses raw in a document.
+ */
+function escapeTable(yaml: boolean): (Buffer | undefined)[] {
+  const short: Record<number, string> = { 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\" };
+  const table: (Buffer | undefined)[] = [];
+  for (let b = 0; b < 0x80; b++) {
+    const escaped = short[b] ?? (b < 0x20 || (yaml && b === 0x7f) ? "\\u" + b.toString(16).padStart(4, "0") : undefined);
+    table.push(escaped === undefined ? undefined : Buffer.from(escaped, "latin1"));
+  }
+  return table;
+}
+const JSON_ESCAPES = escapeTable(false);
+const YAML_ESCAPES = escapeTable(true);
+/** The most bytes one body byte becomes: \u0001 for a control byte (a multi-byte character escaped in YAML is at most as long as its bytes times two). */
+const MOST_PER_BYTE = 6;
 /** A placeholder that JSON and YAML leave as it is, for where the content goes. */
 const SLOT = "ECHO-CONTENT-SLOT";
 
@@ -36,12 +56,60 @@ function characterEnd(body: Buffer, end: number): number {
   return end;
 }
 
+/** The code point of the YAML-forbidden character of two or three bytes starting at `i`, or -1: U+0080 to U+009F, U+2028, U+2029, U+FEFF, U+FFFE, U+FFFF. */
+function yamlForbidden(body: Buffer, i: number, end: number): number {
+  const b = body[i]!;
+  if (b === 0xc2 && i + 1 < end && body[i + 1]! <= 0x9f) return body[i + 1]!;
+  if (i + 2 >= end) return -1;
+  const c = (b << 16) | (body[i + 1]! << 8) | body[i + 2]!;
+  if (c === 0xe280a8 || c === 0xe280a9) return c === 0xe280a8 ? 0x2028 : 0x2029;
+  if (c === 0xefbbbf) return 0xfeff;
+  if (c === 0xefbfbe || c === 0xefbfbf) return 0xffff - (0xbf - (c & 0xff));
+  return -1;
+}
+
+const HEX = Buffer.from("0123456789abcdef", "latin1");
+
+/**
+ * Writes body[start, end) (whole characters of valid UTF-8) into `out` as the
+ * inside of a JSON string, byte for byte what JSON.stringify writes for its
+ * text (which leaves every character from U+0080 up raw, so those bytes are
+ * copied as they are); in YAML the forbidden characters are escaped too.
+ * Returns the bytes written. No string is made: a piece costs its bytes only.
+ */
+export function escapeInto(out: Buffer, body: Buffer, start: number, end: number, format: Format): number {
+  const yaml = format === "yaml";
+  const table = yaml ? YAML_ESCAPES : JSON_ESCAPES;
+  let o = 0;
+  for (let i = start; i < end; ) {
+    const b = body[i]!;
+    if (b < 0x80) {
+      const escaped = table[b];
+      if (escaped === undefined) out[o++] = b;
+      else for (let k = 0; k < escaped.length; k++) out[o++] = escaped[k]!;
+      i++;
+      continue;
+    }
+    const forbidden = yaml ? yamlForbidden(body, i, end) : -1;
+    if (forbidden === -1) {
+      out[o++] = b;
+      i++;
+      continue;
+    }
+    out[o++] = 0x5c; // \u and four hex digits
+    out[o++] = 0x75;
+    for (let shift = 12; shift >= 0; shift -= 4) out[o++] = HEX[(forbidden >> shift) & 0xf]!;
+    i += forbidden < 0x100 ? 2 : 3;
+  }
+  return o;
+}
+
 export function echoEncoding(body: Buffer): "utf-8" | "base64" {
   return isUtf8(body) ? "utf-8" : "base64";
 }
 
 /** The pieces of the text of `shown` (an Echo whose body.content is left out), with `body` as its content. */
-export async function* echoPieces(shown: object, body: Buffer, encoding: "utf-8" | "base64", format: Format): AsyncGenerator<string, void, undefined> {
+export async function* echoPieces(shown: object, body: Buffer, encoding: "utf-8" | "base64", format: Format): AsyncGenerator<string | Uint8Array, void, undefined> {
   const withSlot = { ...shown, body: { length: body.length, encoding, content: SLOT } };
   const text = format === "json" ? JSON.stringify(withSlot) : toYaml(withSlot);
   const at = text.lastIndexOf(format === "json" ? `"${SLOT}"` : SLOT);
@@ -52,10 +120,11 @@ export async function* echoPieces(shown: object, body: Buffer, encoding: "utf-8"
     const step = ECHO_PIECE_BYTES - (ECHO_PIECE_BYTES % 3);
     for (let i = 0; i < body.length; i += step) yield body.toString("base64", i, Math.min(body.length, i + step));
   } else {
+    // One buffer for every piece: the next piece is asked for only once the last is taken (stream-body.ts).
+    const out = Buffer.allocUnsafe(ECHO_PIECE_BYTES * MOST_PER_BYTE);
     for (let i = 0; i < body.length; ) {
       const end = characterEnd(body, i + ECHO_PIECE_BYTES);
-      const escaped = JSON.stringify(UTF8.decode(body.subarray(i, end))).slice(1, -1);
-      yield format === "json" ? escaped : escaped.replace(YAML_RAW_FORBIDDEN, escapeYaml);
+      yield out.subarray(0, escapeInto(out, body, i, end, format));
       i = end;
     }
   }

@@ -4,7 +4,7 @@
 
 import { load } from "js-yaml";
 import t from "tap";
-import { ECHO_PIECE_BYTES, ECHO_WHOLE_BYTES } from "../../src/api/echo-body.js";
+import { ECHO_PIECE_BYTES, ECHO_WHOLE_BYTES, echoPieces, escapeInto } from "../../src/api/echo-body.js";
 import { inject } from "../../src/http/connection/inject.js";
 import { docsApp } from "../helpers/app.js";
 import { dechunk } from "../helpers/wire.js";
@@ -72,4 +72,35 @@ t.test("a body at the threshold is answered whole, with a Content-Length, as bef
   t.match(head, /\r\nContent-Length: \d+(\r\n|$)/);
   t.notMatch(head, /Transfer-Encoding/);
   t.equal(JSON.parse(text).body.length, ECHO_WHOLE_BYTES);
+});
+
+t.test("the content's escapes, written as bytes, are JSON.stringify's; in YAML the characters js-yaml refuses raw are escaped too", async (t) => {
+  const out = Buffer.alloc(64);
+  const chars = [...ALPHABET, ...Array.from({ length: 0x80 }, (_, b) => String.fromCharCode(b)), "\u00a0", "\u2027", "\u202a", "\ufefe", "\ufffd"];
+  for (const c of chars) {
+    const bytes = Buffer.from(c, "utf8");
+    // Named by code point: a raw U+2028 would cut the test's own output line.
+    const name = [...c].map((x) => "U+" + x.codePointAt(0)!.toString(16).padStart(4, "0")).join(" ");
+    const json = JSON.stringify(c).slice(1, -1);
+    t.equal(out.toString("utf8", 0, escapeInto(out, bytes, 0, bytes.length, "json")), json, `JSON: ${name}`);
+    const yaml = json.replace(/[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g, (x) => "\\u" + x.charCodeAt(0).toString(16).padStart(4, "0"));
+    t.equal(out.toString("utf8", 0, escapeInto(out, bytes, 0, bytes.length, "yaml")), yaml, `YAML: ${name}`);
+  }
+});
+
+t.test("a large echo's content is written as bytes into one buffer, reused for every piece: no string, no new buffer per piece", async (t) => {
+  const body = Buffer.alloc(1024 * 1024, 0x01);
+  const buffers = new Set<ArrayBufferLike>();
+  const copies: Buffer[] = [];
+  let strings = 0;
+  for await (const piece of echoPieces({ method: "POST" }, body, "utf-8", "json")) {
+    if (typeof piece === "string") strings++;
+    else buffers.add(piece.buffer);
+    // A copy, as the socket takes one: the next piece is written over this one.
+    copies.push(Buffer.from(piece));
+  }
+  t.equal(strings, 2, "text before and after the content only");
+  t.equal(buffers.size, 1, "one buffer for the content's pieces");
+  t.ok(copies.length > body.length / ECHO_PIECE_BYTES, `${copies.length} pieces`);
+  t.equal(Buffer.concat(copies).toString("utf8"), JSON.stringify({ method: "POST", body: { length: body.length, encoding: "utf-8", content: body.toString("utf8") } }));
 });

@@ -34,7 +34,8 @@ function stallingClient(takes: number) {
   const take = (chunk: Buffer | string, callback: () => void) => {
     writes++;
     most = Math.max(most, wire.writableLength);
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    // A copy, as the kernel takes one: once a write is acknowledged, its producer may reuse the bytes.
+    const bytes = Buffer.from(chunk);
     received.push(bytes);
     if (room >= bytes.length) {
       room -= bytes.length;

@@ -173,3 +173,28 @@ t.test("a client that goes away during a coded stream: the stream is closed, its
   socket.destroy();
   await happens(t, closed, "the stream's source was closed after the client went away");
 });
+
+t.test("a coded stream whose producer writes every piece into one buffer: the coder consumed each before the next is asked for", async (t) => {
+  const letter = (i: number) => 0x61 + (i % 26);
+  const count = 200;
+  const size = 20_000;
+  const expected = Buffer.concat(Array.from({ length: count }, (_, i) => Buffer.alloc(size, letter(i))));
+  for (const [coding, decode] of [
+    ["gzip", zlib.gunzipSync],
+    ["br", zlib.brotliDecompressSync],
+  ] as const) {
+    const handler = withCompression({
+      handle: () => ({
+        status: 200,
+        headers: { "Content-Type": "text/plain" },
+        body: (async function* () {
+          const buffer = Buffer.alloc(size);
+          for (let i = 0; i < count; i++) yield buffer.fill(letter(i));
+        })(),
+      }),
+    });
+    const { output } = await inject(handler, `GET / HTTP/1.1\r\nHost: t\r\nAccept-Encoding: ${coding}\r\nConnection: close\r\n\r\n`);
+    t.equal(splitResponses(output)[0]!.headers["content-encoding"], coding);
+    t.ok(decode(dechunk(output, output.indexOf("\r\n\r\n") + 4).content).equals(expected), `${coding}: every piece as it was when yielded`);
+  }
+});

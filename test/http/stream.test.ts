@@ -130,3 +130,67 @@ t.test("a large stream ready at once still lets another client through", async (
   t.ok(sent < 400, `answered while the stream was still being produced (${sent} of 400 pieces)`);
   reader.destroy();
 });
+
+/**
+ * A body of `count` pieces of `size` bytes, each written into the same
+ * buffer (piece i is all letter i): what a producer may do, since a piece is
+ * taken before the next is asked for (stream-body.ts). `made` counts the
+ * pieces produced so far.
+ */
+function reusing(count: number, size: number) {
+  const letter = (i: number) => 0x61 + (i % 26);
+  const expected = Buffer.concat(Array.from({ length: count }, (_, i) => Buffer.alloc(size, letter(i))));
+  const state = { made: 0 };
+  async function* body() {
+    const buffer = Buffer.alloc(size);
+    for (let i = 0; i < count; i++) {
+      buffer.fill(letter(i));
+      state.made++;
+      yield buffer;
+    }
+  }
+  return { expected, body, state };
+}
+
+/** The content of a chunked response's body, as bytes. */
+function content(output: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let i = output.indexOf("\r\n\r\n") + 4;
+  for (;;) {
+    const eol = output.indexOf("\r\n", i);
+    const size = parseInt(output.toString("latin1", i, eol), 16);
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(output.subarray(eol + 2, eol + 2 + size));
+    i = eol + 2 + size + 2;
+  }
+}
+
+t.test("a producer that writes every piece into one buffer: each piece is taken before the next is asked for", async (t) => {
+  const request = get("/", "Connection: close\r\n");
+  for (const stepwise of [false, true]) {
+    const { expected, body } = reusing(300, 5000);
+    const { output } = await inject(() => ({ status: 200, body: body() }), request, { stepwise });
+    t.ok(content(output).equals(expected), `inject${stepwise ? ", stepwise" : ""}: every piece as it was when yielded`);
+  }
+
+  // Over a socket whose client stops reading: the kernel takes pieces in part, and the rest waits for it.
+  const { expected, body, state } = reusing(4000, 8000);
+  const s = await listen(() => ({ status: 200, body: body() }), { sendTimeoutMs: 60_000 });
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  const received: Buffer[] = [];
+  socket.on("data", (d: Buffer) => received.push(d));
+  socket.pause();
+  socket.write(request);
+  // Turns of the event loop until 20 pass with no piece made: the server waits for the client.
+  for (let seen = -1, still = 0; still < 20; ) {
+    await new Promise((r) => setImmediate(r));
+    if (state.made === seen) still++;
+    else [seen, still] = [state.made, 0];
+  }
+  t.ok(state.made < 4000, `the server waits for the client (${state.made} of 4000 pieces made)`);
+  socket.resume();
+  await happens(t, once(socket, "close"), "the whole body arrives once the client reads");
+  t.ok(content(Buffer.concat(received)).equals(expected), "over a socket: every piece as it was when yielded");
+});

@@ -53,12 +53,13 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
     const wire = new Duplex({
       allowHalfOpen: true,
       read() {},
+      // Copies, as a socket's kernel buffer does: once a write is acknowledged, its producer may reuse the bytes (stream-body.ts).
       write(chunk: Buffer, _encoding, callback) {
-        written.push(chunk);
+        written.push(Buffer.from(chunk));
         callback();
       },
       writev(items, callback) {
-        for (const item of items) written.push(item.chunk as Buffer);
+        for (const item of items) written.push(Buffer.from(item.chunk as Buffer));
         callback();
       },
       final(callback) {
@@ -117,7 +118,8 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
       const size = typeof chunk === "string" ? Buffer.byteLength(chunk, encoding) : chunk.length;
       const room = keptBytes === written ? Math.max(keep, exchangeStart + HEAD_ROOM) - keptBytes : 0;
       if (room >= size) {
-        kept.push(typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk);
+        // A copy: once the write is acknowledged, its producer may reuse the bytes (stream-body.ts).
+        kept.push(typeof chunk === "string" ? Buffer.from(chunk, encoding) : Buffer.from(chunk));
         keptBytes += size;
       } else if (room > 0) {
         // A copy of the first bytes only: the rest of a large body is neither kept nor encoded.

@@ -73,9 +73,10 @@ function cutAt(text: string, end: number): number {
 
 /**
  * Hands `data` to the socket in pieces of at most PIECE_BYTES, each once the
- * socket wants more; false when the client went away first.
+ * socket wants more, with `last` as the last write's callback; false when the
+ * client went away first.
  */
-async function writePieces(socket: Writable, data: string | Uint8Array, pacer: Pacer): Promise<boolean> {
+async function writePieces(socket: Writable, data: string | Uint8Array, pacer: Pacer, last?: () => void): Promise<boolean> {
   const length = typeof data === "string" ? data.length : data.byteLength;
   const step = typeof data === "string" ? PIECE_CHARS : PIECE_BYTES;
   for (let at = 0; at < length; ) {
@@ -83,14 +84,30 @@ async function writePieces(socket: Writable, data: string | Uint8Array, pacer: P
     if (gone(socket)) return false;
     const end = typeof data === "string" ? cutAt(data, at + step) : Math.min(length, at + step);
     const piece = typeof data === "string" ? (at === 0 && end === length ? data : data.slice(at, end)) : data.subarray(at, end);
-    socket.write(piece);
     at = end;
+    socket.write(piece, at === length ? last : undefined);
   }
   return true;
 }
 
 /** Thrown inside the loop when the socket is gone, so that `for await` closes the iterable. */
 class ClientGone extends Error {}
+
+/**
+ * Writes `data` with `write`, resolving once the socket has taken it (the
+ * write's callback: its bytes are in the kernel, or the write failed), or
+ * once the socket is closed.
+ */
+function written(socket: Writable, write: (done: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off("close", done);
+      resolve();
+    };
+    socket.on("close", done);
+    write(done);
+  });
+}
 
 /**
  * Writes a whole body (already framed by its head's Content-Length) in
@@ -117,19 +134,26 @@ export async function sendStream(socket: Writable, stream: BodyStream, chunked: 
       // An empty chunk would read as the last one (RFC 9112 §7.1): skip it.
       if (size === 0) continue;
       bytes += size;
+      let taken: Promise<void>;
       if (size <= PIECE_BYTES) {
         // One write to the socket, framing included (the loop below waited for the socket to want it).
-        socket.cork();
-        if (chunked) socket.write(`${size.toString(16)}\r\n`, "latin1");
-        socket.write(piece);
-        if (chunked) socket.write("\r\n", "latin1");
-        socket.uncork();
+        taken = written(socket, (done) => {
+          socket.cork();
+          if (chunked) socket.write(`${size.toString(16)}\r\n`, "latin1");
+          socket.write(piece, chunked ? undefined : done);
+          if (chunked) socket.write("\r\n", "latin1", done);
+          socket.uncork();
+        });
       } else {
         if (chunked) socket.write(`${size.toString(16)}\r\n`, "latin1");
-        if (!(await writePieces(socket, piece, pacer))) throw new ClientGone();
-        if (chunked) socket.write("\r\n", "latin1");
+        let last: () => void = () => {};
+        taken = written(socket, (done) => (last = done));
+        if (!(await writePieces(socket, piece, pacer, chunked ? undefined : last))) throw new ClientGone();
+        if (chunked) socket.write("\r\n", "latin1", last);
       }
-      // The next piece is asked for only once the socket wants more and the turn has room.
+      // The next piece is asked for only once the socket has taken this one (so its producer may reuse its memory,
+      // see stream-body.ts), wants more, and the turn has room.
+      await taken;
       await nextPiece(socket, pacer);
     }
   } catch (error) {

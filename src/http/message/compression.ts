@@ -11,8 +11,7 @@
 // conditional.ts takes it off again before comparing, so a tag a client got
 // with a compressed body still validates the resource (RFC 9110 §8.8.3).
 
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import type { Writable } from "node:stream";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { Handler, Service } from "../connection/service.js";
@@ -93,23 +92,46 @@ function encode(body: string | Uint8Array, coding: Coding): Promise<Buffer> {
 const STREAM_BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_LGWIN]: 18 } };
 
 /**
- * The pieces of `source`, coded. Pulled like any body stream: the next
- * piece of `source` is asked for only when the coder wants input because
- * the connection asked for output (one piece in hand at a time), and
- * closing this early (the client went away) closes `source` too.
+ * The pieces of `source`, coded. Pulled like any body stream: a piece of
+ * `source` is handed to the coder, and the next one asked for only once the
+ * coder has consumed it (its write callback: the producer may then reuse the
+ * piece's memory, see stream-body.ts); the coder takes more input only as the
+ * connection asks for output, so one piece is in hand at a time. Closing this
+ * early (the client went away) closes `source` too.
  */
 async function* codedPieces(source: BodyStream, coding: Coding): AsyncGenerator<Buffer, void, undefined> {
   const coder = coding === "br" ? zlib.createBrotliCompress(STREAM_BROTLI_OPTIONS) : zlib.createGzip();
-  const input = Readable.from(source, { objectMode: true, highWaterMark: 1 });
+  const pieces = source[Symbol.asyncIterator]();
   // Its failure (the source's, or the coder's) also surfaces in the loop below, which reads from the coder.
-  const piped = pipeline(input, coder).catch(() => {});
+  feed(pieces, coder).catch((error: unknown) => coder.destroy(error as Error));
   try {
     for await (const piece of coder) yield piece as Buffer;
   } finally {
     coder.destroy();
-    input.destroy();
-    await piped;
+    await pieces.return?.();
   }
+}
+
+/** Hands the coder the pieces one at a time, each once it consumed the last, then ends it. */
+async function feed(pieces: AsyncIterator<string | Uint8Array>, coder: Writable): Promise<void> {
+  for (;;) {
+    const next = await pieces.next();
+    if (next.done === true) break;
+    if (!(await consumed(coder, next.value))) return;
+  }
+  coder.end();
+}
+
+/** Writes `piece` to the coder: true once the coder has consumed it, false if the coder closes first. */
+function consumed(coder: Writable, piece: string | Uint8Array): Promise<boolean> {
+  return new Promise((resolve) => {
+    const closed = () => resolve(false);
+    coder.once("close", closed);
+    coder.write(piece, (error) => {
+      coder.off("close", closed);
+      resolve(error === null || error === undefined);
+    });
+  });
 }
 
 /** Frozen responses, compressed once per coding. */

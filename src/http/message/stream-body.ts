@@ -5,6 +5,13 @@
 // cursor is released). Sent with chunked transfer coding (RFC 9112 §7.1), or
 // bare for an HTTP/1.0 client, whose response then ends when the connection
 // does.
+//
+// Whoever consumes a body stream is done with a piece when it asks for the
+// next: the socket has taken it (the write's callback: its bytes are in the
+// kernel), a coder has consumed it (compression.ts), a test has copied it. So
+// a producer may write its next piece into the same buffer, and a body sent
+// to a client that does not read costs no memory per byte sent: one buffer,
+// reused, instead of a new one per piece for the garbage collector to find.
 
 export type BodyStream = AsyncIterable<string | Uint8Array>;
 
