@@ -112,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
   const measured = (run: Run) => {
     runs.push(run);
     log(`  ${run.scenario} r${run.round} ${LABEL[run.server].padEnd(12)} ${run.reqPerSec.toFixed(0).padStart(7)} req/s ${run.cpuUsPerRequest.toFixed(1).padStart(7)} µs/req p99 ${run.p99Ms.toFixed(2)} ms errors ${run.errors} other ${run.otherCores.toFixed(2)}`);
-    if (run.errors > 0) problems.push(`${run.scenario} / ${LABEL[run.server]} / round ${run.round}: ${run.errors} errors or answers of status 400 and above`);
+    if (run.errors > 0 || run.requests === 0) problems.push(`${run.scenario} / ${LABEL[run.server]} / round ${run.round}: ${run.requests === 0 ? "no response at all" : `${run.errors} errors or answers of status 400 and above`}`);
   };
 
   for (const s of scenarios) {
