@@ -125,9 +125,9 @@ export const JSON_BATCH = { limit: MAX_BATCH, maxChars: BATCH_CHARS } as const;
  * cut with a second, costlier one, see the SQLite store); the maxChars
  * bound, and so the memory a list holds, stays the same.
  */
-export function nextJsonBatch(page: { readonly members: Uint8Array; readonly count: number }): { readonly limit: number; readonly maxChars: number } {
+export function nextJsonBatch(page: { readonly members: Uint8Array | string; readonly count: number }): { readonly limit: number; readonly maxChars: number } {
   if (page.count === 0) return JSON_BATCH;
-  const perItem = page.members.length / page.count;
+  const perItem = byteLength(page.members) / page.count;
   return { limit: Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / perItem))), maxChars: BATCH_CHARS };
 }
 
@@ -137,15 +137,55 @@ export function nextJsonBatch(page: { readonly members: Uint8Array; readonly cou
  * bytes, until a batch says nothing more follows (no empty batch is read to
  * learn it). The items are the store's JSON text in UTF-8, joined as
  * JSON.stringify joins the members of an array; nothing is parsed,
- * serialized or encoded here. Between batches only the piece being sent and
+ * serialized or encoded here. Every piece is written into the same buffer
+ * (PieceBuffer): a piece is taken before the next is asked for
+ * (src/http/message/stream-body.ts). Between batches only that buffer and
  * where the next batch starts are held: a batch's bytes are let go as soon
- * as they are copied into its piece (a page kept in a generator's frame
- * would hold a second and third batch per client, and a client that stops
- * reading holds its generator).
+ * as they are copied into it (a page kept in a generator's frame would hold
+ * a second and third batch per client, and a client that stops reading
+ * holds its generator).
  */
 export function jsonListBody(source: JsonListSource, first: JsonPage, options: { readonly wrapper: string; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
-  const piece = Buffer.concat([Buffer.from(`{${JSON.stringify(options.wrapper)}:[`), first.members]);
-  return laterBatches(source, piece, readAfter(first, first.count), options.through);
+  const pieces = new PieceBuffer();
+  pieces.add(Buffer.from(`{${JSON.stringify(options.wrapper)}:[`));
+  pieces.add(first.members);
+  return laterBatches(source, pieces, readAfter(first, first.count), options.through);
+}
+
+/**
+ * The buffer a list's pieces are written into, one per list and reused for
+ * every piece. Why: a list sent to 50 clients that stop reading passes some
+ * 4 MB per client through the process before the kernel's buffers are full
+ * (docs/reliability.md), and a new buffer per batch was as much garbage
+ * again for V8 to find. It grows when a batch needs more: about BATCH_CHARS
+ * and one item.
+ */
+export class PieceBuffer {
+  private buffer = Buffer.allocUnsafeSlow(0);
+  private used = 0;
+
+  /** The piece written so far: a view of the buffer, valid until the next start(). */
+  get piece(): Buffer {
+    return this.buffer.subarray(0, this.used);
+  }
+
+  /** The next piece starts empty, over the last one's bytes. */
+  start(): void {
+    this.used = 0;
+  }
+
+  /** Appends text (as UTF-8) or bytes. */
+  add(text: Uint8Array | string): void {
+    const need = this.used + byteLength(text);
+    if (need > this.buffer.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, this.buffer.length + (this.buffer.length >> 1)));
+      this.buffer.copy(grown, 0, 0, this.used);
+      this.buffer = grown;
+    }
+    if (typeof text === "string") this.buffer.write(text, this.used);
+    else this.buffer.set(text, this.used);
+    this.used = need;
+  }
 }
 
 /** What is kept of the batches read so far: where the next starts, how large to ask for it, how many items came. */
@@ -160,26 +200,32 @@ function readAfter(page: JsonPage, count: number): ReadSoFar {
   return { more: page.more, last: page.last, next: nextJsonBatch(page), count };
 }
 
-/** The next batch as a piece (its members after a comma when items came before), and what is kept of it. */
-async function nextPiece(source: JsonListSource, read: ReadSoFar, after: Position, through: Position | undefined): Promise<{ piece: Buffer; read: ReadSoFar }> {
+/** The next batch written into `pieces` as its piece (its members after a comma when items came before), and what is kept of it. */
+async function nextPiece(source: JsonListSource, pieces: PieceBuffer, read: ReadSoFar, after: Position, through: Position | undefined): Promise<ReadSoFar> {
   const page = await source.pageJson(through === undefined ? { after, ...read.next } : { after, ...read.next, through });
-  const piece = read.count > 0 && page.count > 0 ? Buffer.concat([COMMA, page.members]) : Buffer.from(page.members);
-  return { piece, read: readAfter(page, read.count + page.count) };
+  pieces.start();
+  if (read.count > 0 && page.count > 0) pieces.add(COMMA);
+  pieces.add(page.members);
+  return readAfter(page, read.count + page.count);
 }
 
-// `piece` and `read` are reassigned in place: a generator's frame keeps its parameters, and a copy kept there would hold the first batch for the whole list.
-async function* laterBatches(source: JsonListSource, piece: Buffer, read: ReadSoFar, through: Position | undefined): AsyncGenerator<Uint8Array, void, undefined> {
+// `read` is reassigned in place: a generator's frame keeps its parameters, and a copy kept there would hold a batch for the whole list.
+async function* laterBatches(source: JsonListSource, pieces: PieceBuffer, read: ReadSoFar, through: Position | undefined): AsyncGenerator<Uint8Array, void, undefined> {
   while (read.more && read.last !== undefined) {
-    yield piece;
-    ({ piece, read } = await nextPiece(source, read, read.last, through));
+    yield pieces.piece;
+    read = await nextPiece(source, pieces, read, read.last, through);
   }
-  yield Buffer.concat([piece, LIST_END]);
+  pieces.add(LIST_END);
+  yield pieces.piece;
 }
 
 const COMMA = Buffer.from(",");
 const LIST_END = Buffer.from("]}");
 
 /** A JSON list held whole: the wrapper around members that are already JSON text. */
-export function jsonList(wrapper: string, members: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from(`{${JSON.stringify(wrapper)}:[`), members, LIST_END]);
+export function jsonList(wrapper: string, members: Uint8Array | string): Buffer {
+  const head = `{${JSON.stringify(wrapper)}:[`;
+  return typeof members === "string" ? Buffer.from(head + members + "]}") : Buffer.concat([Buffer.from(head), members, LIST_END]);
 }
+
+const byteLength = (text: Uint8Array | string) => (typeof text === "string" ? Buffer.byteLength(text) : text.length);

@@ -95,7 +95,7 @@ interface JsonPageParameters {
   maxChars: number;
 }
 interface JsonPageRow {
-  members: Buffer | null;
+  members: string | null;
   count: number;
   last: number | null;
   more: 0 | 1;
@@ -164,8 +164,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     postPage: db.prepare<[number, number, number], PostRow & { pos: number }>("SELECT seq AS pos, json FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0"),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").pluck(),
     // A JSON page in one statement (one read snapshot, one trip into SQLite), with the revision and whether a
-    // row follows (one probe of the rowid). The texts are joined by SQLite into one buffer (a BLOB comes over
-    // as a Buffer: no object per row, nothing decoded and encoded back), in the order of the subquery that
+    // row follows (one probe of the rowid). The texts are joined by SQLite into one text (one string: no object
+    // per row, nothing parsed; a string rather than a BLOB's Buffer, see JsonPage), in the order of the subquery that
     // reads them: one with ORDER BY and LIMIT, which SQLite runs as a coroutine and never flattens into the
     // aggregate (the store contract suite holds the order). octet_length reads a record's header, not its text.
     //
@@ -176,7 +176,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     postJsonPage: db.prepare<[JsonPageParameters], JsonPageRow>(`
       WITH page AS NOT MATERIALIZED (SELECT seq, json FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
            sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
-      SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT CAST(group_concat(json, ',') AS BLOB) FROM page) END AS members,
+      SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT group_concat(json, ',') FROM page) END AS members,
              sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
              ${REVISION_N} AS n, r.epoch AS epoch
       FROM sized, revisions AS r WHERE r.collection = 'posts'`),
@@ -185,7 +185,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
              SELECT seq, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
              FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
            cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
-      SELECT (SELECT CAST(group_concat(json, ',') AS BLOB) FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
+      SELECT (SELECT group_concat(json, ',') FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
              cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
       FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
@@ -255,8 +255,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     let row = q.postJsonPage.get(parameters)!;
     if (row.last !== null && row.members === null) row = q.postJsonPageCut.get(parameters)!;
     const revision = { epoch: row.epoch, n: row.n };
-    if (row.last === null) return { members: Buffer.alloc(0), count: 0, more: false, revision };
-    return { members: row.members ?? Buffer.alloc(0), count: row.count, last: row.last, more: row.more === 1, revision };
+    if (row.last === null) return { members: "", count: 0, more: false, revision };
+    return { members: row.members ?? "", count: row.count, last: row.last, more: row.more === 1, revision };
   };
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),

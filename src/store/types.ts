@@ -134,8 +134,15 @@ export interface Revision {
  * counts the bytes of the JSON text here.
  */
 export interface JsonPage {
-  /** The items' JSON texts joined by ",", in UTF-8: the members of a JSON array, byte for byte what JSON.stringify(items) holds between its brackets. */
-  readonly members: Uint8Array;
+  /**
+   * The items' JSON texts joined by ",": the members of a JSON array, byte for
+   * byte (in UTF-8) what JSON.stringify(items) holds between its brackets. As
+   * bytes, or as a string where the store reads text (SQLite): a string is
+   * collected with V8's young generation, a new buffer per batch only when V8
+   * counts enough external memory, which for a list sent to many clients that
+   * stop reading was tens of MiB more (docs/reliability.md).
+   */
+  readonly members: Uint8Array | string;
   readonly count: number;
   /** The position of the last item; absent when there are none. */
   readonly last?: Position;

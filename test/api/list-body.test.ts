@@ -113,9 +113,16 @@ t.test("a JSON list: batches of at most BATCH_CHARS, each asking for about as ma
     },
   };
   const first = await recording.pageJson({ ...JSON_BATCH });
-  const pieces: Uint8Array[] = [];
-  for await (const piece of jsonListBody(recording, first, { wrapper: "posts" })) pieces.push(piece);
+  const pieces: Buffer[] = [];
+  const buffers = new Set<ArrayBufferLike>();
+  for await (const piece of jsonListBody(recording, first, { wrapper: "posts" })) {
+    buffers.add(piece.buffer);
+    // A copy, as the socket takes one: the next piece is written over this one.
+    pieces.push(Buffer.from(piece));
+  }
   t.equal(Buffer.concat(pieces).toString(), JSON.stringify({ posts: await store.posts.list() }), "the bytes of the whole list");
+  // One buffer, and one more each time a batch outgrew it (the 50 KB items): never a new one per piece.
+  t.ok(pieces.length >= 20 && buffers.size <= 3, `${pieces.length} pieces written into ${buffers.size} buffers`);
   t.ok(queries.every((q) => q.maxChars === BATCH_CHARS && q.limit >= 1 && q.limit <= MAX_BATCH), "every batch bounded by BATCH_CHARS and MAX_BATCH");
   const largest = Math.max(...pages.map((page) => page.members.length));
   t.ok(largest < BATCH_CHARS + 51_000, `the largest batch held ${largest} bytes: about BATCH_CHARS and one item`);

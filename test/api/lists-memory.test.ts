@@ -66,7 +66,8 @@ function slowClient(app: ReturnType<typeof lazyApp>, request: string, marker: st
       writableHighWaterMark: 16 * 1024,
       read() {},
       write(chunk: Buffer, _encoding, callback) {
-        written.push(chunk);
+        // A copy, as a kernel takes one: once the write is acknowledged, its producer may reuse the bytes.
+        written.push(Buffer.from(chunk));
         // Items whose start has reached the client (a marker split across two writes is counted once).
         const text = tail + chunk.toString("latin1");
         delivered += text.split(marker).length - 1;

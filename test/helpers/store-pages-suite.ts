@@ -120,7 +120,7 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
       const store = await open(t);
       for (const [id, chars] of [["a", 100], ["b", 100], ["c", 5000], ["d", 10]] as const) await store.posts.create({ id, title: "t", body: "x".repeat(chars) });
       const sizes = (await store.posts.list()).map((p) => JSON.stringify(p).length);
-      const ofJson = (page: { members: Uint8Array }) => ids(JSON.parse(`[${Buffer.from(page.members).toString()}]`) as { id: string }[]);
+      const ofJson = (page: { members: Uint8Array | string }) => ids(JSON.parse(`[${Buffer.from(page.members).toString()}]`) as { id: string }[]);
       const at = async (query: Parameters<typeof store.posts.pageJson>[0]) => {
         const page = await store.posts.pageJson(query);
         return { ids: ofJson(page), more: page.more, count: page.count };
