@@ -4,11 +4,9 @@
 --
 --   wrk -t1 -c100 -d10s -s bench/wrk.lua http://127.0.0.1:PORT -- <depth> <method> <path> ["Name: value" ...] [@body=FILE]
 --
--- With @body=FILE every request carries that file's bytes as its body. A
--- "{n}" in the path becomes a counter, new for every request (a POST that
--- publishes under a new id each time: a repeated id would be a 409); the
--- thread's own prefix ("{n}" is then "<prefix>-<count>") comes from the
--- WRK_PREFIX environment variable, so that runs on one store never collide.
+-- With @body=FILE every request carries that file's bytes. A "{n}" in the
+-- path becomes "<WRK_PREFIX>-<counter>", new for every request (a POST that
+-- publishes under a new id each time), and new for every run.
 --
 -- wrk counts the requests in what request() returns and waits for that many
 -- responses before it writes the next batch; it records one latency per
