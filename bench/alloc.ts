@@ -1,7 +1,7 @@
 // Bytes allocated per request on the hot path, measured in process.
 //
-//   npm run bench:alloc -- [--path /api/v1/status] [--requests N] [--sites N]
-//   (that is: node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 dist/bench/alloc.js ...)
+//   npm run bench:alloc -- [--path /api/v1/status] [--requests N]
+//   (npm run bench -- --alloc: node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 dist/bench/alloc.js ...)
 //
 // Runs N requests through the real Connection (parser, router, handler,
 // writer) over an in-memory socket whose output is dropped, twice: one
@@ -12,10 +12,9 @@
 // request allocated. The same is measured for a trivial server over the same
 // in-memory socket (one canned write per read): what the stream machinery
 // costs, which a real socket costs as well; startline's own share is the
-// difference. --sites N lists the N sites that allocated most (V8's sampling
-// heap profiler). Figures for the status endpoint are in bench/README.md.
+// difference. The latest figures are in docs/benchmarks.md; where the bytes
+// are allocated, V8's sampling heap profiler says (node --heap-prof).
 
-import { Session } from "node:inspector/promises";
 import { PerformanceObserver } from "node:perf_hooks";
 import { Duplex } from "node:stream";
 import { createApp } from "../src/app.js";
@@ -86,43 +85,12 @@ function run(serve: Serve, request: Buffer, requests: number, perRead: number, e
   });
 }
 
-interface ProfileNode {
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-  readonly selfSize: number;
-  readonly children: readonly ProfileNode[];
-}
-
-/** The sampling heap profile's allocation sites, by bytes, as "share function file:line". */
-function topSites(head: ProfileNode, count: number): string[] {
-  const bySite = new Map<string, number>();
-  let total = 0;
-  const walk = (node: ProfileNode) => {
-    const f = node.callFrame;
-    const site = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*\/(dist|node_modules)\//, "").replace(/^node:/, "node:")}:${f.lineNumber + 1}`;
-    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-    total += node.selfSize;
-    for (const child of node.children) walk(child);
-  };
-  walk(head);
-  return [...bySite]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, count)
-    .map(([site, bytes]) => `${((100 * bytes) / total).toFixed(1).padStart(5)}%  ${site}`);
-}
-
-/** Bytes allocated per request, or an error when a collection ran meanwhile; with `sites`, where they were allocated. */
-async function measure(serve: Serve, request: Buffer, requests: number, perRead: number, sites = 0): Promise<number> {
+/** Bytes allocated per request, or an error when a collection ran meanwhile. */
+async function measure(serve: Serve, request: Buffer, requests: number, perRead: number): Promise<number> {
   const perResponse = await run(serve, request, 1, 1);
   await run(serve, request, 5000, perRead, 5000 * perResponse); // warm up: compile the path
   gc();
   await new Promise((resolve) => setTimeout(resolve, 10));
-  let session: Session | undefined;
-  if (sites > 0) {
-    // Sampled every 64 bytes; without a collection, every sample is still there at the end.
-    session = new Session();
-    session.connect();
-    await session.post("HeapProfiler.startSampling", { samplingInterval: 64 });
-  }
   const from = performance.now();
   const before = process.memoryUsage().heapUsed;
   await run(serve, request, requests, perRead, requests * perResponse);
@@ -131,17 +99,11 @@ async function measure(serve: Serve, request: Buffer, requests: number, perRead:
   // Collections are reported later, by when they began: the forced one before `from` is not counted, however late it comes.
   await new Promise((resolve) => setTimeout(resolve, 100));
   if (collections.some((at) => at >= from && at <= to)) throw new Error("a garbage collection ran during the measurement: raise --min-semi-space-size, or lower --requests");
-  if (session !== undefined) {
-    const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: { head: ProfileNode } };
-    session.disconnect();
-    console.log(`  where (sampled, ${perRead} per read):\n${topSites(profile.head, sites).map((l) => `    ${l}`).join("\n")}`);
-  }
   return (after - before) / requests;
 }
 
 async function main(): Promise<void> {
   const requests = Number(option("--requests", "20000"));
-  const sites = Number(option("--sites", "0"));
   const path = option("--path", "/api/v1/status");
   const store = createMemoryStore();
   await seed(store);
@@ -161,7 +123,7 @@ async function main(): Promise<void> {
   const trivial: Serve = (socket) => socket.on("data", (chunk: Buffer) => socket.write(canned[chunk.length === request.length ? 0 : 1]!));
 
   for (const perRead of [1, 10]) {
-    const total = await measure(startline, request, requests, perRead, sites);
+    const total = await measure(startline, request, requests, perRead);
     const base = await measure(trivial, request, requests, perRead);
     console.log(
       `${path}, ${perRead} request${perRead === 1 ? "" : "s"} per read: ${total.toFixed(0)} bytes allocated per request; ` +

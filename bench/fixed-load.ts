@@ -70,9 +70,11 @@ export function sendFixedLoad(load: FixedLoad): Promise<void> {
       const counter = new ResponseCounter();
       let awaited = 0;
       let turn = 0;
+      let finished = false;
       const next = () => {
         const n = Math.min(load.depth, unsent);
         if (n === 0) {
+          finished = true;
           socket.end();
           resolve();
           return;
@@ -96,6 +98,8 @@ export function sendFixedLoad(load: FixedLoad): Promise<void> {
         if (awaited === 0) next();
       });
       socket.on("error", reject);
+      // A connection the server closes under the load would otherwise leave it waiting for ever.
+      socket.on("close", () => finished || reject(new Error(`the server closed a connection with ${awaited} of its responses still to come (${unsent} requests not sent)`)));
     });
   return Promise.all(Array.from({ length: load.connections }, one)).then(() => undefined);
 }

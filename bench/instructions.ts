@@ -5,6 +5,7 @@
 // of a socket write is not counted: valgrind sees only the process).
 //
 //   npm run bench:instructions -- [--path /api/v1/status] [--requests 10000]
+//   (npm run bench -- --instructions ...)
 //     [--connections 10] [--servers startline,node-http,ceiling] [--top 30] [--varied]
 //
 // --varied sends two requests in turn on each connection, of one length but
@@ -31,14 +32,13 @@
 // window of each depth (JavaScript named through node's --perf-basic-prof
 // map, native code by its symbol).
 
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sendFixedLoad } from "./fixed-load.js";
-import { ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
-import { listeningPort } from "./proc.js";
-import { SERVER_LABEL, type ServerKind } from "./report.js";
+import { launch } from "./launch.js";
+import { LABEL as SERVER_LABEL, type ServerKind } from "./scenarios.js";
 import { withoutSettings } from "../src/config.js";
 
 function option(name: string, fallback: string): string {
@@ -46,11 +46,7 @@ function option(name: string, fallback: string): string {
   return i === -1 ? fallback : process.argv[i + 1]!;
 }
 
-const SCRIPTS: Record<ServerKind, string> = {
-  startline: STARTLINE_MAIN,
-  "node-http": benchScript("servers/node-http"),
-  ceiling: benchScript("servers/ceiling"),
-};
+const KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
 
 interface Counted {
   readonly kind: ServerKind;
@@ -73,22 +69,14 @@ async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boole
   // callgrind names the file with the pid (%p), and each dump adds its part number: <kind>.<pid>.<part>.
   const outFile = join(dir, `${kind}.%p`);
   // --perf-basic-prof also makes V8 write a log; into the temporary directory with it, not the repository.
-  const nodeArgs = [...(symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : []), SCRIPTS[kind]];
+  const nodeArgs = symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : [];
   const env = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" };
-  const child = spawn("valgrind", ["--tool=callgrind", `--callgrind-out-file=${outFile}`, process.execPath, ...nodeArgs], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let log = "";
-  child.stderr!.setEncoding("utf8").on("data", (s: string) => (log += s));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const port = await listeningPort(child, `${kind} under valgrind`, () => `:\n${log.slice(-2000)}`);
-  const pid = child.pid!;
+  const server = await launch(kind, env, { wrap: ["valgrind", "--tool=callgrind", `--callgrind-out-file=${outFile}`], nodeArgs });
+  const pid = server.pid;
   let parts = 0;
   return {
     pid,
-    port,
+    port: server.port,
     // vgdb, which carries the request, finds the server by a file named after USER and HOST: the server's own env says which.
     zero: () => execFileSync("callgrind_control", ["--zero", String(pid)], { env, stdio: "ignore" }),
     dump: async () => {
@@ -103,10 +91,7 @@ async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boole
       }
       return file;
     },
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
+    stop: async () => void (await server.stop()),
   };
 }
 
@@ -203,13 +188,24 @@ async function count(kind: ServerKind, dir: string, request: Buffer | readonly B
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const thousands = (n: number) => Math.round(n).toLocaleString("en-US");
 
+/** `npm run bench -- --instructions [options]`: the table, from process.argv; the exit status. */
+export async function countInstructions(): Promise<number> {
+  try {
+    await main();
+    return 0;
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    return 1;
+  }
+}
+
 async function main(): Promise<void> {
   const path = option("--path", "/api/v1/status");
   const requests = Number(option("--requests", "10000"));
   const connections = Number(option("--connections", "10"));
   const top = Number(option("--top", "0"));
   const kinds = option("--servers", "startline,node-http,ceiling").split(",") as ServerKind[];
-  for (const kind of kinds) if (!(kind in SCRIPTS)) throw new Error(`--servers: unknown server "${kind}" (startline, node-http, ceiling)`);
+  for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`--servers: unknown server "${kind}" (startline, node-http, ceiling)`);
   const varied = process.argv.includes("--varied");
   const requestTo = (target: string, port: number) => Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, "latin1");
   const sep = path.includes("?") ? "&" : "?";
@@ -251,7 +247,3 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});

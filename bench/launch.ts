@@ -1,196 +1,186 @@
-// Starting and stopping the servers under test: startline, node:http and the
-// ceiling, each pinned (taskset execs node, so the pid is node's: checked),
-// with the scenario's settings; and the throwaway certificate of the HTTPS
-// scenarios; and the idle connections' client.
+// Starting the servers under test (startline and the comparators of
+// bench/servers/), each on a free port of 127.0.0.1, pinned or under a
+// wrapper (valgrind), with exactly the settings a scenario gives; and talking
+// to them by hand: one request, and the posts the data scenarios start with.
 
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
-import type { Context, Workspace } from "./context.js";
-import type { IdleClosed, IdleOpened } from "./idle-client.js";
-import { GC_ON_SIGNAL_MODULE, ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
-import { fetchOne } from "./probe.js";
-import { NODE_EXE, exePath, openFilesLimit, pinnedNode, type Pinning } from "./proc.js";
-import { SERVER_LABEL, type ServerKind } from "./report.js";
-import type { RequestSpec, Scenario } from "./scenarios.js";
+import { mkdtempSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { withoutSettings } from "../src/config.js";
+import { fillPosts } from "./fill.js";
+import { pinned, type Pinning } from "./proc.js";
+import { benchPost, type Scenario, type ServerKind } from "./scenarios.js";
 
-/** A self-signed P-256 certificate for 127.0.0.1, valid one day, made with openssl; never leaves the temporary directory. */
-export function makeCertificate(dir: string): NonNullable<Workspace["tls"]> {
-  const certPath = join(dir, "cert.pem");
-  const keyPath = join(dir, "key.pem");
-  execFileSync(
-    "openssl",
-    [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-keyout", keyPath, "-out", certPath, "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
-  return { certPath, keyPath, cert: readFileSync(certPath) };
-}
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The repository: above dist/bench/ when built, above bench/ when run from source. */
+export const ROOT = path.resolve(here, here.includes(`${path.sep}dist${path.sep}`) ? "../.." : "..");
+export const STARTLINE_MAIN = path.join(ROOT, "dist", "src", "main.js");
+const SCRIPTS: Readonly<Record<ServerKind, string>> = {
+  startline: STARTLINE_MAIN,
+  "node-http": path.join(here, "servers", "node-http.js"),
+  ceiling: path.join(here, "servers", "ceiling.js"),
+  fastify: path.join(here, "servers", "fastify-data.js"),
+  "data-ceiling": path.join(here, "servers", "data-ceiling.js"),
+};
 
-let dataDirs = 0;
-
-export interface RunningServer {
+export interface Server {
   readonly kind: ServerKind;
   readonly child: ChildProcess;
   readonly pid: number;
   readonly port: number;
-  /** /proc/<pid>/exe once listening: node itself. */
-  readonly exe: string;
-  readonly exited: Promise<{ code: number | null; signal: string | null }>;
-  output(): string;
+  readonly url: string;
+  /** SIGTERM, SIGKILL after 15 s; the exit code. */
+  stop(): Promise<number | null>;
 }
 
-/** What the reference servers read besides startline's own settings (src/config.ts, SETTING_NAMES). */
-const REFERENCE_SETTINGS = ["STATE_FILE", "CEILING_RESPONSE_B64"];
-
-/** The caller's environment without any server setting: each scenario sets exactly the ones it runs with. */
-function inheritedEnv(): Record<string, string> {
-  const env = withoutSettings(process.env);
-  for (const name of REFERENCE_SETTINGS) delete env[name];
-  return env;
+export interface LaunchOptions {
+  readonly pinning?: Pinning;
+  /** Cores to pin to ("0", "0-1"). */
+  readonly cores?: string;
+  /** A command the server runs under, e.g. valgrind and its options; then not pinned. */
+  readonly wrap?: readonly string[];
+  readonly nodeArgs?: readonly string[];
+  /** The server's stderr to this process's (default: read, and shown if it fails to start). */
+  readonly stderr?: "inherit";
 }
 
-/** The cores a scenario's servers may use: the server core, or every core for cluster workers. */
-export function serverCores(pinning: Pinning, scenario: Scenario): string {
-  return (scenario.workers ?? 1) > 1 ? `${Math.min(pinning.serverCore, pinning.clientCore)}-${Math.max(pinning.serverCore, pinning.clientCore)}` : String(pinning.serverCore);
-}
-
-/** Idle connections a scenario holds per server (0: not an idle scenario). */
-export function idleConnections(ctx: Context, scenario: Scenario): number {
-  return scenario.idle === undefined ? 0 : (ctx.options.idleConnections ?? scenario.idle.connections);
-}
-
-/** Open files a process needs to hold `connections` sockets, with room for the rest. */
-export const openFilesFor = (connections: number) => connections + 1024;
-
-export async function startServer(ctx: Context, kind: ServerKind, scenario: Scenario, extraEnv: Record<string, string> = {}): Promise<RunningServer> {
-  const workers = scenario.workers ?? 1;
-  const env: Record<string, string> = { ...inheritedEnv(), ...scenario.env };
-  let script: string;
-  switch (kind) {
-    case "startline":
-      script = STARTLINE_MAIN;
-      env.QUIET = "1";
-      // WORKERS needs a database on disk; a fresh one per start, like :memory:.
-      env.DATA_DIR = workers > 1 ? join(ctx.workspace.dir, `data-${++dataDirs}`) : ":memory:";
-      if (workers > 1) mkdirSync(env.DATA_DIR, { recursive: true });
-      break;
-    case "node-http":
-      script = benchScript("servers/node-http");
-      break;
-    case "ceiling":
-      script = benchScript("servers/ceiling");
-      break;
-  }
-  if (scenario.tls) {
-    if (ctx.workspace.tls === undefined) throw new Error(`${scenario.name} needs the throwaway certificate, which could not be made`);
-    env.TLS_CERT = ctx.workspace.tls.certPath;
-    env.TLS_KEY = ctx.workspace.tls.keyPath;
-  }
-  if (workers > 1) env.WORKERS = String(workers);
-  Object.assign(env, extraEnv, { PORT: "0", HOST: "127.0.0.1" });
-
-  const idle = idleConnections(ctx, scenario);
-  // Idle scenarios: a full GC on SIGUSR2 before each RSS reading (bench/gc-on-signal.cjs).
-  const nodeArgs = idle > 0 ? ["--expose-gc", "--require", GC_ON_SIGNAL_MODULE, script] : [script];
-  const [command, args] = pinnedNode(ctx.pinning, serverCores(ctx.pinning, scenario), nodeArgs, idle > 0 ? openFilesFor(idle) : undefined);
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `kind` with the caller's environment minus every startline setting, plus `env`; resolves once it listens. */
+export async function launch(kind: ServerKind, env: Readonly<Record<string, string>>, options: LaunchOptions = {}): Promise<Server> {
+  const { NODE_OPTIONS: _hook, ...inherited } = withoutSettings(process.env);
+  const node = [...(options.nodeArgs ?? []), SCRIPTS[kind]];
+  const [command, args] =
+    options.wrap !== undefined
+      ? [options.wrap[0]!, [...options.wrap.slice(1), process.execPath, ...node]]
+      : options.pinning !== undefined
+        ? pinned(options.pinning, options.cores ?? String(options.pinning.serverCore), process.execPath, node)
+        : [process.execPath, node];
+  const child = spawn(command, args, { cwd: ROOT, env: { ...inherited, PORT: "0", HOST: "127.0.0.1", ...env }, stdio: ["ignore", "pipe", options.stderr ?? "pipe"] });
   let output = "";
-  child.stdout!.setEncoding("utf8");
-  child.stderr!.setEncoding("utf8");
-  child.stderr!.on("data", (s: string) => (output += s));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${kind} did not print "listening on" within 10 s:\n${output}`)), 10_000);
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`${kind} exited (code ${code}, signal ${signal}) before listening:\n${output}`));
-    });
-    let buffered = "";
-    child.stdout!.on("data", (s: string) => {
-      output += s;
-      buffered += s;
-      const m = /listening on https?:\/\/[^\s]*:(\d+)/.exec(buffered);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
-  const pid = child.pid!;
-  // taskset (and bash, when it raises the open-files limit) exec node, so the
-  // pid must now be node itself; if it were a wrapper, /proc would measure the wrapper.
-  const exe = exePath(pid);
-  if (exe !== NODE_EXE) {
-    child.kill("SIGKILL");
-    throw new Error(`pid ${pid} runs ${exe}, not ${NODE_EXE}: the measurement would miss the server`);
-  }
-  if (idle > 0) {
-    const limit = openFilesLimit(pid);
-    if (limit < idle + 100) {
-      child.kill("SIGKILL");
-      throw new Error(`${SERVER_LABEL[kind]} may open ${limit} files, not enough for ${idle} connections (the hard limit is too low, and could not be raised)`);
-    }
-  }
-  return { kind, child, pid, port, exe, exited, output: () => output };
-}
-
-export async function stopServer(server: RunningServer): Promise<{ code: number | null; signal: string | null }> {
-  server.child.kill("SIGTERM");
-  const timer = setTimeout(() => server.child.kill("SIGKILL"), 15_000);
-  const result = await server.exited;
-  clearTimeout(timer);
-  return result;
-}
-
-/** Sends the scenario's setup requests to a server, one connection each; each must answer 2xx. */
-export async function runSetup(ctx: Context, server: RunningServer, setup: readonly RequestSpec[]): Promise<void> {
-  for (const request of setup) {
-    const response = await fetchOne(server.port, request, { ca: ctx.currentCa });
-    if (response.status < 200 || response.status > 299) {
-      throw new Error(`setup request ${request.method} ${request.path} answered ${JSON.stringify(response.statusLine)}: ${response.body.toString("utf8").slice(0, 500)}`);
-    }
-  }
-}
-
-/** The idle connections' client (bench/idle-client.ts) once they are open: what it opened, and how to close them. */
-export interface HeldIdle {
-  readonly opened: IdleOpened;
-  close(): Promise<IdleClosed>;
-}
-
-/** Starts the idle connections' client on the load generator's core and waits until it holds them all. */
-export async function holdIdle(ctx: Context, port: number, request: RequestSpec, connections: number): Promise<HeldIdle> {
-  const [command, args] = pinnedNode(ctx.pinning, ctx.pinning.clientCore, [benchScript("idle-client"), String(port), String(connections), JSON.stringify(request)], openFilesFor(connections));
-  const child = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const next = async <T>(what: string): Promise<T> => {
-    const line = await lines.next();
-    if (line.done === true) throw new Error(`the idle connections' client exited (code ${await exited}) before it ${what}`);
-    return JSON.parse(line.value) as T;
-  };
-  const opened = await next<IdleOpened>("opened them");
-  if (opened.openFilesLimit < connections + 100) {
-    ctx.problems.push(`the idle connections' client may open ${opened.openFilesLimit} files, not enough for ${connections} connections (the hard limit is too low, and could not be raised)`);
-  }
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      const m = /listening on (https?:\/\/[^\s]*:\d+)/.exec((output += d.toString()));
+      if (m !== null) resolve(m[1]!);
+    };
+    child.stdout!.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("error", reject);
+    void exited.then((code) => reject(new Error(`${kind} exited (${code}) before listening:\n${output.slice(-2000)}`)));
+  });
   return {
-    opened,
-    async close() {
-      child.stdin!.end();
-      const closed = await next<IdleClosed>("closed them");
-      await exited;
-      return closed;
+    kind,
+    child,
+    pid: child.pid!,
+    port: Number(new URL(url).port),
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
     },
   };
+}
+
+/** What a run shares: its pinning and a temporary directory (certificate, data files). */
+export interface Workspace {
+  readonly pinning: Pinning;
+  readonly dir: string;
+  /** The throwaway certificate, made with openssl when an HTTPS scenario runs. */
+  tls?: { readonly TLS_CERT: string; readonly TLS_KEY: string };
+  /** Data directories filled directly, by scenario: filled once, read by every round. */
+  readonly filled: Map<string, string>;
+}
+
+function certificate(ws: Workspace): NonNullable<Workspace["tls"]> {
+  const [cert, key] = [path.join(ws.dir, "cert.pem"), path.join(ws.dir, "key.pem")];
+  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-keyout", key, "-out", cert, "-subj", "/CN=127.0.0.1"], { stdio: "ignore" });
+  return (ws.tls = { TLS_CERT: cert, TLS_KEY: key });
+}
+
+/**
+ * Starts one server of a scenario with its settings, filled as the scenario
+ * asks: a fresh SQLite store per start, or the one filled directly (once).
+ * `ceilingResponse`: what the ceiling replays (startline's answer).
+ */
+export async function startFor(ws: Workspace, kind: ServerKind, scenario: Scenario, ceilingResponse?: Buffer, nodeArgs: readonly string[] = []): Promise<Server> {
+  const workers = scenario.workers ?? 1;
+  const env: Record<string, string> = scenario.tls ? { ...(ws.tls ?? certificate(ws)) } : {};
+  if (workers > 1) env.WORKERS = String(workers);
+  if (scenario.idle !== undefined) Object.assign(env, { KEEP_ALIVE_TIMEOUT_MS: "600000", MAX_CONNECTIONS: "100000" });
+  const fresh = () => mkdtempSync(path.join(ws.dir, `${kind}-`));
+  if (kind === "startline") {
+    env.QUIET = "1";
+    let dataDir = ":memory:";
+    if (scenario.fill?.direct) {
+      dataDir = ws.filled.get(scenario.name) ?? fresh();
+      if (!ws.filled.has(scenario.name)) await fillPosts(dataDir, { posts: scenario.fill.posts, bodyChars: scenario.fill.bodyChars ?? 0 });
+      ws.filled.set(scenario.name, dataDir);
+    } else if (scenario.fill !== undefined || workers > 1) dataDir = fresh();
+    env.DATA_DIR = dataDir;
+  }
+  if (kind === "fastify" || kind === "data-ceiling") env.DATA_FILE = path.join(fresh(), "posts.sqlite");
+  if (kind === "ceiling" && ceilingResponse !== undefined) env.CEILING_RESPONSE_B64 = ceilingResponse.toString("base64");
+  const cores = workers > 1 ? `${ws.pinning.serverCore},${ws.pinning.clientCore}` : String(ws.pinning.serverCore);
+  // Idle scenarios: a full collection on SIGUSR2 before each RSS reading (bench/gc-on-signal.cjs).
+  const gc = scenario.idle === undefined ? [] : ["--expose-gc", "--require", path.join(ROOT, "bench", "gc-on-signal.cjs")];
+  const server = await launch(kind, env, { pinning: ws.pinning, cores, nodeArgs: [...gc, ...nodeArgs] });
+  if (scenario.fill !== undefined && !scenario.fill.direct) await fillHttp(server.url, scenario.fill.posts).catch(async (error: unknown) => (await server.stop(), Promise.reject(error)));
+  return server;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly body: Buffer;
+  /** Status line, fields and body as the server wrote them (framed by Content-Length): what the ceiling replays. */
+  readonly raw: Buffer;
+}
+
+/** One request on a connection of its own (asking for keep-alive, as wrk does: the ceiling replays the answer), closed after the answer. */
+export function fetchOne(url: string, method: string, target: string, headers: Readonly<Record<string, string>> = {}, body?: string): Promise<Answer> {
+  const client = url.startsWith("https:") ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(`${url}${target}`, { method, headers: { Connection: "keep-alive", ...headers }, agent: false, rejectUnauthorized: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (d: Buffer) => chunks.push(d));
+      res.on("end", () => {
+        req.destroy();
+        const content = Buffer.concat(chunks);
+        const fields: string[] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) fields.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}\r\n`);
+        const head = `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n${fields.join("")}\r\n`;
+        resolve({ status: res.statusCode ?? 0, body: content, raw: Buffer.concat([Buffer.from(head, "latin1"), content]) });
+      });
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error(`no answer to ${method} ${target} within 30 s`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Posts p0 to p<count - 1>, published through HTTP, 8 at a time on kept-alive connections. */
+export async function fillHttp(url: string, count: number): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  try {
+    for (let i = 0; i < count; i += 8) {
+      await Promise.all(
+        Array.from({ length: Math.min(8, count - i) }, (_, k) =>
+          new Promise<void>((resolve, reject) => {
+            const req = http.request(`${url}/api/v1/post/p${i + k}`, { method: "POST", agent, headers: { "Content-Type": "application/json" } }, (res) => {
+              res.resume().on("end", () => (res.statusCode === 201 ? resolve() : reject(new Error(`filling: POST p${i + k} answered ${res.statusCode}`))));
+            });
+            req.on("error", reject);
+            req.end(JSON.stringify(benchPost(i + k)));
+          }),
+        ),
+      );
+    }
+  } finally {
+    agent.destroy();
+  }
 }

@@ -17,8 +17,7 @@
 //   replaces it there too, but its argument parser takes a word ending in "]"
 //   for the end of a sub-argument list and garbles the command line.
 //
-// Plain CommonJS, like autocannon-methods.cjs, so it runs without a build:
-// loading this file first is what lets worker threads (-w) learn the methods.
+// Plain CommonJS, like autocannon-methods.cjs, so it runs without a build.
 
 const extra = require('./autocannon-methods.cjs')
 
@@ -87,6 +86,8 @@ function main (args) {
   }
   try {
     extra.addMethods(methodsOf(argv))
+    // Worker threads load their own autocannon: each learns the methods from this module as its setupClient.
+    if (argv.workers && argv.setupClient === undefined) argv.setupClient = require.resolve('./autocannon-methods.cjs')
   } catch (error) {
     return stop(2, error.message)
   }

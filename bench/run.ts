@@ -1,305 +1,177 @@
-// `npm run bench`: startline against node:http and a no-parse "ceiling" server
-// on node:net, scenario by scenario. See bench/README.md.
-//
-// For each scenario and round, each server is started fresh (the order
-// rotates from round to round), pinned to core 0; wrk runs on core 1, and so
-// does this process. After
-// a warm-up, the server's CPU time and RSS are read from /proc before and
-// after the measured run. Prints a markdown table of medians, the data
-// endpoints beside fastify, and last one table of ratios of them all; writes
-// every run to bench/results/<timestamp>.json.
-//
-// Scenarios may also: send setup requests to startline after each start
-// (node:http starts with the state startline had after them), run over HTTPS
-// (a throwaway certificate made at start in a temporary directory, removed at
-// the end), run each server as a cluster of workers (then allowed on every
-// core, measured over the whole process tree), or hold idle connections
-// instead of a throughput run (RSS per connection; a second table).
-//
-// This file is the order of things; the parts are in options.ts (the command
-// line), launch.ts (starting and stopping servers, and the idle connections'
-// client), wrk.ts (the load generator), measure.ts (one run of one server),
-// checks.ts (what makes a run trustworthy: responses, pinning, the machine's
-// other load) and report.ts (the tables).
+// `npm run bench`: every scenario of bench/scenarios.ts against startline and
+// the servers a user would run instead, and one table of ratios (see
+// bench/README.md): the order of things. Each server is started (launch.ts),
+// checked with one request, warmed up and measured (measure.ts), round after
+// round; --paired schedules the same measurements with the servers kept up.
 
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, availableParallelism, tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import { checkIdle, checkMachine, checkRun, disturbed, waitQuiet } from "./checks.js";
-import { log, type Context, type Reference, type Workspace } from "./context.js";
-import { makeCertificate, serverCores, idleConnections } from "./launch.js";
-import { captureReference, logIdle, logRun, measure, measureIdle, settleMs } from "./measure.js";
-import { USAGE, UsageError, parseOptions, type Options } from "./options.js";
-import { GC_ON_SIGNAL_MODULE, ROOT, STARTLINE_MAIN, benchScript } from "./paths.js";
-import { clockTicksPerSecond, detectPinning, pinPid, procStatus } from "./proc.js";
-import {
-  idleLegend,
-  engineRatios,
-  idleTable,
-  latencyTable,
-  ratioTable,
-  type RatioRow,
-  legend,
-  median,
-  markdownTable,
-  summarize,
-  summarizeIdle,
-  type IdleRecord,
-  type IdleSummaryRow,
-  type RunRecord,
-  type ServerKind,
-  type SummaryRow,
-} from "./report.js";
-import { ENGINE_SCENARIOS, QUICK_SCENARIOS, SCENARIOS, answersAsExpected, checkScenarios, type Scenario } from "./scenarios.js";
-import { WRK_SCRIPT, wrkUnavailable } from "./wrk.js";
-import { runMode } from "./modes.js";
-import { DATA_SCENARIOS, DATA_SERVERS, dataTable, roundRatio, runData, type DataOptions } from "./data.js";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { ROOT, fetchOne, startFor, type Answer, type Server, type Workspace } from "./launch.js";
+import { idleRun, loadRun, type IdleRun, type Run } from "./measure.js";
+import { detectPinning, pinPid } from "./proc.js";
+import { LEGEND, figuresTable, idleTable, ratioTable } from "./report.js";
+import { LABEL, SCENARIOS, type Scenario, type ServerKind } from "./scenarios.js";
+import { wrkUnavailable } from "./wrk.js";
 
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const k = by % items.length;
-  return [...items.slice(k), ...items.slice(0, k)];
-}
+const USAGE = `Usage: npm run bench -- [options]
 
-// ---------------------------------------------------------------- main
+  --scenarios a,b      only these (default: all): ${SCENARIOS.map((s) => s.name).join(", ")}
+  --quick              smoke run: ${SCENARIOS.filter((s) => s.quick).map((s) => s.name).join(", ")}; 1 round of 1 s, no warm-up, 10 connections, 500 idle ones
+  --rounds n           rounds (default 3; --paired: 15); each server runs once a round, in an order that rotates
+  --duration s         seconds per measured run, whole (default 10; --paired: 2)
+  --warmup s           seconds of warm-up before each run (default 2; --paired: once per server)
+  --connections n      connections, for scenarios that name none (default 100)
+  --paired             servers kept up, loaded in turn in slices (default scenarios: status, status-pipelined)
+                       (--cycles and --slice: the same as --rounds and --duration)
+  --profile            startline runs under --cpu-prof; its profiles go to <results-dir>/profiles/
+  --results-dir dir    where every run goes as JSON (default bench/results)
+  --instructions [--servers startline,node-http,ceiling] [--varied] [--path P] [--requests N] [--top N]
+                       instructions per request under valgrind's callgrind (bench/instructions.ts)
+  --alloc [--path P] [--requests N]
+                       bytes allocated per request, the real Connection over an in-memory socket (bench/alloc.ts)
 
-async function main(argv: readonly string[]): Promise<number> {
-  const modeStatus = runMode(argv);
-  if (modeStatus !== undefined) return modeStatus;
-  let options: Options;
+Exit status 0 when every server answered as expected; 1 otherwise (see PROBLEMS); 2 for bad options.`;
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const rotate = <T>(items: readonly T[], by: number) => [...items.slice(by % items.length), ...items.slice(0, by % items.length)];
+
+async function main(argv: string[]): Promise<number> {
+  // Counted or in process: their own files, with their own options.
+  if (argv.includes("--instructions")) return (await import("./instructions.js")).countInstructions();
+  if (argv.includes("--alloc")) {
+    // A young generation large enough that nothing is collected during a run: the heap's growth is what was allocated.
+    const flags = ["--expose-gc", "--min-semi-space-size=256", "--max-semi-space-size=256"];
+    return spawnSync(process.execPath, [...flags, path.join(here, "alloc.js"), ...argv.filter((a) => a !== "--alloc")], { stdio: "inherit" }).status ?? 1;
+  }
+  let values;
   try {
-    options = parseOptions(argv);
+    values = parseArgs({
+      args: argv,
+      options: Object.fromEntries(
+        [...["scenarios", "rounds", "cycles", "duration", "slice", "warmup", "connections", "results-dir"].map((o) => [o, { type: "string" }]), ...["quick", "paired", "profile", "help"].map((o) => [o, { type: "boolean" }])],
+      ) as Record<string, { type: "string" | "boolean" }>,
+    }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`bench: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    throw error;
+    console.error(`bench: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
   }
-  if (options.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  if (values.help) return (console.log(USAGE), 0);
+  const quick = values.quick === true;
+  const paired = values.paired === true;
+  const bad = ["rounds", "cycles", "duration", "slice", "warmup", "connections"].filter((o) => values[o] !== undefined && !/^\d+$/.test(String(values[o])));
+  if (bad.length > 0) return (console.error(`bench: --${bad[0]} takes a whole number\n\n${USAGE}`), 2);
+  const number = (name: string, fallback: number) => Number(values[name] ?? fallback);
+  const rounds = number("rounds", number("cycles", quick ? 1 : paired ? 15 : 3)) || 1;
+  const duration = number("duration", number("slice", quick ? 1 : paired ? 2 : 10)) || 1;
+  const warmup = number("warmup", quick ? 0 : 2);
+  const connections = number("connections", quick ? 10 : 100) || 1;
+  const names = typeof values.scenarios === "string" ? values.scenarios.split(",") : undefined;
+  const unknown = (names ?? []).filter((n) => !SCENARIOS.some((s) => s.name === n));
+  if (unknown.length > 0) return (console.error(`bench: unknown scenario ${unknown.join(", ")}\n\n${USAGE}`), 2);
+  const scenarios = SCENARIOS.filter((s) => (names !== undefined ? names.includes(s.name) : quick ? s.quick : paired ? s.name.startsWith("status") && !s.tls && !s.workers : true));
+  const missing = wrkUnavailable();
+  if (missing !== undefined) return (console.error(`bench: ${missing}`), 1);
 
-  checkScenarios(SCENARIOS);
-  let scenarios: readonly Scenario[] = options.quick ? SCENARIOS.filter((s) => QUICK_SCENARIOS.includes(s.name)) : SCENARIOS;
-  // The data endpoints beside fastify and the data ceiling (bench/data.ts) run after the others: every one by
-  // default, none with --quick, those named with --scenarios.
-  let dataScenarios = options.quick ? [] : DATA_SCENARIOS;
-  if (options.scenarios !== undefined) {
-    const known = [...SCENARIOS.map((s) => s.name), ...DATA_SCENARIOS.map((s) => s.name)];
-    const unknown = options.scenarios.filter((n) => !known.includes(n));
-    if (unknown.length > 0 || options.scenarios.length === 0) {
-      console.error(`bench: unknown scenario ${unknown.join(", ") || "(none given)"}; known: ${known.join(", ")}`);
-      return 2;
-    }
-    scenarios = SCENARIOS.filter((s) => options.scenarios!.includes(s.name));
-    dataScenarios = DATA_SCENARIOS.filter((s) => options.scenarios!.includes(s.name));
-  }
-
-  for (const file of [STARTLINE_MAIN, benchScript("servers/node-http"), benchScript("servers/ceiling"), benchScript("idle-client"), GC_ON_SIGNAL_MODULE, WRK_SCRIPT]) {
-    if (!existsSync(file)) {
-      console.error(`bench: missing ${relative(ROOT, file)} (run it with \`npm run bench\`, which builds first)`);
-      return 1;
-    }
-  }
-
-  // wrk is a Debian package (.ci/install-system-packages installs it): nothing is measured without it.
-  const wrkMissing = wrkUnavailable();
-  if (wrkMissing !== undefined) {
-    console.error(`bench: ${wrkMissing}`);
-    return 1;
-  }
-  const problems: string[] = [];
-  const workspaceDir = mkdtempSync(join(tmpdir(), "startline-bench-"));
-  let workspaceTls: Workspace["tls"];
-  if (scenarios.some((s) => s.tls)) {
-    try {
-      workspaceTls = makeCertificate(workspaceDir);
-    } catch (error) {
-      const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-      problems.push(`cannot make the throwaway certificate with openssl: ${stderr || (error instanceof Error ? error.message : String(error))}`);
-      scenarios = scenarios.filter((s) => !s.tls);
-    }
-  }
-  const workspace: Workspace = { dir: workspaceDir, tls: workspaceTls };
-
-  const cores = availableParallelism(); // before pinning this process, which narrows it
-  const pinning = detectPinning();
+  const pinning = detectPinning(); // before this process is pinned, which narrows what it sees
   if (pinning.enabled) pinPid(process.pid, pinning.clientCore);
-  const ctx: Context = { options, pinning, workspace, problems, warnings: [], currentCa: undefined };
-
-  const startedAt = new Date();
-  const perRun = options.warmup + options.duration + (options.warmup > 0 ? 1 : 0.6);
-  const estimate = scenarios.reduce((total, s) => {
-    const servers = s.nodeHttpUnsupported === undefined ? 3 : 2;
-    const perServer = s.idle === undefined ? perRun : 2 * (settleMs(options) / 1000) + 1 + idleConnections(ctx, s) / 4000;
-    return total + 1 + servers * perServer * options.rounds;
-  }, 0);
+  const ws: Workspace = { pinning, dir: mkdtempSync(path.join(tmpdir(), "startline-bench-")), filled: new Map() };
+  const resultsDir = typeof values["results-dir"] === "string" ? values["results-dir"] : path.join(ROOT, "bench", "results");
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const profiles = path.join(resultsDir, "profiles", stamp);
   log(
-    `bench: ${scenarios.length} scenario(s) (${scenarios.map((s) => s.name).join(", ")}) × ${options.rounds} round(s), ` +
-      `${options.duration} s runs after ${options.warmup} s warm-up, ${options.connections} connections; about ${Math.ceil(estimate)} s. ` +
-      (pinning.enabled ? `Servers on core ${pinning.serverCore}, wrk on core ${pinning.clientCore}.` : `Not pinned: ${pinning.reason}.`),
+    `bench: ${scenarios.map((s) => s.name).join(", ")}; ${rounds} round(s) of ${duration} s after ${warmup} s of warm-up${paired ? " (paired: servers kept up, in turn)" : ""}; ` +
+      (pinning.enabled ? `servers on core ${pinning.serverCore}, wrk on core ${pinning.clientCore}` : `not pinned (${pinning.reason})`),
   );
+  const runs: Run[] = [];
+  const idleRuns: IdleRun[] = [];
+  const problems: string[] = [];
+  let checks = 0;
 
-  const runs: RunRecord[] = [];
-  const idleRuns: IdleRecord[] = [];
-  /** Runs disturbed by other load and measured again; kept in the JSON, left out of the table. */
-  const discarded: RunRecord[] = [];
-  const rows: SummaryRow[] = [];
-  const idleRows: IdleSummaryRow[] = [];
-  try {
-    for (const scenario of scenarios) {
-      const servers: ServerKind[] = scenario.nodeHttpUnsupported === undefined ? ["startline", "node-http", "ceiling"] : ["startline", "ceiling"];
-      ctx.currentCa = scenario.tls ? workspace.tls?.cert : undefined;
-      let reference: Reference;
-      try {
-        reference = await captureReference(ctx, scenario);
-      } catch (error) {
-        // One scenario that cannot start is a problem, not the end of the others.
-        ctx.problems.push(`${scenario.name}: skipped: ${error instanceof Error ? error.message : String(error)}`);
-        continue;
+  /** Starts a server of the scenario and checks its answer to one request: startline's status and body, or the scenario's check. */
+  const start = async (s: Scenario, kind: ServerKind, reference: Answer | undefined): Promise<Server> => {
+    if (values.profile && kind === "startline") mkdirSync(profiles, { recursive: true });
+    const server = await startFor(ws, kind, s, reference?.raw, values.profile && kind === "startline" ? ["--cpu-prof", "--cpu-prof-dir", profiles] : []);
+    const answer = await fetchOne(server.url, s.method, s.path.replace("{n}", `check-${++checks}`), s.headers, s.body);
+    const body = answer.body.toString("utf8");
+    const wrong = s.check !== undefined ? s.check(answer.status, body) : answer.status !== reference!.status || !answer.body.equals(reference!.body) ? `answered ${answer.status} ${body.slice(0, 200)}` : undefined;
+    if (wrong !== undefined) {
+      await server.stop();
+      throw new Error(`${LABEL[kind]} does not answer as startline does: ${wrong}`);
+    }
+    return server;
+  };
+  const stop = async (s: Scenario, server: Server) => {
+    const code = await server.stop();
+    if (code !== 0) problems.push(`${s.name} / ${LABEL[server.kind]}: exit code ${code} on SIGTERM`);
+  };
+  const measured = (run: Run) => {
+    runs.push(run);
+    log(`  ${run.scenario} r${run.round} ${LABEL[run.server].padEnd(12)} ${run.reqPerSec.toFixed(0).padStart(7)} req/s ${run.cpuUsPerRequest.toFixed(1).padStart(7)} µs/req p99 ${run.p99Ms.toFixed(2)} ms errors ${run.errors} other ${run.otherCores.toFixed(2)}`);
+    if (run.errors > 0 || run.requests === 0) problems.push(`${run.scenario} / ${LABEL[run.server]} / round ${run.round}: ${run.requests === 0 ? "no response at all" : `${run.errors} errors or answers of status 400 and above`}`);
+  };
+
+  for (const s of scenarios) {
+    try {
+      let reference: Answer | undefined;
+      if (s.check === undefined) {
+        const server = await startFor(ws, "startline", s);
+        reference = await fetchOne(server.url, s.method, s.path, s.headers, s.body).finally(() => server.stop());
       }
-      const template = reference.response;
-      if (!answersAsExpected(scenario, template.status)) {
-        ctx.problems.push(`${scenario.name}: startline answers ${JSON.stringify(template.statusLine)} to ${scenario.request.method} ${scenario.request.path}`);
-      }
-      const mine: RunRecord[] = [];
-      const mineIdle: IdleRecord[] = [];
-      for (let round = 1; round <= options.rounds; round++) {
-        const order = rotate(servers, round - 1);
-        for (const [index, kind] of order.entries()) {
-          if (scenario.idle !== undefined) {
-            // RSS does not suffer from other processes' CPU load the way throughput does: no retries.
-            await waitQuiet(ctx, options.waitQuiet);
-            const run = await measureIdle(ctx, scenario, kind, reference, round, index + 1);
-            checkIdle(ctx, scenario, run);
-            logIdle(run, options.rounds);
+      if (s.idle !== undefined) {
+        for (let round = 1; round <= rounds; round++) {
+          for (const kind of rotate(s.servers, round - 1)) {
+            const server = await start(s, kind, reference);
+            const run = await idleRun(s, server, round, quick ? 500 : s.idle).finally(() => stop(s, server));
+            log(`  ${s.name} r${round} ${LABEL[kind].padEnd(12)} ${run.held} held, ${run.kibPerConnection.toFixed(2)} KiB each, ${run.failed} failed`);
+            if (run.failed > 0) problems.push(`${s.name} / ${LABEL[kind]} / round ${round}: ${run.failed} idle connections failed or were closed`);
             idleRuns.push(run);
-            mineIdle.push(run);
-            continue;
           }
-          let run: RunRecord | undefined;
-          for (let attempt = 0; ; attempt++) {
-            await waitQuiet(ctx, options.waitQuiet);
-            run = await measure(ctx, scenario, kind, reference, round, index + 1);
-            logRun(run, options.rounds);
-            // Other processes took CPU during the run: measure it again, keep this one aside. A run
-            // without a single response (the server starved for the whole run on a busy machine) is
-            // measured again at least once, even with --retries 0.
-            const empty = run.measured.requests === 0;
-            const retries = empty ? Math.max(1, options.retries) : options.retries;
-            if (!(disturbed(run) || empty) || attempt >= retries) break;
-            checkRun(ctx, scenario, run, true);
-            discarded.push(run);
-            log(`    (${empty ? "no response at all" : "disturbed by other load"}; again, ${retries - attempt} retr${retries - attempt === 1 ? "y" : "ies"} left)`);
+        }
+      } else if (paired) {
+        const up: Server[] = [];
+        try {
+          for (const kind of s.servers) {
+            up.push(await start(s, kind, reference));
+            if (warmup > 0) await loadRun(ws, s, up.at(-1)!, 0, warmup, connections);
           }
-          checkRun(ctx, scenario, run);
-          checkMachine(ctx, run);
-          runs.push(run);
-          mine.push(run);
+          for (let round = 1; round <= rounds; round++) for (const server of rotate(up, round - 1)) measured(await loadRun(ws, s, server, round, duration, connections));
+        } finally {
+          for (const server of up) await stop(s, server);
+        }
+      } else {
+        for (let round = 1; round <= rounds; round++) {
+          for (const kind of rotate(s.servers, round - 1)) {
+            const server = await start(s, kind, reference);
+            try {
+              if (warmup > 0) await loadRun(ws, s, server, round, warmup, connections);
+              measured(await loadRun(ws, s, server, round, duration, connections));
+            } finally {
+              await stop(s, server);
+            }
+          }
         }
       }
-      for (const kind of ["startline", "node-http", "ceiling"] as const) {
-        if (scenario.idle !== undefined) {
-          idleRows.push(summarizeIdle(scenario.name, kind, mineIdle.filter((r) => r.server === kind)));
-        } else if (kind === "node-http" && scenario.nodeHttpUnsupported !== undefined) {
-          rows.push(summarize(scenario.name, kind, [], scenario.nodeHttpUnsupported));
-        } else rows.push(summarize(scenario.name, kind, mine.filter((r) => r.server === kind)));
-      }
-    }
-  } catch (error) {
-    ctx.problems.push(`aborted: ${error instanceof Error ? error.message : String(error)}`);
-  } finally {
-    rmSync(workspaceDir, { recursive: true, force: true });
-  }
-
-  const cpu = cpus()[0];
-  const results = {
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
-    options,
-    environment: {
-      node: process.version,
-      platform: `${process.platform} ${process.arch}`,
-      cpuModel: cpu?.model ?? "unknown",
-      cores,
-      clockTicksPerSecond: clockTicksPerSecond(),
-      pinning,
-      runnerCpusAllowed: procStatus(process.pid).cpusAllowed,
-      wrk: { script: relative(ROOT, WRK_SCRIPT) },
-    },
-    // The setup requests are left out (100 posts' bodies): they are in bench/scenarios.ts.
-    scenarios: scenarios.map(({ setup, ...s }) => ({ ...s, setupRequests: setup?.length ?? 0, pipelining: options.pipelining ?? s.pipelining })),
-    summary: rows,
-    idleSummary: idleRows,
-    runs,
-    idleRuns,
-    discarded,
-    problems: ctx.problems,
-    warnings: ctx.warnings,
-  };
-  mkdirSync(options.resultsDir, { recursive: true });
-  const resultsFile = join(options.resultsDir, `${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(resultsFile, JSON.stringify(results, null, 2) + "\n");
-
-  const setup =
-    `${options.rounds} round(s) × ${options.duration} s (after ${options.warmup} s warm-up), ${options.connections} connections, ` +
-    `pipelining ${options.pipelining ?? "per scenario"}; ${pinning.enabled ? `servers pinned to core ${pinning.serverCore} (cluster workers: cores ${serverCores(pinning, { workers: 2 } as Scenario)}), wrk to core ${pinning.clientCore}` : `not pinned (${pinning.reason})`}; ` +
-    `node ${process.version}, ${cpu?.model ?? "unknown CPU"}`;
-  console.log(`\n${setup}\n`);
-  if (discarded.length > 0) console.log(`${discarded.length} run(s) disturbed by other load were measured again (the disturbed ones are in the JSON, not in the table).`);
-  const stillDisturbed = runs.filter(disturbed).length;
-  if (stillDisturbed > 0) console.log(`Other load disturbed ${stillDisturbed} of the ${runs.length} runs in the table (see WARNINGS): treat these figures with caution.`);
-  if (discarded.length > 0 || stillDisturbed > 0) console.log("");
-  const notes = scenarios.filter((s) => s.note !== undefined && s.idle === undefined).map((s) => [s.name, s.note!] as const);
-  if (rows.length > 0) console.log(`${markdownTable(rows)}\n\n${legend(rows, notes)}\n`);
-  const engine = scenarios.filter((s) => ENGINE_SCENARIOS.includes(s.name) && runs.some((r) => r.scenario === s.name)).map((s) => s.name);
-  if (engine.length > 0) console.log(`Latency per run (the tail moves from run to run more than the medians show):\n\n${latencyTable(runs, engine, options.rounds)}\n`);
-  if (idleRows.length > 0) console.log(`Idle connections:\n\n${idleTable(idleRows)}\n\n${idleLegend()}\n`);
-  const shown = relative(process.cwd(), resultsFile);
-  console.log(`raw results: ${shown.startsWith("..") ? resultsFile : shown}`);
-  const ratios: RatioRow[] = engineRatios(rows);
-  if (dataScenarios.length > 0) {
-    // As issue 28 measured them: wrk, 50 connections (10 for whole lists), 4 s after 1 s of warm-up.
-    const data: DataOptions = { rounds: options.rounds, duration: options.quick ? 1 : 4, warmup: options.quick ? 0 : 1, connections: 50, servers: DATA_SERVERS, scenarios: dataScenarios };
-    console.log("\nThe data endpoints beside fastify and the data ceiling (npm run bench:data):\n");
-    const measured = await runData(data, console.log, pinning);
-    console.log(`\n${dataTable(data, measured)}\n`);
-    for (const m of measured.filter((m) => m.errors > 0)) ctx.problems.push(`data ${m.scenario} / ${m.server} / round ${m.round}: ${m.errors} errors`);
-    for (const s of dataScenarios) {
-      const mine = measured.filter((m) => m.scenario === s.name && m.server === "startline");
-      if (mine.length === 0) continue;
-      const versus = (other: "fastify" | "ceiling") => {
-        if (!measured.some((m) => m.scenario === s.name && m.server === other)) return undefined;
-        return { reqPerSec: roundRatio(measured, s.name, other, (m) => m.reqPerSec), cpu: roundRatio(measured, s.name, other, (m) => m.cpuUsPerRequest) };
-      };
-      ratios.push({
-        scenario: s.name,
-        comparator: "fastify",
-        reqPerSec: median(mine.map((m) => m.reqPerSec)),
-        cpuUsPerRequest: median(mine.map((m) => m.cpuUsPerRequest)),
-        vsComparator: versus("fastify") ?? "fastify not run",
-        vsCeiling: versus("ceiling"),
-      });
+    } catch (error) {
+      problems.push(`${s.name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  if (ratios.length > 0) {
-    console.log(
-      "\nThe whole table of ratios (startline's medians; ratios of medians for the scenarios above, medians of each round's ratio for the data endpoints; " +
-        "ceiling: the no-parse ceiling, or the data ceiling for the data endpoints):\n",
-    );
-    console.log(ratioTable(ratios));
-  }
-  if (ctx.warnings.length > 0) {
-    console.log(`\nWARNINGS (${ctx.warnings.length}):`);
-    for (const w of ctx.warnings) console.log(`- ${w}`);
-  }
-  if (ctx.problems.length > 0) {
-    console.log(`\nPROBLEMS (${ctx.problems.length}):`);
-    for (const p of ctx.problems) console.log(`- ${p}`);
-    return 1;
-  }
-  return 0;
+  rmSync(ws.dir, { recursive: true, force: true });
+
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${stamp}.json`);
+  writeFileSync(file, JSON.stringify({ node: process.version, pinning, rounds, duration, warmup, connections, paired, runs, idleRuns, problems }, null, 1));
+  const timed = scenarios.filter((s) => s.idle === undefined);
+  console.log(`\n${rounds} round(s) of ${duration} s${paired ? " (paired)" : ""}, node ${process.version}; raw runs: ${path.relative(process.cwd(), file)}\n`);
+  if (runs.length > 0) console.log(`${figuresTable(timed, runs)}\n\nThe table of ratios:\n\n${ratioTable(timed, runs)}\n\n${LEGEND}\n`);
+  if (idleRuns.length > 0) console.log(`Idle connections (RSS after a full collection, with them less before, ÷ connections):\n\n${idleTable(scenarios, idleRuns)}\n`);
+  if (values.profile) console.log(`startline's CPU profiles (open in Chrome DevTools): ${profiles}\n`);
+  if (problems.length > 0) console.log(`PROBLEMS (${problems.length}):\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  return problems.length > 0 ? 1 : 0;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -4,31 +4,18 @@
 --
 --   wrk -t1 -c100 -d10s -s bench/wrk.lua http://127.0.0.1:PORT -- <depth> <method> <path> ["Name: value" ...] [@body=FILE]
 --
--- With @body=FILE every request carries that file's bytes as its body. A
--- "{n}" in the path becomes a counter, new for every request (a POST that
--- publishes under a new id each time: a repeated id would be a 409); the
--- thread's own prefix ("{n}" is then "<prefix>-<count>") comes from the
--- WRK_PREFIX environment variable, so that runs on one store never collide.
+-- With @body=FILE every request carries that file's bytes. A "{n}" in the
+-- path becomes "<WRK_PREFIX>-<counter>", new for every request (a POST that
+-- publishes under a new id each time), and new for every run.
 --
 -- wrk counts the requests in what request() returns and waits for that many
 -- responses before it writes the next batch; it records one latency per
 -- batch, from writing it to reading its last response (with depth 1, one per
 -- request). Host comes from the URL (wrk.init sets it before init runs).
 
-local batch, depth, method, path, body, check
+local batch, depth, method, path, body
 local counter = 0
 local prefix = os.getenv("WRK_PREFIX") or "w"
-
--- Before it starts, wrk parses the first thread's first batch with its own
--- parser (http_parser) to count the requests in it, and never sends that
--- batch. That parser knows a fixed list of methods, without UPDATE ("invalid
--- HTTP method"), so that one batch says GET where the method goes. setup()
--- runs for each thread before its init(), in the main script's state.
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("counted", threads == 1)
-end
 
 function init(args)
   depth = tonumber(args[1]) or 1
@@ -46,15 +33,9 @@ function init(args)
     end
   end
   if not string.find(path, "{n}", 1, true) then batch = string.rep(wrk.format(method, path, nil, body), depth) end
-  if counted then check = string.rep(wrk.format("GET", path, nil, body), depth) end
 end
 
 function request()
-  if check ~= nil then
-    local first = check
-    check = nil
-    return first
-  end
   if batch ~= nil then return batch end
   local out = {}
   for i = 1, depth do

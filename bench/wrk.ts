@@ -1,125 +1,79 @@
-// wrk, the load generator of every measurement: a C client (Debian package
+// wrk, the load generator of every timed run: a C client (Debian package
 // `wrk`) that keeps up with the ceiling, where autocannon's JavaScript client
-// uses its whole core first (the ceiling reached about 17k req/s under
-// autocannon and 55k under wrk). It runs pinned to the load generator's core,
-// with one thread, through bench/wrk.lua, which pipelines and prints the
-// summary read here.
-//
-// Its CPU time is measured as the runner's reaped children's (cutime +
-// cstime): wrk is a child of this process, and its figures exist only once it
-// has exited.
+// used its whole core first (the ceiling reached 17k req/s under autocannon,
+// 55k under wrk). One thread, pinned to the client core, through
+// bench/wrk.lua, which writes `depth` requests at once and prints a summary.
+// Its CPU is read as this process's reaped children's: wrk's figures exist
+// only once it has exited.
 
 import { spawn, spawnSync } from "node:child_process";
-import { join } from "node:path";
-import { BENCH_SOURCE_DIR } from "./paths.js";
-import { clockTicksPerSecond, reapedChildrenTicks, type Pinning } from "./proc.js";
-import type { RequestSpec } from "./scenarios.js";
+import { fileURLToPath } from "node:url";
+import { HZ, pinned, reapedChildrenTicks, type Pinning } from "./proc.js";
 
-export const WRK_SCRIPT = join(BENCH_SOURCE_DIR, "wrk.lua");
-
-/** One wrk run, as the runner records it. */
-export interface LoadSummary {
-  /** Completed requests (responses received). */
-  readonly requests: number;
-  readonly durationS: number;
-  readonly reqPerSec: number;
-  /** wrk's, corrected for coordinated omission; per batch when pipelining. */
-  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number; readonly mean: number };
-  /** Answers of status 400 and above (wrk sees no other status). */
-  readonly non2xx: number;
-  readonly errors: number;
-  readonly timeouts: number;
-  /** CPU wrk used during the run, as a share of the wall time (1 = one core fully busy). */
-  readonly loadgenCpuShare: number;
-}
+/** bench/wrk.lua, from dist/bench/ or bench/. */
+export const WRK_SCRIPT = fileURLToPath(new URL(import.meta.url.includes("/dist/bench/") ? "../../bench/wrk.lua" : "./wrk.lua", import.meta.url));
 
 export interface WrkJob {
   readonly url: string;
-  readonly request: RequestSpec;
-  readonly connections: number;
-  /** Requests written at once per connection; the next batch after the last response. */
-  readonly pipelining: number;
-  /** Whole seconds. */
-  readonly duration: number;
-  /** Seconds without a response before wrk counts a timeout. */
-  readonly timeout: number;
-  /** A file whose bytes every request carries as its body (wrk.lua's @body=). */
+  readonly method: string;
+  /** "{n}" becomes a counter, new for every request (prefixed with `prefix`). */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** A file whose bytes every request carries as its body. */
   readonly bodyFile?: string;
+  readonly connections: number;
+  readonly depth: number;
+  /** Whole seconds (wrk's -d takes no fraction). */
+  readonly seconds: number;
+  readonly prefix: string;
 }
 
-/** What bench/wrk.lua prints at the end, after "WRK_SUMMARY ". */
-interface WrkSummary {
+export interface LoadSummary {
   readonly requests: number;
-  readonly durationUs: number;
-  readonly bytes: number;
-  readonly errors: { readonly connect: number; readonly read: number; readonly write: number; readonly status: number; readonly timeout: number };
-  readonly latencyUs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number; readonly mean: number };
+  readonly seconds: number;
+  readonly reqPerSec: number;
+  /** Per batch when depth > 1, corrected for coordinated omission. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** Answers of status 400 and above (the only statuses wrk counts), and socket errors and timeouts. */
+  readonly errors: number;
+  /** wrk's CPU over the wall time (1 = its core fully busy: the figures may be its limit). */
+  readonly wrkCpu: number;
 }
 
-/** Why wrk cannot run here (not installed), or undefined when it can. */
+/** Why wrk cannot run here, or undefined when it can. */
 export function wrkUnavailable(): string | undefined {
   const probe = spawnSync("wrk", ["-v"], { stdio: "ignore" });
-  if (probe.error === undefined) return undefined;
-  const code = (probe.error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "wrk is not installed (Debian package wrk)" : `wrk cannot start (${code ?? probe.error.message})`;
+  return probe.error === undefined ? undefined : `wrk cannot start (${(probe.error as NodeJS.ErrnoException).code}); it is the Debian package wrk`;
 }
 
-/** The command line: `taskset -c <client core> wrk ...` (taskset execs wrk), or wrk alone when nothing is pinned. */
-export function wrkCommand(pinning: Pinning, job: WrkJob): [string, string[]] {
-  const { method, path, headers, body } = job.request;
-  if (body !== undefined) throw new Error("wrk sends a body only from a file (WrkJob.bodyFile)");
-  const args = [
-    "-t1",
-    `-c${job.connections}`,
-    `-d${job.duration}s`,
-    "--timeout",
-    `${job.timeout}s`,
-    "-s",
-    WRK_SCRIPT,
-    job.url,
-    "--",
-    String(job.pipelining),
-    method,
-    path,
-    ...Object.entries(headers ?? {}).map(([name, value]) => `${name}: ${value}`),
-    ...(job.bodyFile === undefined ? [] : [`@body=${job.bodyFile}`]),
-  ];
-  return pinning.enabled ? ["taskset", ["-c", String(pinning.clientCore), "wrk", ...args]] : ["wrk", args];
-}
-
-/** One wrk run. */
-export function runWrk(pinning: Pinning, job: WrkJob, env?: NodeJS.ProcessEnv): Promise<LoadSummary> {
-  const [command, args] = wrkCommand(pinning, job);
-  const ticksBefore = reapedChildrenTicks();
-  const wallBefore = process.hrtime.bigint();
+export function runWrk(pinning: Pinning, job: WrkJob): Promise<LoadSummary> {
+  const fields = Object.entries(job.headers).map(([name, value]) => `${name}: ${value}`);
+  const args = ["-t1", `-c${job.connections}`, `-d${job.seconds}s`, "--timeout", "10s", "-s", WRK_SCRIPT, job.url, "--", String(job.depth), job.method, job.path, ...fields];
+  if (job.bodyFile !== undefined) args.push(`@body=${job.bodyFile}`);
+  const [command, argv] = pinned(pinning, String(pinning.clientCore), "wrk", args);
+  const ticks = reapedChildrenTicks();
+  const wall = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...(env === undefined ? {} : { env }) });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
-    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, WRK_PREFIX: job.prefix } });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (out += s));
     child.once("error", reject);
-    child.once("close", (code, signal) => {
-      const wallUs = Number(process.hrtime.bigint() - wallBefore) / 1000;
-      const cpuUs = ((reapedChildrenTicks() - ticksBefore) * 1e6) / clockTicksPerSecond();
-      const line = stdout.split("\n").find((l) => l.startsWith("WRK_SUMMARY "));
-      if (code !== 0 || line === undefined) {
-        reject(new Error(`wrk exited (code ${code}, signal ${signal}) without a summary: ${(stderr || stdout).trim().slice(0, 500)}`));
-        return;
-      }
-      const s = JSON.parse(line.slice("WRK_SUMMARY ".length)) as WrkSummary;
-      const durationS = s.durationUs / 1e6;
-      const ms = (us: number) => us / 1000;
+    child.once("close", (code) => {
+      const line = out.split("\n").find((l) => l.startsWith("WRK_SUMMARY "));
+      if (code !== 0 || line === undefined) return reject(new Error(`wrk exited (${code}) without a summary: ${out.trim().slice(0, 500)}`));
+      const s = JSON.parse(line.slice("WRK_SUMMARY ".length)) as { requests: number; durationUs: number; errors: Record<string, number>; latencyUs: { p50: number; p99: number } };
+      const seconds = s.durationUs / 1e6;
+      const wallUs = Number(process.hrtime.bigint() - wall) / 1000;
       resolve({
         requests: s.requests,
-        durationS,
-        reqPerSec: durationS > 0 ? s.requests / durationS : 0,
-        latencyMs: { p50: ms(s.latencyUs.p50), p90: ms(s.latencyUs.p90), p99: ms(s.latencyUs.p99), max: ms(s.latencyUs.max), mean: ms(s.latencyUs.mean) },
-        // wrk counts statuses of 400 and above as errors of their own; nothing else of the status.
-        non2xx: s.errors.status,
-        errors: s.errors.connect + s.errors.read + s.errors.write + s.errors.timeout,
-        timeouts: s.errors.timeout,
-        loadgenCpuShare: wallUs > 0 ? cpuUs / wallUs : Number.NaN,
+        seconds,
+        reqPerSec: seconds > 0 ? s.requests / seconds : 0,
+        p50Ms: s.latencyUs.p50 / 1000,
+        p99Ms: s.latencyUs.p99 / 1000,
+        errors: Object.values(s.errors).reduce((a, b) => a + b, 0),
+        wrkCpu: ((reapedChildrenTicks() - ticks) * 1e6) / HZ / wallUs,
       });
     });
   });

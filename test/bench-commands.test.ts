@@ -1,11 +1,12 @@
 // The names people type: every `npm run <name>` the docs cite is a script of
-// package.json, and the harness's modes and the attack runner pass a
-// command on unchanged (`npm run bench:alloc -- X` is `npm run bench --
-// --alloc X`). Runs the build in dist/ (npm test and test:fast build first).
+// package.json, an alias that runs a test names one that exists, and the
+// harness's options and the attack runner pass a command on unchanged
+// (`npm run bench:alloc -- X` is `npm run bench -- --alloc X`). Runs the
+// build in dist/ (npm test and test:fast build first).
 
 import t from "tap";
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,7 +20,8 @@ function node(args: readonly string[]) {
 }
 
 t.test("every npm run name the docs cite is a script", async (t) => {
-  const scripts = Object.keys((JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts);
+  const all = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const scripts = Object.keys(all);
   const docs = ["README.md", "bench/README.md", ...readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
   const cited = new Set<string>();
   for (const doc of docs) {
@@ -29,15 +31,18 @@ t.test("every npm run name the docs cite is a script", async (t) => {
   // The ones issue 33 names, whether or not a page cites them today.
   for (const name of ["bench", "bench:paired", "bench:instructions", "bench:alloc", "bench:floods", "bench:slowloris", "fuzz", "load"]) cited.add(name);
   for (const name of cited) t.ok(scripts.includes(name), `npm run ${name} is a script`);
+  for (const [name, command] of Object.entries(all)) {
+    for (const file of command.match(/test\/\S+\.test\.ts/g) ?? []) t.ok(existsSync(path.join(ROOT, file)), `npm run ${name} runs ${file}, which exists`);
+  }
 });
 
-t.test("a mode of npm run bench gets the rest of the command line", async (t) => {
+t.test("an option of npm run bench that runs a file of its own gets the rest of the command line", async (t) => {
   const alloc = node([RUN, "--alloc", "--requests", "300"]);
   t.equal(alloc.status, 0, "exit 0", { stderr: alloc.stderr });
   t.match(alloc.stdout, /1 request per read: \d+ bytes allocated per request.*\(300 requests\)/, "alloc ran, with --requests 300");
-  const two = node([RUN, "--paired", "--instructions"]);
-  t.equal(two.status, 2, "two modes at once are refused");
-  t.match(two.stderr, "--paired and --instructions are separate modes");
+  const instructions = node([RUN, "--instructions", "--servers", "nope"]);
+  t.equal(instructions.status, 1, "instructions refuses a server it does not know");
+  t.match(instructions.stderr, '--servers: unknown server "nope"');
 });
 
 t.test("npm run attack lists the attacks and refuses an unknown one", async (t) => {

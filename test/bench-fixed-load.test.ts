@@ -83,3 +83,19 @@ t.test("requests sent in turn: no head repeats the one before it on its connecti
   }
   t.throws(() => sendFixedLoad({ port: 1, request: [A, Buffer.from("GET /ab HTTP/1.1\r\nHost: x\r\n\r\n")], total: 1, connections: 1, depth: 1 }), /one length/);
 });
+
+t.test("a server that closes a connection under the load fails it, saying so, instead of leaving it waiting", async (t) => {
+  // Answers the first two requests of each connection, then closes it.
+  const server = net.createServer((socket) => {
+    let answered = 0;
+    socket.on("data", () => {
+      if (++answered <= 2) socket.write(response("ok"));
+      else socket.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as net.AddressInfo).port;
+  const request = Buffer.from("GET / HTTP/1.1\r\nHost: x\r\n\r\n", "latin1");
+  await t.rejects(sendFixedLoad({ port, request, total: 10, connections: 1, depth: 1 }), /the server closed a connection with 1 of its responses still to come/);
+});

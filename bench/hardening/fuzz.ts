@@ -21,7 +21,6 @@
 // pipelines under limits small enough to be hit.
 //
 //   node dist/bench/hardening/fuzz.js [--runs 1000000] [--seed N] [--workers N] [--hang-ms 20000]
-//   node dist/bench/hardening/fuzz.js --sample 5     # print a few generated inputs of each kind
 //
 // Exit status: 0 all cases passed; 1 a property failed (the shrunk
 // counterexample is printed, with the seed to replay it); 2 a hang; 3 bad options.
@@ -29,6 +28,7 @@
 import fc from "fast-check";
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { DEFAULT_LIMITS, type ParserLimits } from "../../src/http/parse/parser.js";
 import { parsesAsBuilt, robust } from "../../test/parser/fixtures/checks.js";
@@ -50,8 +50,6 @@ interface PropertyDef<T> {
   readonly share: number;
   readonly arb: fc.Arbitrary<T>;
   readonly check: (value: T) => void;
-  /** The raw bytes of a generated value, for --sample. */
-  readonly show: (value: T) => string;
 }
 
 type AnyProperty = PropertyDef<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -66,42 +64,36 @@ const PROPERTIES: readonly AnyProperty[] = [
     share: 0.1,
     arb: fc.tuple(pipelineArb, chunkingArb, fc.boolean()),
     check: ([{ raw, expected }, chunking, bareLf]) => parsesAsBuilt(raw, expected, bareLf ? { ...DEFAULT_LIMITS, allowBareLf: true } : DEFAULT_LIMITS, chunking),
-    show: ([{ raw }]) => raw,
   }),
   def({
     name: "random bytes",
     share: 0.2,
     arb: fc.tuple(fc.uint8Array({ maxLength: 300 }), limitsArb, chunkingArb),
     check: ([data, limits, chunking]) => robust(Buffer.from(data).toString("latin1"), limits, chunking),
-    show: ([data]) => Buffer.from(data).toString("latin1"),
   }),
   def({
     name: "HTTP-ish byte strings",
     share: 0.2,
     arb: fc.tuple(httpishArb, limitsArb, chunkingArb),
     check: ([raw, limits, chunking]) => robust(raw, limits, chunking),
-    show: ([raw]) => raw,
   }),
   def({
     name: "mutated valid pipelines",
     share: 0.3,
     arb: fc.tuple(pipelineArb, fc.array(mutationArb, { minLength: 1, maxLength: 4 }), limitsArb, chunkingArb),
     check: ([{ raw }, mutations, limits, chunking]) => robust(mutate(raw, mutations), limits, chunking),
-    show: ([{ raw }, mutations]) => mutate(raw, mutations),
   }),
   def({
     name: "whitespace around tokens, odd numbers in framing",
     share: 0.1,
     arb: fc.tuple(pipelineArb, fc.array(framingMutationArb, { minLength: 1, maxLength: 3 }), limitsArb, chunkingArb),
     check: ([{ raw }, mutations, limits, chunking]) => robust(mutate(raw, mutations), limits, chunking),
-    show: ([{ raw }, mutations]) => mutate(raw, mutations),
   }),
   def({
     name: "valid pipelines, small limits",
     share: 0.1,
     arb: fc.tuple(pipelineArb, smallLimitsArb, chunkingArb),
     check: ([{ raw }, limits, chunking]: [{ raw: string }, ParserLimits, number[]]) => robust(raw, limits, chunking),
-    show: ([{ raw }]) => raw,
   }),
 ];
 
@@ -164,33 +156,20 @@ function workerMain(input: WorkerInput): void {
 // ---- Main side ----
 
 interface Options {
-  runs: number;
-  seed: number;
-  workers: number;
-  hangMs: number;
-  sample: number;
+  readonly runs: number;
+  readonly seed: number;
+  readonly workers: number;
+  readonly hangMs: number;
 }
 
-function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { runs: 1_000_000, seed: Date.now() % 2 ** 31, workers: Math.max(1, Math.min(availableParallelism(), 8)), hangMs: 20_000, sample: 0 };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const value = () => {
-      const v = Number(argv[++i]);
-      if (!Number.isInteger(v) || v < 0) throw new Error(`${arg} needs a whole number`);
-      return v;
-    };
-    if (arg === "--runs") o.runs = value();
-    else if (arg === "--seed") o.seed = value();
-    else if (arg === "--workers") o.workers = Math.max(1, value());
-    else if (arg === "--hang-ms") o.hangMs = value();
-    else if (arg === "--sample") o.sample = value();
-    else if (arg === "--help") {
-      console.log("usage: node dist/bench/hardening/fuzz.js [--runs N] [--seed N] [--workers N] [--hang-ms N] [--sample N]");
-      process.exit(0);
-    } else throw new Error(`unknown option ${arg}`);
-  }
-  return o;
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({ args: argv, options: { runs: { type: "string" }, seed: { type: "string" }, workers: { type: "string" }, "hang-ms": { type: "string" } } });
+  const whole = (name: keyof typeof values, fallback: number) => {
+    const v = Number(values[name] ?? fallback);
+    if (!Number.isInteger(v) || v < 0) throw new Error(`--${name} needs a whole number`);
+    return v;
+  };
+  return { runs: whole("runs", 1_000_000), seed: whole("seed", Date.now() % 2 ** 31), workers: Math.max(1, whole("workers", Math.min(availableParallelism(), 8))), hangMs: whole("hang-ms", 20_000) };
 }
 
 /** Split n into k whole parts that add up to n. */
@@ -202,24 +181,13 @@ function split(n: number, weights: readonly number[]): number[] {
   return parts;
 }
 
-function sample(o: Options): void {
-  for (const p of PROPERTIES) {
-    console.log(`## ${p.name}`);
-    for (const value of fc.sample(p.arb, { numRuns: o.sample, seed: o.seed })) console.log(JSON.stringify(p.show(value)));
-  }
-}
-
 async function main(): Promise<number> {
   let o: Options;
   try {
-    o = parseArgs(process.argv.slice(2));
+    o = parseOptions(process.argv.slice(2));
   } catch (error) {
     console.error(`fuzz: ${(error as Error).message}`);
     return 3;
-  }
-  if (o.sample > 0) {
-    sample(o);
-    return 0;
   }
   const perProperty = split(o.runs, PROPERTIES.map((p) => p.share));
   const perWorker = Array.from({ length: o.workers }, () => [] as number[]);

@@ -15,24 +15,20 @@
 //         /api/lab/drip for 1 MiB at once and read nothing: the server stops
 //         at each connection's output budget (docs/lab.md).
 //
-// While they hold their connections, a status request (GET /api/v2/status)
-// is timed every 100 ms on a fresh connection, by a process of its own: the
-// stalled clients' own work (pushing 40 MiB of bodies) would otherwise be
-// counted as the server's delay. Reported per case: RSS before
-// the clients came, the highest RSS seen while they held on (sampled every
-// 50 ms), and the status waits (median, max). Then the clients go, and the
-// RSS after. With --send-timeout-ms (default 3000, the server's
-// SEND_TIMEOUT_MS), the script also waits for the server to cut them and
-// reports how they were cut: reset (the kernel drops what was queued for
-// them) or closed gracefully (the kernel keeps sending it, in FIN-WAIT-1,
-// towards a client that does not read), with what stays queued.
+// While they hold on, GET /api/v2/status is timed every 100 ms on a fresh
+// connection by a process of its own (the clients' own work would count as
+// the server's delay). Per case: RSS before, at its highest while they held
+// on (sampled every 50 ms) and after; the status waits (median, max); and,
+// once the server cuts them (--send-timeout-ms, its SEND_TIMEOUT_MS, default
+// 3000), how: reset (the kernel drops what was queued) or closed gracefully
+// (the kernel keeps sending, in FIN-WAIT-1), with what stays queued.
 //
 // Exit status 0 when every case stays inside its bound (echo: RSS +96 MiB
 // and status under 50 ms; list: RSS +32 MiB; drip: RSS within the 200 output
 // budgets, status under 50 ms), 1 otherwise. A loaded machine can fail the
 // status bound: read the figures, not only the verdict.
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import net from "node:net";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
@@ -40,9 +36,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { OUTPUT_BUDGET } from "../../src/http/connection/send-body.js";
-import { withoutSettings } from "../../src/config.js";
-import { fillPosts } from "../lists-fill.js";
-import { STARTLINE_MAIN } from "../paths.js";
+import { fillPosts } from "../fill.js";
+import { launch, type Server } from "../launch.js";
 import { procStatus } from "../proc.js";
 
 const MiB = 1024 * 1024;
@@ -50,31 +45,9 @@ const memory = (pid: number) => ({ rssMiB: procStatus(pid).rssKiB / 1024 });
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : String(n));
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 
-interface ServerProcess {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  readonly port: number;
-  stop(): Promise<void>;
-}
-
-/** The built server on 127.0.0.1, any free port, in-memory data, no access log, plus `env`. */
-async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const { NODE_OPTIONS: _hook, ...clean } = withoutSettings(process.env);
-  const child = spawn(process.execPath, [STARTLINE_MAIN], {
-    env: { ...clean, PORT: "0", HOST: "127.0.0.1", DATA_DIR: ":memory:", QUIET: "1", ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      const m = /listening on https?:\/\/[^\s]*:(\d+)/.exec((out += d.toString()));
-      if (m !== null) resolve(Number(m[1]));
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited with ${code}: ${out}`)));
-  });
-  const exited = once(child, "exit");
-  return { child, pid: child.pid!, port, stop: async () => void (child.kill("SIGTERM"), await exited) };
-}
+/** The built server on 127.0.0.1 (bench/launch.ts), in-memory data unless `env` says otherwise, no access log. */
+const startServer = (env: Record<string, string>) => launch("startline", { DATA_DIR: ":memory:", QUIET: "1", ...env }, { stderr: "inherit" });
+type ServerProcess = Server;
 
 /** Open sockets of a process: entries of /proc/<pid>/fd that are sockets. */
 function socketCount(pid: number): number {

@@ -1,16 +1,9 @@
 // The "ceiling": the least work a server on node:net can do per request. It
-// does not parse anything; it counts request ends ("\r\n\r\n", the blank line
-// after the head) in the bytes it receives and writes one canned response per
-// end, in one write per chunk. A match cut across two chunks is carried over,
-// so pipelined requests are answered one for one.
-//
-// It is only correct for requests without a body, or whose body never
-// contains "\r\n\r\n"; that holds for the benchmark's requests.
-//
-// The response is the raw bytes in env CEILING_RESPONSE_B64 (base64); the
-// benchmark passes the response startline gave to the scenario's request.
-// Without it, the v1 status response. A "Date:" field is refreshed every
-// second, like a real server's.
+// parses nothing: it counts request ends ("\r\n\r\n", carried across chunks)
+// and writes one canned response per end, one write per chunk; correct for
+// requests whose body never holds "\r\n\r\n", as the benchmark's. The
+// response: env CEILING_RESPONSE_B64 (startline's answer to the scenario's
+// request), else the v1 status one; its Date is refreshed every second.
 //
 // Env: PORT (default 0: any free port), HOST (default 127.0.0.1); TLS_CERT and
 // TLS_KEY (PEM files): the same over node:tls, for the HTTPS scenarios (the

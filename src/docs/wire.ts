@@ -386,7 +386,7 @@ export interface RequestReader {
   account(): RequestStreamAccount;
 }
 
-/** A parser over `bytes` whose account grows as it reads them (for the route, and for bench/parser-spans.ts). */
+/** A parser over `bytes` whose account grows as it reads them (for the route). */
 export function requestReader(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestReader {
   return new Reader(bytes, limits, budget, admit);
 }

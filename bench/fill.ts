@@ -1,10 +1,8 @@
 // Filling a startline SQLite database with many posts directly, not through
-// HTTP: a million posts through the API would take the benchmark longer than
-// the measurement. The schema comes from the store itself (its migrations);
-// the rows go in through one prepared INSERT in one transaction, so the
-// store's triggers move the revision counter exactly as the server's own
-// writes do, and the rows (with each post's representation) are what the
-// server would have written.
+// HTTP (which would take longer than the runs): the schema by the store's own
+// migrations, the rows (each post's representation, as the server writes it)
+// through one INSERT in one transaction, so the store's triggers move the
+// revision counter as the server's own writes do.
 
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
