@@ -27,18 +27,28 @@ export const ECHO_WHOLE_BYTES = 64 * 1024;
 /** Body bytes per piece: at most six times as many bytes of JSON (a control byte is \u0001). */
 export const ECHO_PIECE_BYTES = 8 * 1024;
 
+/** In an escape table: the byte is written as it is. */
+const RAW = 0;
+/** In an escape table: the byte is written as \u00xx. */
+const U_ESCAPE = 1;
+/** In the YAML table: the byte may start a character js-yaml refuses raw (yamlForbidden). */
+const MAYBE_FORBIDDEN = 2;
+
 /**
- * The escaped form of each byte below 0x80 in a JSON string, as JSON.stringify
- * writes it: the short escapes, \u00xx for the other controls, \" and \\; a
- * byte that needs none is absent (written as it is). The YAML table adds DEL,
- * which js-yaml refuses raw in a document.
+ * How JSON.stringify writes each byte of UTF-8 text in a string: as it is
+ * (every character from U+0080 up too), as a short escape (the letter after
+ * the backslash: \b \t \n \f \r \" \\), or as \u00xx (the other controls).
+ * The YAML table adds DEL, which js-yaml refuses raw in a document, and marks
+ * the first bytes of the other characters it refuses. A typed array, read
+ * once per byte: the loop below is the echo's whole cost per byte.
  */
-function escapeTable(yaml: boolean): (Buffer | undefined)[] {
-  const short: Record<number, string> = { 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r", 0x22: '\\"', 0x5c: "\\\\" };
-  const table: (Buffer | undefined)[] = [];
-  for (let b = 0; b < 0x80; b++) {
-    const escaped = short[b] ?? (b < 0x20 || (yaml && b === 0x7f) ? "\\u" + b.toString(16).padStart(4, "0") : undefined);
-    table.push(escaped === undefined ? undefined : Buffer.from(escaped, "latin1"));
+function escapeTable(yaml: boolean): Uint8Array {
+  const table = new Uint8Array(256);
+  for (let b = 0; b < 0x20; b++) table[b] = U_ESCAPE;
+  for (const [b, letter] of [[0x08, "b"], [0x09, "t"], [0x0a, "n"], [0x0c, "f"], [0x0d, "r"], [0x22, '"'], [0x5c, "\\"]] as const) table[b] = letter.charCodeAt(0);
+  if (yaml) {
+    table[0x7f] = U_ESCAPE;
+    for (const b of [0xc2, 0xe2, 0xef]) table[b] = MAYBE_FORBIDDEN;
   }
   return table;
 }
@@ -68,7 +78,7 @@ function yamlForbidden(body: Buffer, i: number, end: number): number {
   return -1;
 }
 
-const HEX = Buffer.from("0123456789abcdef", "latin1");
+const HEX = new Uint8Array(Buffer.from("0123456789abcdef", "latin1"));
 
 /**
  * Writes body[start, end) (whole characters of valid UTF-8) into `out` as the
@@ -78,28 +88,36 @@ const HEX = Buffer.from("0123456789abcdef", "latin1");
  * Returns the bytes written. No string is made: a piece costs its bytes only.
  */
 export function escapeInto(out: Buffer, body: Buffer, start: number, end: number, format: Format): number {
-  const yaml = format === "yaml";
-  const table = yaml ? YAML_ESCAPES : JSON_ESCAPES;
+  const table = format === "yaml" ? YAML_ESCAPES : JSON_ESCAPES;
   let o = 0;
-  for (let i = start; i < end; ) {
+  for (let i = start; i < end; i++) {
     const b = body[i]!;
-    if (b < 0x80) {
-      const escaped = table[b];
-      if (escaped === undefined) out[o++] = b;
-      else for (let k = 0; k < escaped.length; k++) out[o++] = escaped[k]!;
-      i++;
-      continue;
-    }
-    const forbidden = yaml ? yamlForbidden(body, i, end) : -1;
-    if (forbidden === -1) {
+    const kind = table[b]!;
+    if (kind === RAW) {
       out[o++] = b;
-      i++;
-      continue;
+    } else if (kind === U_ESCAPE) {
+      out[o] = 0x5c; // \u00xx
+      out[o + 1] = 0x75;
+      out[o + 2] = 0x30;
+      out[o + 3] = 0x30;
+      out[o + 4] = HEX[b >> 4]!;
+      out[o + 5] = HEX[b & 0xf]!;
+      o += 6;
+    } else if (kind === MAYBE_FORBIDDEN) {
+      const forbidden = yamlForbidden(body, i, end);
+      if (forbidden === -1) {
+        out[o++] = b;
+        continue;
+      }
+      out[o++] = 0x5c; // \u and four hex digits
+      out[o++] = 0x75;
+      for (let shift = 12; shift >= 0; shift -= 4) out[o++] = HEX[(forbidden >> shift) & 0xf]!;
+      i += forbidden < 0x100 ? 1 : 2;
+    } else {
+      out[o] = 0x5c; // a backslash and the letter
+      out[o + 1] = kind;
+      o += 2;
     }
-    out[o++] = 0x5c; // \u and four hex digits
-    out[o++] = 0x75;
-    for (let shift = 12; shift >= 0; shift -= 4) out[o++] = HEX[(forbidden >> shift) & 0xf]!;
-    i += forbidden < 0x100 ? 2 : 3;
   }
   return o;
 }

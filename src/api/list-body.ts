@@ -202,7 +202,8 @@ function readAfter(page: JsonPage, count: number): ReadSoFar {
 
 /** The next batch written into `pieces` as its piece (its members after a comma when items came before), and what is kept of it. */
 async function nextPiece(source: JsonListSource, pieces: PieceBuffer, read: ReadSoFar, after: Position, through: Position | undefined): Promise<ReadSoFar> {
-  const page = await source.pageJson(through === undefined ? { after, ...read.next } : { after, ...read.next, through });
+  // As text: V8 collects a string with its young generation, a store's Buffer only once it counts tens of MiB of them (PageQuery.text).
+  const page = await source.pageJson(through === undefined ? { after, ...read.next, text: true } : { after, ...read.next, through, text: true });
   pieces.start();
   if (read.count > 0 && page.count > 0) pieces.add(COMMA);
   pieces.add(page.members);

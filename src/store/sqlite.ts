@@ -12,6 +12,7 @@
 // `durability: "full"` (synchronous=FULL) makes every commit survive power loss
 // too, at the cost of an fsync per commit.
 
+import type Database from "better-sqlite3";
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
 import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
@@ -95,13 +96,22 @@ interface JsonPageParameters {
   maxChars: number;
 }
 interface JsonPageRow {
-  members: string | null;
+  members: Buffer | string | null;
   count: number;
   last: number | null;
   more: 0 | 1;
   n: number;
   epoch: string;
 }
+
+/** A JSON page statement twice: its members as a BLOB (bytes) and as text (a string), see PageQuery.text. */
+function jsonPageStatements(db: Database.Database, sql: (members: string) => string): Record<"bytes" | "text", Database.Statement<[JsonPageParameters], JsonPageRow>> {
+  return {
+    bytes: db.prepare<[JsonPageParameters], JsonPageRow>(sql("CAST(group_concat(json, ',') AS BLOB)")),
+    text: db.prepare<[JsonPageParameters], JsonPageRow>(sql("group_concat(json, ',')")),
+  };
+}
+
 
 /** A page query's bounds as SQL parameters: (after, through], and one row more than the limit for a span. */
 const bounds = (query: PageQuery): [number, number] => [query.after ?? 0, query.through ?? Number.MAX_SAFE_INTEGER];
@@ -164,28 +174,30 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     postPage: db.prepare<[number, number, number], PostRow & { pos: number }>("SELECT seq AS pos, json FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0"),
     postSpan: db.prepare<[number, number, number], number>("SELECT seq FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0").pluck(),
     // A JSON page in one statement (one read snapshot, one trip into SQLite), with the revision and whether a
-    // row follows (one probe of the rowid). The texts are joined by SQLite into one text (one string: no object
-    // per row, nothing parsed; a string rather than a BLOB's Buffer, see JsonPage), in the order of the subquery that
-    // reads them: one with ORDER BY and LIMIT, which SQLite runs as a coroutine and never flattens into the
-    // aggregate (the store contract suite holds the order). octet_length reads a record's header, not its text.
+    // row follows (one probe of the rowid). The texts are joined by SQLite into one value (no object per row,
+    // nothing parsed), in the order of the subquery that reads them: one with ORDER BY and LIMIT, which SQLite
+    // runs as a coroutine and never flattens into the aggregate (the store contract suite holds the order).
+    // octet_length reads a record's header, not its text. The value comes over as a BLOB's Buffer (a copy of
+    // the bytes), or as a string when the query asks for text (PageQuery.text: UTF-8 decoded, so slower, but
+    // collected with V8's young generation).
     //
     // postJsonPage walks the page twice, for its size and then, when it stays under maxChars, for its texts;
     // members is NULL when it does not. postJsonPageCut then cuts it where its texts reach maxChars, with a
     // running sum of the sizes (a window over limit + 1 rows, which costs about what the texts do, so it is
     // the second choice): a batch of large posts, or a caller that asked for more than fits.
-    postJsonPage: db.prepare<[JsonPageParameters], JsonPageRow>(`
+    postJsonPage: jsonPageStatements(db, (members) => `
       WITH page AS NOT MATERIALIZED (SELECT seq, json FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
            sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
-      SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT group_concat(json, ',') FROM page) END AS members,
+      SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT ${members} FROM page) END AS members,
              sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
              ${REVISION_N} AS n, r.epoch AS epoch
       FROM sized, revisions AS r WHERE r.collection = 'posts'`),
-    postJsonPageCut: db.prepare<[JsonPageParameters], JsonPageRow>(`
+    postJsonPageCut: jsonPageStatements(db, (members) => `
       WITH sized AS MATERIALIZED (
              SELECT seq, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
              FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
            cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
-      SELECT (SELECT group_concat(json, ',') FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
+      SELECT (SELECT ${members} FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
              cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
       FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
@@ -252,11 +264,13 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const postJsonPage = (query: PageQuery): JsonPage => {
     const [after, through] = bounds(query);
     const parameters = { after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER };
-    let row = q.postJsonPage.get(parameters)!;
-    if (row.last !== null && row.members === null) row = q.postJsonPageCut.get(parameters)!;
+    const as = query.text === true ? "text" : "bytes";
+    let row = q.postJsonPage[as].get(parameters)!;
+    if (row.last !== null && row.members === null) row = q.postJsonPageCut[as].get(parameters)!;
     const revision = { epoch: row.epoch, n: row.n };
-    if (row.last === null) return { members: "", count: 0, more: false, revision };
-    return { members: row.members ?? "", count: row.count, last: row.last, more: row.more === 1, revision };
+    const none = as === "text" ? "" : Buffer.alloc(0);
+    if (row.last === null) return { members: none, count: 0, more: false, revision };
+    return { members: row.members ?? none, count: row.count, last: row.last, more: row.more === 1, revision };
   };
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),

@@ -97,6 +97,17 @@ export interface PageQuery {
    * 25 MB).
    */
   readonly maxChars?: number;
+  /**
+   * For pageJson: the members as a string, where the store reads them as
+   * text (SQLite); bytes otherwise. A string costs more to make (SQLite's
+   * UTF-8 is decoded, and encoded again when sent: up to twice the time of a
+   * page of bytes), but V8 collects it with its young generation, where a
+   * dropped Buffer waits until V8 counts tens of MiB of external memory. A
+   * long list asks for it after its first batch: 50 clients that stopped
+   * reading one grew the server by ~45 MiB with bytes, ~15 with text
+   * (docs/reliability.md).
+   */
+  readonly text?: boolean;
 }
 
 /** Where a page ends, without its items. */
@@ -137,10 +148,8 @@ export interface JsonPage {
   /**
    * The items' JSON texts joined by ",": the members of a JSON array, byte for
    * byte (in UTF-8) what JSON.stringify(items) holds between its brackets. As
-   * bytes, or as a string where the store reads text (SQLite): a string is
-   * collected with V8's young generation, a new buffer per batch only when V8
-   * counts enough external memory, which for a list sent to many clients that
-   * stop reading was tens of MiB more (docs/reliability.md).
+   * bytes, or as a string when the query asked for text and the store reads
+   * text (PageQuery.text).
    */
   readonly members: Uint8Array | string;
   readonly count: number;

@@ -182,3 +182,24 @@ t.test("a JSON list paused mid-way (a client that stopped reading) holds only th
   );
   await body.return(undefined);
 });
+
+t.test("a JSON list asks for its later batches as text (PageQuery.text), its first as bytes", async (t) => {
+  const store = createMemoryStore();
+  t.teardown(() => store.close());
+  for (let i = 0; i < 300; i++) await store.posts.create({ id: `p${i}`, title: "t", body: "x".repeat(2000) });
+  const queries: PageQuery[] = [];
+  const recording = {
+    async pageJson(query: PageQuery): Promise<JsonPage> {
+      queries.push(query);
+      const page = await store.posts.pageJson(query);
+      // As a store that reads text answers it.
+      return query.text === true ? { ...page, members: Buffer.from(page.members).toString() } : page;
+    },
+  };
+  const first = await recording.pageJson({ ...JSON_BATCH });
+  const pieces: Buffer[] = [];
+  for await (const piece of jsonListBody(recording, first, { wrapper: "posts" })) pieces.push(Buffer.from(piece));
+  t.equal(Buffer.concat(pieces).toString(), JSON.stringify({ posts: await store.posts.list() }), "the bytes of the whole list, from text as from bytes");
+  t.ok(queries.length >= 3, `${queries.length} batches`);
+  t.strictSame(queries.map((q) => q.text === true), [false, ...queries.slice(1).map(() => true)], "the first batch as bytes, the later ones as text");
+});

@@ -122,17 +122,20 @@ t.test("a page is a range of the rowid: the same cost at any depth, never a scan
   t.match(plan("SELECT id FROM facts WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"), /^SEARCH facts USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)$/);
 });
 
-t.test("a JSON page of posts comes over as one string: no Buffer per batch, whichever statement cut it", async (t) => {
+t.test("a JSON page of posts comes over as bytes, or as one string when asked for text, whichever statement cut it", async (t) => {
   const store = createSqliteStore(freshFile());
   t.teardown(() => store.close());
   for (let i = 0; i < 20; i++) await store.posts.create({ id: `p${i}`, title: "t", body: "é".repeat(1000 + i) });
-  const whole = await store.posts.pageJson({ limit: 5 });
-  // maxChars reached inside the page: the second statement cuts it.
-  const cut = await store.posts.pageJson({ limit: 10, maxChars: 4000 });
   const posts = await store.posts.list();
-  for (const [name, page, count] of [["under maxChars", whole, 5], ["cut at maxChars", cut, 2]] as const) {
-    t.type(page.members, "string", `${name}: text, collected with V8's young generation (a Buffer waits for V8 to count external memory)`);
-    t.equal(Buffer.from(page.members).toString(), JSON.stringify(posts.slice(0, count)).slice(1, -1), `${name}: the items' JSON`);
+  for (const text of [false, true]) {
+    const whole = await store.posts.pageJson({ limit: 5, text });
+    // maxChars reached inside the page: the second statement cuts it.
+    const cut = await store.posts.pageJson({ limit: 10, maxChars: 4000, text });
+    for (const [name, page, count] of [["under maxChars", whole, 5], ["cut at maxChars", cut, 2]] as const) {
+      // Text is collected with V8's young generation; a Buffer waits for V8 to count external memory.
+      t.equal(typeof page.members === "string", text, `${name}, text ${text}: ${text ? "a string" : "bytes"}`);
+      t.equal(Buffer.from(page.members).toString(), JSON.stringify(posts.slice(0, count)).slice(1, -1), `${name}, text ${text}: the items' JSON`);
+    }
   }
 });
 
