@@ -96,15 +96,23 @@ t.test(`a place whose line differed ${MISSES} heads running is left alone for ${
   memory.keepField(lines[0]!, 0, 5, 1, "x", "0");
   // Each head brings a new line: a miss, and the new line kept in the place, as the parser does.
   for (let i = 1; i <= MISSES; i++) {
+    memory.headTaken();
     t.equal(memory.recall(lines[i]!, 0, 1, 100), -1, `head ${i}: a miss`);
     memory.keepField(lines[i]!, 0, 5, 1, "x", String(i));
   }
   const last = lines[MISSES]!;
   for (let i = 0; i < QUIET; i++) {
+    memory.headTaken();
+    if (!memory.asleep(1)) t.fail(`quiet head ${i}: awake`);
     if (memory.recall(last, 0, 1, 100) !== -1) t.fail(`quiet head ${i}: recalled`);
     memory.keepField(last, 0, 5, 1, "x", "last");
   }
-  t.pass(`${QUIET} heads: not recalled, though the line repeats; the last of them keeps its line again`);
+  t.pass(`${QUIET} heads: asleep and not recalled, though the line repeats`);
+  memory.headTaken();
+  t.notOk(memory.asleep(1), "then awake");
+  t.equal(memory.recall(last, 0, 1, 100), -1, "its first head awake keeps the line again");
+  memory.keepField(last, 0, 5, 1, "x", "last");
+  memory.headTaken();
   t.equal(memory.recall(last, 0, 1, 100), 5, "then it is recalled again");
   t.equal(memory.value(1), "last");
 

@@ -40,14 +40,16 @@ export const CLASS_SEMICOLON = 12;
 export const CLASS_EQUALS = 13;
 /** ( ) [ ]: in a target and a Host, not in a token. */
 export const CLASS_BRACKET = 14;
-/** / ? @: in a target, not in a token nor a Host. */
+/** / @: in a target, not in a token nor a Host. */
 export const CLASS_TARGET_ONLY = 15;
-export const CLASS_DQUOTE = 16;
-export const CLASS_BACKSLASH = 17;
+/** ?: in a target, where the first one starts the query (RFC 3986 §3.4); not in a token nor a Host. */
+export const CLASS_QUESTION = 16;
+export const CLASS_DQUOTE = 17;
+export const CLASS_BACKSLASH = 18;
 /** < > { }: visible, but neither token nor target. */
-export const CLASS_VISIBLE_OTHER = 18;
+export const CLASS_VISIBLE_OTHER = 19;
 /** 0x80-0xFF (RFC 9110 §5.5 obs-text). */
-export const CLASS_OBS_TEXT = 19;
+export const CLASS_OBS_TEXT = 20;
 
 /** How many classes there are (the width of the grammar table). */
 export const CLASS_COUNT = CLASS_OBS_TEXT + 1;
@@ -74,7 +76,8 @@ export function classOf(b: number): ByteClass {
   if (c === ";") return CLASS_SEMICOLON;
   if (c === "=") return CLASS_EQUALS;
   if ("()[]".includes(c)) return CLASS_BRACKET;
-  if ("/?@".includes(c)) return CLASS_TARGET_ONLY;
+  if (c === "/" || c === "@") return CLASS_TARGET_ONLY;
+  if (c === "?") return CLASS_QUESTION;
   if (c === '"') return CLASS_DQUOTE;
   if (c === "\\") return CLASS_BACKSLASH;
   return CLASS_VISIBLE_OTHER; // < > { }
@@ -104,7 +107,7 @@ export const TOKEN_SET = ALNUM | classes(CLASS_TOKEN_SYMBOL, CLASS_TOKEN_ONLY);
  * of IP literals. Anything else (space, controls, `"<>\^`{|}`, non-ASCII) must
  * be percent-encoded by the client.
  */
-export const TARGET_SET = ALNUM | classes(CLASS_TOKEN_SYMBOL, CLASS_COLON, CLASS_COMMA, CLASS_SEMICOLON, CLASS_EQUALS, CLASS_BRACKET, CLASS_TARGET_ONLY);
+export const TARGET_SET = ALNUM | classes(CLASS_TOKEN_SYMBOL, CLASS_COLON, CLASS_COMMA, CLASS_SEMICOLON, CLASS_EQUALS, CLASS_BRACKET, CLASS_TARGET_ONLY, CLASS_QUESTION);
 
 /**
  * RFC 9110 §5.5: field-vchar = VCHAR / obs-text, and SP and HTAB inside a
@@ -118,7 +121,7 @@ export const FIELD_VALUE_SET = ~classes(CLASS_CONTROL, CLASS_CR, CLASS_LF) & ((1
 export const QDTEXT_SET = FIELD_VALUE_SET & ~classes(CLASS_DQUOTE, CLASS_BACKSLASH);
 
 /** RFC 3986 §3.2.2 reg-name / IP-literal / port characters of a Host value (RFC 9112 §3.2). */
-export const HOST_SET = TARGET_SET & ~classes(CLASS_TARGET_ONLY);
+export const HOST_SET = TARGET_SET & ~classes(CLASS_TARGET_ONLY, CLASS_QUESTION);
 
 /** DIGIT and HEXDIG (RFC 5234 B.1). */
 export const DIGIT_SET = classes(CLASS_DIGIT);

@@ -5,10 +5,10 @@
 // is judged whole at its empty line.
 
 import { HOST, isToken } from "./byte-classes.js";
+import { latin1 } from "./latin1.js";
 import type { ProtocolErrorCode } from "./errors.js";
 import type { ParserLimits } from "./limits.js";
-import type { ScanError } from "./line-scan.js";
-import { describe } from "./line-scan.js";
+import { describe, type LineError } from "./line-scan.js";
 import { fieldListElements, trimOws } from "../message/field-lists.js";
 import type { Framing, Request } from "../message/request.js";
 import type { RequestLine } from "./request-line.js";
@@ -22,7 +22,6 @@ export interface HeadFields {
    */
   readonly fields: string[];
   count: number;
-  hostCount: number;
   host: string;
   /** -1 until a Content-Length arrives. */
   contentLength: number;
@@ -37,7 +36,6 @@ export function newHeadFields(): HeadFields {
   return {
     fields: [],
     count: 0,
-    hostCount: 0,
     host: "",
     contentLength: -1,
     transferEncoding: null,
@@ -51,7 +49,6 @@ export function resetHeadFields(h: HeadFields): void {
   // The strings are the handed-on head's now; the scratch array lets go of them.
   for (let i = 0; i < h.count; i++) h.fields[i] = "";
   h.count = 0;
-  h.hostCount = 0;
   h.host = "";
   h.contentLength = -1;
   h.transferEncoding = null;
@@ -67,8 +64,8 @@ const CHUNKED: Framing = { kind: "chunked" };
  * Takes one header field, name already lower-cased and interned, value
  * buf[vs, ve) without the OWS around it. Returns an error, or null.
  */
-export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, ve: number): ScanError | null {
-  const value = vs === ve ? "" : buf.toString("latin1", vs, ve);
+export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, ve: number): LineError | null {
+  const value = vs === ve ? "" : latin1(buf, vs, ve);
   if (name === "host") {
     // RFC 9112 §3.2: a Host field with an invalid value MUST be answered with 400.
     const bad = hostError(buf, vs, ve);
@@ -98,11 +95,10 @@ export function noteField(h: HeadFields, name: string, value: string): void {
   h.count = n + 2;
   switch (name) {
     case "host":
-      h.hostCount++;
       h.host = value;
       return;
     case "content-length":
-      // RFC 9110 §8.6: the scan (or, for a plain value, isPlainLength) let through only 1 to 15 significant digits, OWS around.
+      // RFC 9110 §8.6: the scan let through only 1 to 15 significant digits, OWS around (LENGTH_* phases, line-scan.ts).
       h.contentLength = Number(value);
       return;
     case "transfer-encoding":
@@ -132,11 +128,11 @@ export interface HeadVerdict {
   readonly expectContinue: boolean;
 }
 
-/** The empty line: judge the whole head. An error's offset is the empty line's. */
+/**
+ * The empty line: judge the whole head's framing and persistence (its Host
+ * fields were judged by the section's rules). An error's offset is the empty line's.
+ */
 export function judgeHead(h: HeadFields, minor: 0 | 1, limits: ParserLimits): HeadVerdict | { readonly code: ProtocolErrorCode; readonly what: string } {
-  if (h.hostCount > 1) return { code: "DUPLICATE_HOST", what: `The request carries ${h.hostCount} Host fields` };
-  if (h.hostCount === 0 && minor === 1) return { code: "MISSING_HOST", what: "The HTTP/1.1 request has no Host field" };
-
   let framing: Framing = NO_BODY;
   if (h.transferEncoding !== null) {
     if (minor === 0) return { code: "TRANSFER_ENCODING_IN_HTTP10", what: `An HTTP/1.0 request carries Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
@@ -176,7 +172,7 @@ export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): 
     path: line.path,
     query: line.query,
     minor: line.minor,
-    fields: h.fields.slice(0, h.count),
+    fields: copyFields(h),
     // RFC 9112 §3.2.2: an absolute-form target's authority stands in for Host.
     host: line.absoluteHost ?? h.host,
     framing: verdict.framing,
@@ -184,6 +180,19 @@ export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): 
     expectContinue: verdict.expectContinue,
     body: EMPTY,
   };
+}
+
+/**
+ * The head's own array of its fields, of their exact number. Copied by a loop
+ * rather than `slice`: for the few fields of most heads the builtin's call
+ * costs several times the copy (callgrind: about 250 instructions against 60).
+ */
+function copyFields(h: HeadFields): string[] {
+  const n = h.count;
+  const from = h.fields;
+  const fields = new Array<string>(n);
+  for (let i = 0; i < n; i++) fields[i] = from[i]!;
+  return fields;
 }
 
 /** The bytes of a reg-name or IPv4 address: HOST without the colon and the brackets. */
@@ -196,17 +205,20 @@ const REG_NAME = HOST.map((ok, b) => (ok === 1 && b !== 0x3a && b !== 0x5b && b 
  * it (ve when the value ends too soon), or -1.
  */
 function hostError(buf: Buffer, vs: number, ve: number): number {
+  // The tables as locals: a module binding is checked at every use.
+  const host = HOST;
+  const regName = REG_NAME;
   let i = vs;
   if (i < ve && buf[i] === 0x5b /* "[" */) {
     for (i++; i < ve; i++) {
       const b = buf[i]!;
       if (b === 0x5d /* "]" */) break;
-      if (HOST[b] !== 1 || b === 0x5b) return i;
+      if (host[b] !== 1 || b === 0x5b) return i;
     }
     if (i === ve) return ve;
     i++;
   } else {
-    while (i < ve && REG_NAME[buf[i]!] === 1) i++;
+    while (i < ve && regName[buf[i]!] === 1) i++;
   }
   if (i < ve && buf[i] === 0x3a /* ":" */) {
     for (i++; i < ve; i++) {

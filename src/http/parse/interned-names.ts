@@ -2,6 +2,8 @@
 // carries. Matching them straight from the bytes spares the parser two string
 // allocations per field (slice, then lower-case) on the hot path.
 
+import { latin1 } from "./latin1.js";
+
 const COMMON_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "UPDATE"];
 
 const COMMON_FIELDS = [
@@ -43,7 +45,7 @@ export function methodName(buf: Buffer, start: number, end: number): string {
       return m;
     }
   }
-  return buf.toString("latin1", start, end);
+  return latin1(buf, start, end);
 }
 
 /**
@@ -60,5 +62,5 @@ export function fieldName(buf: Buffer, start: number, end: number): string {
       return f;
     }
   }
-  return buf.toString("latin1", start, end).toLowerCase();
+  return latin1(buf, start, end).toLowerCase();
 }

@@ -28,9 +28,9 @@ const COUNTED = ["maxRequestLineBytes", "maxHeaderBytes", "maxHeaderCount", "max
 
 /**
  * Limits are counted in whole bytes and fields: a line of exactly the limit
- * fits, one byte more does not. The parser's two readers (clean-line.ts and
- * the line scan) draw that edge the same way only for whole numbers, so a
- * fraction, a negative number or NaN is refused up front.
+ * fits, one byte more does not. The scanner's rooms (line-scan.ts) draw that
+ * edge exactly only for whole numbers, so a fraction, a negative number or
+ * NaN is refused up front.
  */
 export function checkLimits(limits: ParserLimits): ParserLimits {
   for (const name of COUNTED) {

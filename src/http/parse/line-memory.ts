@@ -1,4 +1,4 @@
-// The lines a connection sent last time. An HTTP/1.1 client repeats itself:
+// A cache in front of the scanner (line-scan.ts): the lines a connection sent last time. An HTTP/1.1 client repeats itself:
 // on a keep-alive connection most of each head (Host, User-Agent, Accept...)
 // is the previous head's byte for byte, and a polling client repeats its
 // request line too. HTTP/2 turned that redundancy into compression (HPACK,
@@ -6,10 +6,15 @@
 // the same place in the last head is taken with what it meant then, without
 // being scanned or made into strings again.
 //
-// Sound because a line's verdict and meaning depend on its bytes alone: the
-// same bytes, judged sound once, are sound again. What depends on more than
-// the line (the room left in the header section, a second Content-Length, a
-// second Host, the number of fields) the parser still judges for every head.
+// It judges nothing: it holds copies of what the scanner concluded about a
+// line (where its parts lie) and what the parser made of it (the request
+// line, a field's name and value), keyed by the line's exact bytes. Sound
+// because a line's verdict and meaning depend on its bytes alone, within
+// limits that are the parser's for its whole life: the same bytes, found
+// sound once, are sound again. What depends on more than the line (the room
+// left in the header section, a second Content-Length, Host, the number of
+// fields) is asked of the section's rules (section-rules.ts) for every
+// recalled line, as for a scanned one.
 //
 // Cheap when lines do not repeat: a line of another length is told apart by
 // one byte (no LF where the kept line's LF was), a line of the same length is
@@ -24,7 +29,7 @@
 // connection lives, and would compare equal to anything a transport later
 // wrote into the same buffer, taking unchecked bytes with an old meaning.
 //
-// Bounded: SLOTS places of SLOT_BYTES (1 KiB), made at a connection's second
+// Bounded: SLOTS places of SLOT_BYTES (1 KiB in all), made at a connection's second
 // head, so one that sends a single request and stays open holds nothing; a
 // longer line is not remembered.
 
@@ -54,23 +59,22 @@ export class LineMemory {
   /** 0 when the place is empty. */
   private lengths: number[] = [];
   private requestLine: RequestLine | null = null;
+  /** What the scanner found in each kept line, as offsets from its first byte: split, mark, valueEnd (line-scan.ts, Scan). */
+  private marks: number[] = [];
   private names: string[] = [];
   private values: string[] = [];
   /** Heads running whose line differed from the kept one, by place. */
   private misses: number[] = [];
-  /** Heads for which each place is still left alone. */
-  private quiet: number[] = [];
+  /** Heads taken so far (counted from the second), and, by place, the head from which it is asked again. */
+  private head = 0;
+  private wake: number[] = [];
 
   /**
    * Whether buf[pos...] begins with the line kept in place `slot`, whole and
    * at most `room` bytes long: the index of its LF, or -1.
    */
   recall(buf: Buffer, pos: number, slot: number, room: number): number {
-    if (slot >= this.places) return -1;
-    if (this.quiet[slot]! > 0) {
-      this.quiet[slot]!--;
-      return -1;
-    }
+    if (this.asleep(slot)) return -1;
     const n = this.lengths[slot]!;
     const lf = pos + n - 1;
     // Nothing kept, no room, or cut by the end of the read: no verdict on whether lines repeat here.
@@ -81,6 +85,25 @@ export class LineMemory {
     for (let j = n - 2; j >= 0; j--) if (buf[pos + j] !== kept[at + j]) return this.missed(slot);
     this.misses[slot] = 0;
     return lf;
+  }
+
+  /**
+   * Whether place `slot` is left alone in this head (not made, or its lines
+   * differed MISSES heads running): then the parser neither recalls nor keeps
+   * its line, and pays this one check for it.
+   */
+  asleep(slot: number): boolean {
+    return slot >= this.places || this.head < this.wake[slot]!;
+  }
+
+  /** Whether keepRequestLine has work: the places are not made yet (it counts heads), or place 0 is awake. */
+  keepsRequestLine(): boolean {
+    return this.places === 0 || this.head >= this.wake[0]!;
+  }
+
+  /** A head's request line was taken (read or recalled): the count that wakes places moves on. */
+  headTaken(): void {
+    this.head++;
   }
 
   /** What the request line in place 0 meant. Only after recall(..., 0, ...) found it. */
@@ -98,21 +121,37 @@ export class LineMemory {
     return this.values[slot]!;
   }
 
-  /** The request line buf[pos, lf] was read and meant `line`. */
-  keepRequestLine(buf: Buffer, pos: number, lf: number, line: RequestLine): void {
+  /** The scanner's marks in the line kept in `slot` (0: split, 1: mark, 2: valueEnd). Only after recall found it. */
+  mark(slot: number, which: 0 | 1 | 2): number {
+    return this.marks[slot * 3 + which]!;
+  }
+
+  /** The request line buf[pos, lf] was read and meant `line`; the scanner found its parts at `split` and `mark`. */
+  keepRequestLine(buf: Buffer, pos: number, lf: number, line: RequestLine, split = 0, mark = 0): void {
     if (this.places === 0) {
       if (++this.heads < 2) return;
       this.makePlaces();
     }
-    this.requestLine = this.keep(buf, pos, lf, 0) ? line : null;
+    if (this.asleep(0)) return;
+    const kept = this.keep(buf, pos, lf, 0);
+    this.requestLine = kept ? line : null;
+    if (kept) this.keepMarks(0, split, mark, 0);
   }
 
-  /** The field line buf[pos, lf], at place `slot` of its head, was read as name: value. */
-  keepField(buf: Buffer, pos: number, lf: number, slot: number, name: string, value: string): void {
-    if (slot >= this.places) return;
+  /** The field line buf[pos, lf], at place `slot` of its head, was read as name: value, its parts at split, mark, valueEnd. */
+  keepField(buf: Buffer, pos: number, lf: number, slot: number, name: string, value: string, split = 0, mark = 0, valueEnd = 0): void {
+    if (this.asleep(slot)) return;
     const kept = this.keep(buf, pos, lf, slot);
     this.names[slot] = kept ? name : "";
     this.values[slot] = kept ? value : "";
+    if (kept) this.keepMarks(slot, split, mark, valueEnd);
+  }
+
+  private keepMarks(slot: number, split: number, mark: number, valueEnd: number): void {
+    const marks = this.marks;
+    marks[slot * 3] = split;
+    marks[slot * 3 + 1] = mark;
+    marks[slot * 3 + 2] = valueEnd;
   }
 
   private makePlaces(): void {
@@ -122,20 +161,21 @@ export class LineMemory {
     this.names = new Array<string>(SLOTS).fill("");
     this.values = new Array<string>(SLOTS).fill("");
     this.misses = new Array<number>(SLOTS).fill(0);
-    this.quiet = new Array<number>(SLOTS).fill(0);
+    this.wake = new Array<number>(SLOTS).fill(0);
+    this.marks = new Array<number>(SLOTS * 3).fill(0);
   }
 
   private missed(slot: number): -1 {
     if (++this.misses[slot]! >= MISSES) {
       this.misses[slot] = 0;
-      this.quiet[slot] = QUIET;
+      // Left alone for the next QUIET heads: asleep while head <= (this head) + QUIET.
+      this.wake[slot] = this.head + QUIET + 1;
       this.lengths[slot] = 0;
     }
     return -1;
   }
 
   private keep(buf: Buffer, pos: number, lf: number, slot: number): boolean {
-    if (this.quiet[slot]! > 0) return false;
     const n = lf + 1 - pos;
     if (n > SLOT_BYTES) {
       this.lengths[slot] = 0;

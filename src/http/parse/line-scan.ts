@@ -1,117 +1,619 @@
-// The earliest byte that breaks a line: a resumable left-to-right scan of a
-// request line or a field line, for a line that has not ended yet as much as
-// for a whole one.
+// The grammar of a request's lines, and the scanner that runs it: the one
+// reader of a line's bytes.
 //
-// Why: a client that sends `GET / HTTP/5.6`, a 25-digit Content-Length or a
-// first field line starting with a space, and then never the CRLF, must be
-// answered when the byte that rules out every valid message arrives, not
-// when the headers timeout runs out (llhttp does the same). And because the
-// same scan judges whole lines (all but the sound ones clean-line.ts reads,
-// which this scan would pass), before the parser's line-end checks, a line's
-// verdict (code, offset and detail) is the same however the stream was cut: the scan reports only what the bytes up to the offending one
-// show, never anything that depends on later bytes.
+// ---- The grammar, as data ----
 //
-// The scan stops at a CR: whether that CR ends the line or is a bare CR
-// (RFC 9112 §2.2) is the next byte's to say, and the parser judges it.
-
-import { COLON, CR, FIELD_VALUE, HTAB, SP, TARGET, TCHAR } from "./byte-classes.js";
+// For each phase of a line, what each class of byte (byte-classes.ts) leads
+// to: the next phase, or a refusal. Beside each phase, the ABNF of RFC 9112 /
+// RFC 9110 it enforces: nothing else decides whether a byte of a line is in
+// its place.
+//
+// Three kinds of line are described: the request line (RFC 9112 §3), a field
+// line, in the header or the trailer section (RFC 9112 §5, §7.1.2), and a
+// chunk-size line (RFC 9112 §7.1). What they share is the line's end: in
+// every phase a CR leads to END (it must be followed by LF, RFC 9112 §2.2)
+// and a lone LF to BARE_LF; what the end of the line means in a phase is
+// AT_END.
+//
+// A refusal is an entry of `R` below: a code of the protocol error table
+// (errors.ts), worded by refuseBy with the bytes that show it. What a line's
+// verdict depends on beyond its bytes (how many fields a section holds, a
+// Content-Length before it) is not here: the scanner asks section-rules.ts.
+//
+// The scanner is in this file with the table because the phases are a const
+// enum: literal numbers to the code in the file that declares them, and
+// property loads anywhere else.
+//
+import {
+  CLASS,
+  CLASS_BACKSLASH,
+  CLASS_COLON,
+  CLASS_COMMA,
+  CLASS_COUNT,
+  CLASS_CR,
+  CLASS_DIGIT,
+  CLASS_DQUOTE,
+  CLASS_EQUALS,
+  CLASS_HTAB,
+  CLASS_LF,
+  CLASS_QUESTION,
+  CLASS_SEMICOLON,
+  CLASS_SP,
+  classes,
+  FIELD_VALUE_SET,
+  HEX,
+  HTAB,
+  LF,
+  SP,
+  HEXDIG_SET,
+  QDTEXT_SET,
+  TARGET_SET,
+  TOKEN_SET,
+} from "./byte-classes.js";
 import type { ProtocolErrorCode } from "./errors.js";
+import { fieldName } from "./interned-names.js";
+import { LENGTH_VALUE, sectionRule, type Section } from "./section-rules.js";
 
-/** Where a scan stands; kept between the pieces of an unfinished line. */
-export interface LineScan {
-  /** One of the phases below. */
-  phase: number;
-  /** Index (into the buffer being scanned) of the next byte to look at. */
-  at: number;
-  /** Phase-dependent: the version byte reached, or significant Content-Length digits. */
-  count: number;
-  /** Where the part being scanned started (the version, the field name). */
-  mark: number;
-  /** Request line: the space after the method. Field line: the colon. */
-  split: number;
+
+/**
+ * The phases. A line starts in REQUEST_START, FIELD_START or CHUNK_START.
+ * Plain constants, not an enum: this project's TypeScript settings
+ * (verbatimModuleSyntax, preserveConstEnums) never inline an enum's
+ * members, and a property load per comparison is what the scanner cannot
+ * afford.
+ */
+// ---- request-line = method SP request-target SP HTTP-version (RFC 9112 §3) ----
+/** method = token (RFC 9110 §9.1); token = 1*tchar (RFC 9110 §5.6.2): its first byte. */
+const REQUEST_START = 0;
+/** The rest of the method, up to the one SP. */
+const METHOD = 1;
+/** request-target (RFC 9112 §3.2): its first byte, right after the one SP. */
+const TARGET_START = 2;
+/** The rest of the target, up to the one SP: only the bytes RFC 3986 allows unencoded. */
+const TARGET_REST = 3;
+/** From the target's first "?" (RFC 3986 §3.4: the query, where "?" is data), up to the one SP. */
+const TARGET_QUERY = 4;
+/**
+ * HTTP-version = HTTP-name "/" DIGIT "." DIGIT; HTTP-name = %s"HTTP"
+ * (RFC 9112 §2.3): a literal, matched byte by byte (VERSION cells).
+ */
+const VERSION = 5;
+/** After the version only the line's CR LF may come. */
+const AFTER_VERSION = 6;
+
+// ---- field-line = field-name ":" OWS field-value OWS (RFC 9112 §5) ----
+/** field-name = token (RFC 9110 §5.1): its first byte. A line starting with SP or HTAB is obs-fold (RFC 9112 §5.2). */
+const FIELD_START = 7;
+/** The rest of the name; no whitespace between it and the colon (RFC 9112 §5.1). */
+const FIELD_NAME = 8;
+/**
+ * OWS field-value OWS, OWS = *( SP / HTAB ) (RFC 9110 §5.6.3); field-value =
+ * *field-content, field-vchar = VCHAR / obs-text, SP and HTAB inside (RFC
+ * 9110 §5.5). One run: the OWS around the value is trimmed when the line ends.
+ */
+const VALUE = 9;
+/** Content-Length = 1*DIGIT (RFC 9110 §8.6): OWS before the digits. */
+const LENGTH_OWS = 10;
+/** Its digits (COUNTED: significant digits are counted). */
+const LENGTH_DIGITS = 11;
+/** OWS after the digits: nothing else may follow (a list is refused, RFC 9110 §8.6). */
+const LENGTH_AFTER = 12;
+
+// ---- chunk-size [ chunk-ext ] CRLF; chunk-size = 1*HEXDIG (RFC 9112 §7.1) ----
+/** The size's first hex digit. */
+const CHUNK_START = 13;
+/** The rest of the size (COUNTED: the size is read as it comes). */
+const CHUNK_DIGITS = 14;
+/** chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ) (RFC 9112 §7.1.1); BWS = OWS: whitespace that must lead to ";". */
+const EXT_SPACE = 15;
+/** BWS after ";", before chunk-ext-name = token. */
+const EXT_BEFORE_NAME = 16;
+/** chunk-ext-name. */
+const EXT_NAME = 17;
+/** BWS after the name: only "=" or ";" may follow (whitespace that ends the line is not in the grammar). */
+const EXT_AFTER_NAME = 18;
+/** BWS after "=", before chunk-ext-val = token / quoted-string. */
+const EXT_BEFORE_VALUE = 19;
+/** A token value. */
+const EXT_TOKEN = 20;
+/** quoted-string = DQUOTE *( qdtext / quoted-pair ) DQUOTE (RFC 9110 §5.6.4). */
+const EXT_QUOTED = 21;
+/** quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text ). */
+const EXT_QUOTED_PAIR = 22;
+/** Right after the closing DQUOTE. */
+const EXT_AFTER_QUOTED = 23;
+export const PHASE_COUNT = EXT_AFTER_QUOTED + 1;
+
+/** Refusals: a code of errors.ts, worded by line-scan.ts with the bytes that show it. */
+const R_NONE = 0;
+const R_REQUEST_LINE_STARTS_WITH_SPACE = 1;
+const R_METHOD_BYTE = 2;
+const R_TAB_AFTER_METHOD = 3;
+const R_TARGET_EMPTY = 4;
+const R_TARGET_BYTE = 5;
+const R_ENDS_AFTER_METHOD = 6;
+const R_NO_VERSION = 7;
+const R_SPACE_BEFORE_VERSION = 8;
+const R_THREE_PARTS = 9;
+const R_BAD_VERSION = 10;
+const R_OBS_FOLD = 11;
+const R_EMPTY_FIELD_NAME = 12;
+const R_FIELD_NAME_BYTE = 13;
+const R_SPACE_BEFORE_COLON = 14;
+const R_NO_COLON = 15;
+const R_VALUE_BYTE = 16;
+const R_LENGTH_EMPTY = 17;
+const R_LENGTH_BYTE = 18;
+const R_LENGTH_LIST = 19;
+const R_CHUNK_EMPTY = 20;
+const R_CHUNK_SIZE_BYTE = 21;
+const R_EXTENSION_BYTE = 22;
+
+/** The code each refusal reports, by R. */
+export const REFUSAL_CODE: readonly ProtocolErrorCode[] = [
+  "INVALID_REQUEST_LINE", // NONE: never reported
+  "INVALID_REQUEST_LINE",
+  "INVALID_METHOD",
+  "INVALID_REQUEST_LINE",
+  "INVALID_REQUEST_LINE",
+  "INVALID_TARGET",
+  "INVALID_REQUEST_LINE",
+  "INVALID_REQUEST_LINE",
+  "INVALID_REQUEST_LINE",
+  "INVALID_REQUEST_LINE",
+  "INVALID_VERSION",
+  "OBS_FOLD",
+  "INVALID_FIELD_NAME",
+  "INVALID_FIELD_NAME",
+  "WHITESPACE_BEFORE_COLON",
+  "MISSING_COLON",
+  "INVALID_FIELD_VALUE",
+  "INVALID_CONTENT_LENGTH",
+  "INVALID_CONTENT_LENGTH",
+  "REPEATED_CONTENT_LENGTH",
+  "INVALID_CHUNK_SIZE",
+  "INVALID_CHUNK_SIZE",
+  "INVALID_CHUNK_EXTENSION",
+];
+
+/**
+ * A cell: a phase (below CELL_SPECIAL), or one of the cells below. Phases
+ * that count their bytes (COUNTED) keep them with COUNT rather than their own
+ * number, so that the scanner's run-skipping loop never passes over them.
+ */
+const CELL_SPECIAL = 0x40;
+/** A CR: the line ends if LF follows (RFC 9112 §2.2). */
+const CELL_END = 0x40;
+/** An LF without CR before it. */
+const CELL_BARE_LF = 0x41;
+/** A byte of the version literal. */
+const CELL_VERSION = 0x42;
+/** A digit of a phase that counts them (LENGTH_DIGITS, CHUNK_START, CHUNK_DIGITS). */
+const CELL_COUNT = 0x43;
+/** REFUSED + R: the byte breaks the rule R. */
+const CELL_REFUSED = 0x80;
+
+/** The table: GRAMMAR[phase * CLASS_COUNT + class], a phase or a Cell. */
+export const GRAMMAR = new Uint8Array(PHASE_COUNT * CLASS_COUNT);
+/** What the end of the line (its CR LF) means in each phase: R_NONE, or a refusal. */
+export const AT_END = new Uint8Array(PHASE_COUNT);
+/** Phases whose bytes are counted (digits) or matched against a literal: never skipped through. */
+export const COUNTED: readonly number[] = [VERSION, LENGTH_DIGITS, CHUNK_DIGITS];
+
+const WS = classes(CLASS_SP, CLASS_HTAB);
+const cls = (c: number): number => 1 << c;
+const refusal = (r: number): number => CELL_REFUSED + r;
+
+/**
+ * One row: `otherwise` for every class no rule names, then the rules in order
+ * (a later one wins); CR and LF end the line in every phase.
+ */
+function row(phase: number, atEnd: number, otherwise: number, ...rules: [number, number][]): void {
+  for (let c = 0; c < CLASS_COUNT; c++) {
+    let cell = otherwise;
+    for (const [mask, to] of rules) if ((mask & (1 << c)) !== 0) cell = to;
+    if (c === CLASS_CR) cell = CELL_END;
+    if (c === CLASS_LF) cell = CELL_BARE_LF;
+    GRAMMAR[phase * CLASS_COUNT + c] = cell;
+  }
+  AT_END[phase] = atEnd;
 }
 
-/** A rule broken at one byte of a line (the parser turns it into a ProtocolError). */
-export interface ScanError {
+// Request line.
+row(REQUEST_START, R_NONE, refusal(R_METHOD_BYTE), [WS, refusal(R_REQUEST_LINE_STARTS_WITH_SPACE)], [TOKEN_SET, METHOD]);
+row(METHOD, R_ENDS_AFTER_METHOD, refusal(R_METHOD_BYTE), [TOKEN_SET, METHOD], [cls(CLASS_SP), TARGET_START], [cls(CLASS_HTAB), refusal(R_TAB_AFTER_METHOD)]);
+row(TARGET_START, R_TARGET_EMPTY, refusal(R_TARGET_BYTE), [TARGET_SET, TARGET_REST], [cls(CLASS_QUESTION), TARGET_QUERY], [cls(CLASS_SP), refusal(R_TARGET_EMPTY)]);
+row(TARGET_REST, R_NO_VERSION, refusal(R_TARGET_BYTE), [TARGET_SET, TARGET_REST], [cls(CLASS_QUESTION), TARGET_QUERY], [cls(CLASS_SP), VERSION]);
+row(TARGET_QUERY, R_NO_VERSION, refusal(R_TARGET_BYTE), [TARGET_SET, TARGET_QUERY], [cls(CLASS_SP), VERSION]);
+row(VERSION, R_BAD_VERSION, CELL_VERSION);
+row(AFTER_VERSION, R_NONE, refusal(R_BAD_VERSION), [cls(CLASS_SP), refusal(R_THREE_PARTS)]);
+
+// Field line. The colon leads to VALUE; the section's rules send a Content-Length's value to LENGTH_OWS instead.
+row(FIELD_START, R_NONE, refusal(R_FIELD_NAME_BYTE), [WS, refusal(R_OBS_FOLD)], [cls(CLASS_COLON), refusal(R_EMPTY_FIELD_NAME)], [TOKEN_SET, FIELD_NAME]);
+row(FIELD_NAME, R_NO_COLON, refusal(R_FIELD_NAME_BYTE), [TOKEN_SET, FIELD_NAME], [WS, refusal(R_SPACE_BEFORE_COLON)], [cls(CLASS_COLON), VALUE]);
+row(VALUE, R_NONE, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, VALUE]);
+row(LENGTH_OWS, R_LENGTH_EMPTY, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, refusal(R_LENGTH_BYTE)], [WS, LENGTH_OWS], [cls(CLASS_DIGIT), CELL_COUNT]);
+row(LENGTH_DIGITS, R_NONE, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, refusal(R_LENGTH_BYTE)], [WS, LENGTH_AFTER], [cls(CLASS_COMMA), refusal(R_LENGTH_LIST)], [cls(CLASS_DIGIT), CELL_COUNT]);
+row(LENGTH_AFTER, R_NONE, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, refusal(R_LENGTH_BYTE)], [WS, LENGTH_AFTER], [cls(CLASS_COMMA), refusal(R_LENGTH_LIST)]);
+
+// Chunk-size line.
+row(CHUNK_START, R_CHUNK_EMPTY, refusal(R_CHUNK_SIZE_BYTE), [HEXDIG_SET, CELL_COUNT]);
+row(CHUNK_DIGITS, R_NONE, refusal(R_EXTENSION_BYTE), [HEXDIG_SET, CELL_COUNT], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_SPACE, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_BEFORE_NAME, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_BEFORE_NAME], [TOKEN_SET, EXT_NAME]);
+row(EXT_NAME, R_NONE, refusal(R_EXTENSION_BYTE), [TOKEN_SET, EXT_NAME], [WS, EXT_AFTER_NAME], [cls(CLASS_EQUALS), EXT_BEFORE_VALUE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_AFTER_NAME, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_AFTER_NAME], [cls(CLASS_EQUALS), EXT_BEFORE_VALUE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_BEFORE_VALUE, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_BEFORE_VALUE], [TOKEN_SET, EXT_TOKEN], [cls(CLASS_DQUOTE), EXT_QUOTED]);
+row(EXT_TOKEN, R_NONE, refusal(R_EXTENSION_BYTE), [TOKEN_SET, EXT_TOKEN], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_QUOTED, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [QDTEXT_SET, EXT_QUOTED], [cls(CLASS_BACKSLASH), EXT_QUOTED_PAIR], [cls(CLASS_DQUOTE), EXT_AFTER_QUOTED]);
+row(EXT_QUOTED_PAIR, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [FIELD_VALUE_SET, EXT_QUOTED]);
+row(EXT_AFTER_QUOTED, R_NONE, refusal(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+
+/**
+ * The table by byte rather than by class, for the scanner: BY_BYTE[phase << 8 | b]
+ * = GRAMMAR[phase * CLASS_COUNT + classOf(b)]. Derived here, never written by
+ * hand: the scanner pays one load per byte, and its run-skipping loop is
+ * "while the cell is the phase itself".
+ */
+export const BY_BYTE = new Uint8Array(PHASE_COUNT << 8);
+for (let p = 0; p < PHASE_COUNT; p++) {
+  for (let b = 0; b < 256; b++) BY_BYTE[(p << 8) | b] = GRAMMAR[p * CLASS_COUNT + CLASS[b]!]!;
+}
+
+/** The classes that keep each phase where it is (derived from the table; the tests read it). */
+export function staysIn(phase: number): number {
+  let stay = 0;
+  for (let c = 0; c < CLASS_COUNT; c++) if (GRAMMAR[phase * CLASS_COUNT + c] === phase) stay |= 1 << c;
+  return stay;
+}
+
+// ---- The scanner ----
+//
+// It runs the grammar over the bytes of one line,
+// from where it stopped last time, for a line that has not ended yet as much
+// as for a whole one, and finds the line's end itself. It is the only reader
+// of a line's bytes.
+//
+// Each byte is looked at once, with one load: the grammar's cell for the
+// phase and the byte (BY_BYTE). A run of bytes whose cell is the phase itself
+// (the rest of a method, a target, a value) is skipped in a tight loop that
+// does nothing else; the one step after it decides (the way httparse reads a
+// line). What the table alone cannot say (the version literal, counted
+// digits, the section's say at a field line's start and colon) is done at
+// that step, and the wording of a refusal is made only when one is found,
+// in functions of its own, so that the loop stays small.
+//
+// A line cut anywhere is resumed with the state in Scan, so its verdict
+// (code, offset and detail) is the same however the stream was cut: every
+// rule is decided by the earliest byte that shows it, from the bytes up to
+// that one. What a line's verdict depends on besides its bytes comes from
+// outside: `room` (the bytes it may hold before a limit: the first byte past
+// it that is not the CR or LF of its end breaks the limit) and, for field
+// lines, the section (section-rules.ts).
+
+
+/** Where the scan of a line stands, and, once it ended, where its parts lie. Offsets count from the line's first byte. */
+export interface Scan {
+  phase: number;
+  /** The next byte to look at. */
+  at: number;
+  /** The line's CR when it was the last byte of a piece (the next byte decides), else -1. */
+  cr: number;
+  /** Bytes the line may hold before its CR without breaking a limit. */
+  room: number;
+  /** Version: bytes matched. Content-Length, chunk size: significant digits. */
+  count: number;
+  /** Request line: the SP after the method. Field line: the colon. Chunk-size line: where the digits end. */
+  split: number;
+  /** Request line: the target's first "?", or -1. */
+  query: number;
+  /** Request line: the first byte of the version. Field line: the value without the OWS around it, [mark, valueEnd). */
+  mark: number;
+  valueEnd: number;
+  /** Field line: its name, lower-cased (interned-names.ts), read at the colon. */
+  name: string;
+  /** The chunk size read so far. */
+  size: number;
+  /** The line's content ends here (its CR, or its LF when it ended alone). Set when the line ends. */
+  end: number;
+  /** After a refusal: what, and where. */
+  code: ProtocolErrorCode;
+  what: string;
+  errorAt: number;
+}
+
+export function newScan(): Scan {
+  return { phase: REQUEST_START, at: 0, cr: -1, room: 0, count: 0, split: -1, query: -1, mark: 0, valueEnd: 0, name: "", size: 0, end: 0, code: "BARE_CR", what: "", errorAt: 0 };
+}
+
+/** Start a line in `phase` that may hold `room` bytes before its CR. */
+function startLine(scan: Scan, phase: number, room: number): void {
+  scan.phase = phase;
+  scan.at = 0;
+  scan.cr = -1;
+  scan.room = room;
+}
+
+/** Start a request line, a field line (header or trailer) or a chunk-size line. */
+export function startRequestLine(scan: Scan, room: number): void {
+  startLine(scan, REQUEST_START, room);
+  scan.query = -1;
+}
+export function startFieldLine(scan: Scan, room: number): void {
+  startLine(scan, FIELD_START, room);
+}
+export function startChunkSizeLine(scan: Scan, room: number): void {
+  startLine(scan, CHUNK_START, room);
+}
+
+/** The line that ended was empty: a blank line (or, before a request line, an empty one to ignore). */
+export function isEmptyLine(scan: Scan): boolean {
+  return scan.phase === REQUEST_START || scan.phase === FIELD_START;
+}
+
+/** What scanLine found: the index of the line's LF (0 or more), or one of these. */
+export const MORE = -1;
+export const REFUSE = -2;
+
+/** A rule broken at one byte (`at`, an index into the buffer read), found after a line was scanned. */
+export interface LineError {
   readonly code: ProtocolErrorCode;
   readonly what: string;
-  /** Index of the offending byte in the buffer scanned. */
   readonly at: number;
 }
 
-/** What a field line's verdict depends on besides its own bytes. */
-export interface FieldContext {
-  /** Field lines already in this section, and how many it may hold. */
-  fields: number;
-  readonly maxFields: number;
-  /** A Content-Length was already seen (a second one is refused, RFC 9110 §8.6). */
-  contentLengthSeen: boolean;
-  /** Content-Length in a trailer section frames nothing: its value is not judged here. */
-  trailer: boolean;
+/** What a line's verdict depends on besides its bytes and its room. */
+export interface LineRules {
+  readonly allowBareLf: boolean;
+  /** The section a field line belongs to. */
+  readonly section: Section;
+  /** Chunk-size line: the most the size may be, of the message's body limit. */
+  chunkRoom: number;
+  bodyLimit: number;
+  /** Chunk-size line: bytes of extensions the message may still carry. */
+  extensionRoom: number;
+  /** The limit on a message's chunk extensions. */
+  readonly maxExtensions: number;
 }
-
-/** Where a field line's name ends, and where its value lies without the OWS around it. */
-export interface FieldBounds {
-  nameEnd: number;
-  vs: number;
-  ve: number;
-}
-
-/** RFC 9112 §5: OWS before and after the value is not part of it; fills and returns `into`. */
-export function fieldBounds(buf: Buffer, nameEnd: number, e: number, into: FieldBounds): FieldBounds {
-  let vs = nameEnd + 1;
-  while (vs < e && (buf[vs] === SP || buf[vs] === HTAB)) vs++;
-  let ve = e;
-  while (ve > vs && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
-  into.nameEnd = nameEnd;
-  into.vs = vs;
-  into.ve = ve;
-  return into;
-}
-
-// Request line phases (RFC 9112 §3): method SP request-target SP HTTP-version.
-const METHOD_FIRST = 0;
-const METHOD = 1;
-const TARGET_FIRST = 2;
-const TARGET_REST = 3;
-const VERSION = 4;
-const AFTER_VERSION = 5;
-// Field line phases (RFC 9112 §5): field-name ":" OWS field-value OWS.
-const FIELD_FIRST = 10;
-const FIELD_NAME = 11;
-const FIELD_VALUE_BYTES = 12;
-const LENGTH_LEADING_OWS = 13;
-const LENGTH_DIGITS = 14;
-const LENGTH_TRAILING_OWS = 15;
 
 /** "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3); 0 stands for a digit. */
-const VERSION_TEMPLATE = [0x48, 0x54, 0x54, 0x50, 0x2f, 0, 0x2e, 0];
+const VERSION_LITERAL = [0x48, 0x54, 0x54, 0x50, 0x2f, 0, 0x2e, 0];
 /** Significant digits of a Content-Length past which it is larger than any body limit (10^15 bytes). */
 export const MAX_LENGTH_DIGITS = 15;
-const CONTENT_LENGTH = Buffer.from("content-length", "latin1");
+/** Hex digits in a chunk size before it is certainly larger than any body limit. */
+export const MAX_CHUNK_SIZE_DIGITS = 12;
 
-export function startScan(scan: LineScan, kind: "request-line" | "field-line", at: number): void {
-  scan.phase = kind === "request-line" ? METHOD_FIRST : FIELD_FIRST;
-  scan.at = at;
-  scan.count = 0;
-  scan.mark = at;
-  scan.split = -1;
+/**
+ * Scans buf[s + scan.at, end) of the line that starts at buf[s]. Returns the
+ * index of its LF when the line ended there (its verdict at the end
+ * included: `scan` then holds where its parts lie), MORE when every byte up
+ * to `end` is sound and the line goes on, or REFUSE (`scan` then holds the
+ * code, detail and offset of the first rule broken).
+ */
+export function scanLine(buf: Buffer, s: number, end: number, scan: Scan, rules: LineRules): number {
+  let i = s + scan.at;
+  if (scan.cr !== -1) return afterCr(buf, s, i, end, scan, rules);
+  let phase = scan.phase;
+  // Past `limit` a byte that is neither CR nor LF breaks the line's limit; the loop stops there.
+  let limit = s + scan.room;
+  let stop = limit < end ? limit : end;
+  // The table as a local: an imported binding is checked at every use.
+  const table = BY_BYTE;
+  for (;;) {
+    const row = phase << 8;
+    let cell: number = phase;
+    // The run that stays in this phase: skipped, one load per byte.
+    while (i < stop) {
+      cell = table[row | buf[i]!]!;
+      if (cell !== phase) break;
+      i++;
+    }
+    if (i === stop) {
+      if (i === end) {
+        scan.phase = phase;
+        scan.at = i - s;
+        return MORE;
+      }
+      cell = table[row | buf[i]!]!;
+      if (cell !== CELL_END && cell !== CELL_BARE_LF) return tooLong(buf, s, i, phase, scan, rules);
+    }
+    if (cell < CELL_SPECIAL) {
+      // A step to another phase; the marks the parser reads, and the section's say, are taken here.
+      switch (cell) {
+        case TARGET_START:
+          scan.split = i - s;
+          break;
+        case TARGET_QUERY:
+          scan.query = i - s;
+          break;
+        case VERSION:
+          scan.mark = i + 1 - s;
+          scan.count = 0;
+          // The usual case, a whole "HTTP/1." and a digit in this piece, in one go (written out here, not
+          // called: the compiler spends its inlining budget on the per-line calls).
+          if (
+            i + 9 <= stop && buf[i + 1] === 0x48 && buf[i + 2] === 0x54 && buf[i + 3] === 0x54 && buf[i + 4] === 0x50 &&
+            buf[i + 5] === 0x2f && buf[i + 6] === 0x31 && buf[i + 7] === 0x2e && buf[i + 8]! >= 0x30 && buf[i + 8]! <= 0x39
+          ) {
+            i += 9;
+            phase = AFTER_VERSION;
+            continue;
+          }
+          break;
+        case FIELD_NAME: {
+          // A byte other than CR, LF or whitespace: a field line, not the blank line. One more than the section may hold?
+          const said = rules.section.oneMore;
+          if (said !== null) return refuse(scan, said.code, said.what, i, s);
+          break;
+        }
+        case VALUE: {
+          scan.split = i - s;
+          // The name, read once here: the section's rules and the parser both take it from the scan.
+          const name = fieldName(buf, s, i);
+          scan.name = name;
+          const said = sectionRule(rules.section, "colon", name, 0);
+          if (said === LENGTH_VALUE) {
+            phase = LENGTH_OWS;
+            i++;
+            continue;
+          }
+          // Known at this colon, before the value arrives; the offset is the repeated field line's first byte.
+          if (said !== null) return refuse(scan, said.code, said.what, s, s);
+          break;
+        }
+        default:
+          if (phase === CHUNK_DIGITS) {
+            const error = chunkDigitsEnd(s, i, scan, rules);
+            if (error !== 0) return error;
+            // The extensions begin with this byte: the line's room is now theirs (chunkDigitsEnd).
+            limit = s + scan.room;
+            stop = limit < end ? limit : end;
+            if (i >= limit) return tooLong(buf, s, i, cell, scan, rules);
+          }
+      }
+      phase = cell;
+      i++;
+      continue;
+    }
+    if (cell === CELL_END) {
+      // RFC 9112 §2.2: a CR only as the first half of CR LF; the next byte says which it is.
+      scan.phase = phase;
+      if (i + 1 >= end) {
+        scan.cr = i - s;
+        scan.at = i + 1 - s;
+        return MORE;
+      }
+      if (buf[i + 1] !== LF) return refuse(scan, "BARE_CR", "A CR is not followed by LF", i, s);
+      return ended(buf, s, i + 1, i, scan, rules);
+    }
+    if (cell === CELL_BARE_LF) {
+      if (!rules.allowBareLf) return refuse(scan, "BARE_LF", "A line of the request head ended with LF alone", i, s);
+      scan.phase = phase;
+      return ended(buf, s, i, i, scan, rules);
+    }
+    const next = rareStep(buf, s, i, phase, cell, scan, rules);
+    if (next === REFUSE) return REFUSE;
+    phase = next;
+    i++;
+  }
 }
 
-function isDigit(b: number): boolean {
-  return b >= 0x30 && b <= 0x39;
+/** The line's CR was the last byte of the piece before: the first byte of this one decides. */
+function afterCr(buf: Buffer, s: number, i: number, end: number, scan: Scan, rules: LineRules): number {
+  if (i >= end) return MORE;
+  if (buf[i] !== LF) return refuse(scan, "BARE_CR", "A CR is not followed by LF", s + scan.cr, s);
+  const contentEnd = s + scan.cr;
+  scan.cr = -1;
+  return ended(buf, s, i, contentEnd, scan, rules);
 }
 
-/** "HTTP/1." and a digit at buf[i] (the caller checked that 8 bytes are there). */
-export function isHttp1At(buf: Buffer, i: number): boolean {
-  return (
-    buf[i] === 0x48 && buf[i + 1] === 0x54 && buf[i + 2] === 0x54 && buf[i + 3] === 0x50 &&
-    buf[i + 4] === 0x2f && buf[i + 5] === 0x31 && buf[i + 6] === 0x2e && isDigit(buf[i + 7]!)
-  );
+/**
+ * The steps the loop hands on: a byte of the version literal, a counted
+ * digit, a refusal. Returns the next phase, or REFUSE.
+ */
+function rareStep(buf: Buffer, s: number, i: number, phase: number, cell: number, scan: Scan, rules: LineRules): number {
+  const b = buf[i]!;
+  switch (cell) {
+    case CELL_VERSION: {
+      const k = scan.count;
+      const want = VERSION_LITERAL[k]!;
+      if (want === 0 ? b >= 0x30 && b <= 0x39 : b === want) {
+        if (k < 7) {
+          scan.count = k + 1;
+          return VERSION;
+        }
+        // All of "HTTP/x.y" is here: another major version is known to be unserved (RFC 9110 §15.6.6).
+        const major = buf[i - 2]! - 0x30;
+        if (major !== 1) return refuse(scan, "VERSION_NOT_SUPPORTED", `The request asks for HTTP/${major}.${b - 0x30}`, s + scan.mark, s);
+        return AFTER_VERSION;
+      }
+      if (b === SP) return refuseBy(k === 0 ? R_SPACE_BEFORE_VERSION : R_THREE_PARTS, buf, s, i, phase, scan);
+      // A third part that does not even start like a version is most likely the rest of a target with a space in it.
+      if (k === 0 && b !== 0x48 && b !== 0x68) return refuseBy(R_THREE_PARTS, buf, s, i, phase, scan);
+      return refuseBy(R_BAD_VERSION, buf, s, i, phase, scan);
+    }
+    case CELL_COUNT:
+      if (phase === LENGTH_OWS || phase === LENGTH_DIGITS) {
+        if (phase === LENGTH_OWS) {
+          scan.count = 0;
+          scan.mark = i - s;
+        }
+        // Leading zeros add nothing to a length, so they do not count.
+        if (b !== 0x30 || scan.count > 0) {
+          if (++scan.count > MAX_LENGTH_DIGITS) return refuse(scan, "CONTENT_TOO_LARGE", `Content-Length has more than ${MAX_LENGTH_DIGITS} digits: larger than any body this server takes`, i, s);
+        }
+        return LENGTH_DIGITS;
+      }
+      // CHUNK_START, CHUNK_DIGITS
+      if (phase === CHUNK_START) {
+        scan.count = 0;
+        scan.size = 0;
+      }
+      if (b !== 0x30 || scan.count > 0) {
+        if (++scan.count > MAX_CHUNK_SIZE_DIGITS) return chunkTooLarge(scan, s, rules);
+      }
+      scan.size = scan.size * 16 + HEX[b]!;
+      return CHUNK_DIGITS;
+    default:
+      if (phase === FIELD_START && cell !== CELL_REFUSED + R_OBS_FOLD) {
+        // Any first byte but whitespace makes this a field line: whether the section may hold one more comes first.
+        const said = rules.section.oneMore;
+        if (said !== null) return refuse(scan, said.code, said.what, i, s);
+      }
+      if (phase === CHUNK_DIGITS) {
+        const error = chunkDigitsEnd(s, i, scan, rules);
+        if (error !== 0) return error;
+      }
+      return refuseBy(cell - CELL_REFUSED, buf, s, i, phase, scan);
+  }
 }
 
-function err(code: ProtocolErrorCode, what: string, at: number): ScanError {
-  return { code, what, at };
+/**
+ * The chunk size's digits end at buf[i]: it must fit in what the body may
+ * still take. What follows, up to the CR, is chunk-ext (RFC 9112 §7.1.1):
+ * ignored, but a message's extensions are bounded (maxChunkExtensionBytes),
+ * so the line's room becomes its digits plus the extension bytes the message
+ * may still carry, and the scanner refuses the first byte past it.
+ * Returns REFUSE, or 0.
+ */
+function chunkDigitsEnd(s: number, i: number, scan: Scan, rules: LineRules): number {
+  scan.split = i - s;
+  scan.room = scan.split + rules.extensionRoom;
+  return scan.size > rules.chunkRoom ? chunkTooLarge(scan, s, rules) : 0;
+}
+
+/**
+ * The line's content ends at buf[contentEnd] (its CR, or a lone LF), its LF
+ * at lf, in scan.phase: the phase's end verdict, then where the parts lie.
+ */
+function ended(buf: Buffer, s: number, lf: number, contentEnd: number, scan: Scan, rules: LineRules): number {
+  const phase = scan.phase;
+  scan.end = contentEnd - s;
+  if (phase === CHUNK_DIGITS) {
+    if (chunkDigitsEnd(s, contentEnd, scan, rules) !== 0) return REFUSE;
+  } else if (phase > FIELD_NAME && phase <= LENGTH_AFTER) {
+    // A field line with its colon. RFC 9112 §5: the OWS before and after a field value is not part of it.
+    let vs = s + scan.split + 1;
+    while (vs < contentEnd && (buf[vs] === SP || buf[vs] === HTAB)) vs++;
+    let ve = contentEnd;
+    while (ve > vs && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
+    scan.mark = vs - s;
+    scan.valueEnd = ve - s;
+  }
+  const refusal = AT_END[phase]!;
+  if (refusal !== R_NONE) return refuseBy(refusal, buf, s, contentEnd, phase, scan);
+  return lf;
+}
+
+function refuse(scan: Scan, code: ProtocolErrorCode, what: string, at: number, s: number): number {
+  scan.code = code;
+  scan.what = what;
+  scan.errorAt = at - s;
+  return REFUSE;
+}
+
+function chunkTooLarge(scan: Scan, s: number, rules: LineRules): number {
+  return refuse(scan, "CONTENT_TOO_LARGE", `The chunked body grows past the limit of ${rules.bodyLimit} bytes`, s, s);
 }
 
 /** A byte where it does not belong, named as a reader would name it. */
@@ -120,199 +622,96 @@ export function describe(b: number | undefined): string {
   if (b === 0) return "NUL byte (0x00)";
   if (b === SP) return "space";
   if (b === HTAB) return "tab";
-  if (b === 0x0a) return "LF";
+  if (b === LF) return "LF";
   const hex = `0x${b.toString(16).padStart(2, "0")}`;
   return b > 0x20 && b < 0x7f ? `"${String.fromCharCode(b)}" (${hex})` : `byte ${hex}`;
 }
 
-/**
- * Scans buf[scan.at, end) of a request line; returns the first error, or null with `scan` ready to go on. Stops early at
- * a CR (see the top of this file).
- */
-export function scanRequestLine(buf: Buffer, end: number, scan: LineScan): ScanError | null {
-  let i = scan.at;
-  let phase = scan.phase;
-  for (; i < end; i++) {
-    const b = buf[i]!;
-    if (b === CR) break;
-    switch (phase) {
-      case METHOD_FIRST:
-        if (TCHAR[b] === 1) phase = METHOD;
-        else if (b === SP || b === HTAB) return err("INVALID_REQUEST_LINE", "The request line starts with whitespace", i);
-        else return err("INVALID_METHOD", `Unexpected ${describe(b)} in the method`, i);
-        break;
-      case METHOD:
-        if (TCHAR[b] === 1) {
-          // The rest of the run in a tight loop: one table lookup per byte, no dispatch.
-          while (i + 1 < end && TCHAR[buf[i + 1]!] === 1) i++;
-          break;
-        }
-        if (b === SP) {
-          phase = TARGET_FIRST;
-          scan.split = i;
-        } else if (b === HTAB) return err("INVALID_REQUEST_LINE", "A tab separates the method from the target; use a single space", i);
-        else return err("INVALID_METHOD", `Unexpected ${describe(b)} in the method`, i);
-        break;
-      case TARGET_FIRST:
-        if (TARGET[b] === 1) phase = TARGET_REST;
-        else if (b === SP) return err("INVALID_REQUEST_LINE", "The request target is empty or preceded by more than one space", i);
-        else return err("INVALID_TARGET", `Unexpected ${describe(b)} in the request target`, i);
-        break;
-      case TARGET_REST:
-        if (TARGET[b] === 1) {
-          while (i + 1 < end && TARGET[buf[i + 1]!] === 1) i++;
-          break;
-        }
-        if (b !== SP) return err("INVALID_TARGET", `Unexpected ${describe(b)} in the request target`, i);
-        phase = VERSION;
-        scan.count = 0;
-        scan.mark = i + 1;
-        break;
-      case VERSION: {
-        const k = scan.count;
-        // The usual case, a whole "HTTP/1.x" in this piece, in one go; any other bytes take the byte-by-byte path below.
-        if (k === 0 && i + 8 <= end && isHttp1At(buf, i)) {
-          i += 7;
-          phase = AFTER_VERSION;
-          break;
-        }
-        const want = VERSION_TEMPLATE[k]!;
-        if (want === 0 ? isDigit(b) : b === want) {
-          if (k < 7) {
-            scan.count = k + 1;
-            break;
-          }
-          // All of "HTTP/x.y" is here: another major version is known to be unserved (RFC 9110 §15.6.6).
-          const major = buf[i - 2]! - 0x30;
-          if (major !== 1) return err("VERSION_NOT_SUPPORTED", `The request asks for HTTP/${major}.${b - 0x30}`, scan.mark);
-          phase = AFTER_VERSION;
-          break;
-        }
-        if (b === SP) {
-          return k === 0
-            ? err("INVALID_REQUEST_LINE", "More than one space before the HTTP version", i)
-            : err("INVALID_REQUEST_LINE", "The request line has more than three space-separated parts (a space in the target must be sent as %20)", i);
-        }
-        // A third part that does not even start like a version is most likely the rest of a target with a space in it.
-        if (k === 0 && b !== 0x48 && b !== 0x68) {
-          return err("INVALID_REQUEST_LINE", "The request line has more than three space-separated parts (a space in the target must be sent as %20)", i);
-        }
-        return err("INVALID_VERSION", `"${buf.toString("latin1", scan.mark, i + 1)}" is not an HTTP version`, scan.mark);
-      }
-      case AFTER_VERSION:
-        if (b === SP) return err("INVALID_REQUEST_LINE", "The request line has more than three space-separated parts (a space in the target must be sent as %20)", i);
-        return err("INVALID_VERSION", `"${buf.toString("latin1", scan.mark, i + 1)}" is not an HTTP version`, scan.mark);
-    }
-  }
-  scan.at = i;
-  scan.phase = phase;
-  return null;
-}
+const THREE_PARTS = "The request line has more than three space-separated parts (a space in the target must be sent as %20)";
 
-/** As scanRequestLine, for a header or trailer field line (RFC 9112 §5, RFC 9110 §5.5, §8.6). */
-export function scanFieldLine(buf: Buffer, end: number, scan: LineScan, ctx: FieldContext): ScanError | null {
-  let i = scan.at;
-  let phase = scan.phase;
-  for (; i < end; i++) {
-    const b = buf[i]!;
-    if (b === CR) break;
-    switch (phase) {
-      case FIELD_FIRST:
-        // RFC 9112 §5.2 (obs-fold) and §2.2 (whitespace before the first field): both rejected.
-        if (b === SP || b === HTAB) return err("OBS_FOLD", "A header line starts with whitespace", i);
-        // A byte other than CR means a field line, not the blank line: one more than the section may hold.
-        if (ctx.fields + 1 > ctx.maxFields) {
-          return ctx.trailer
-            ? err("TOO_MANY_HEADERS", `The trailer section has more than ${ctx.maxFields} fields`, i)
-            : err("TOO_MANY_HEADERS", `The request has more than ${ctx.maxFields} header fields`, i);
-        }
-        if (b === COLON) return err("INVALID_FIELD_NAME", "A header line has an empty field name", i);
-        if (TCHAR[b] !== 1) return err("INVALID_FIELD_NAME", `Unexpected ${describe(b)} in a field name`, i);
-        phase = FIELD_NAME;
-        scan.mark = i;
-        break;
-      case FIELD_NAME:
-        if (TCHAR[b] === 1) {
-          while (i + 1 < end && TCHAR[buf[i + 1]!] === 1) i++;
-          break;
-        }
-        if (b === SP || b === HTAB) {
-          return err("WHITESPACE_BEFORE_COLON", `A ${describe(b)} follows "${buf.toString("latin1", scan.mark, i)}", where only more of the field name or its colon may come`, i);
-        }
-        if (b !== COLON) return err("INVALID_FIELD_NAME", `Unexpected ${describe(b)} in a field name`, i);
-        phase = FIELD_VALUE_BYTES;
-        scan.split = i;
-        if (!ctx.trailer && isContentLength(buf, scan.mark, i)) {
-          // Known at this colon, before the value arrives; the offset is the repeated field line's first byte.
-          if (ctx.contentLengthSeen) return err("REPEATED_CONTENT_LENGTH", "Content-Length is sent on more than one field line", scan.mark);
-          phase = LENGTH_LEADING_OWS;
-          scan.count = 0;
-        }
-        break;
-      case FIELD_VALUE_BYTES:
-        if (FIELD_VALUE[b] !== 1) return err("INVALID_FIELD_VALUE", `Unexpected ${describe(b)} in the value of "${buf.toString("latin1", scan.mark, scan.split)}"`, i);
-        while (i + 1 < end && FIELD_VALUE[buf[i + 1]!] === 1) i++;
-        break;
-      // RFC 9110 §8.6: Content-Length = 1*DIGIT, one value only.
-      case LENGTH_LEADING_OWS:
-      case LENGTH_DIGITS:
-      case LENGTH_TRAILING_OWS:
-        if (FIELD_VALUE[b] !== 1) return err("INVALID_FIELD_VALUE", `Unexpected ${describe(b)} in the value of "Content-Length"`, i);
-        if (isDigit(b) && phase !== LENGTH_TRAILING_OWS) {
-          phase = LENGTH_DIGITS;
-          // Leading zeros add nothing to a length, so they do not count.
-          if (b !== 0x30 || scan.count > 0) scan.count++;
-          if (scan.count > MAX_LENGTH_DIGITS) return err("CONTENT_TOO_LARGE", `Content-Length has more than ${MAX_LENGTH_DIGITS} digits: larger than any body this server takes`, i);
-        } else if (b === SP || b === HTAB) {
-          if (phase === LENGTH_DIGITS) phase = LENGTH_TRAILING_OWS;
-        } else if (b === 0x2c && phase !== LENGTH_LEADING_OWS) {
-          return err("REPEATED_CONTENT_LENGTH", "Content-Length holds a list of values", i);
-        } else {
-          return err("INVALID_CONTENT_LENGTH", `Content-Length holds ${describe(b)} where a decimal digit belongs`, i);
-        }
-        break;
+/** A refusal of the table at buf[i] (the line's end when i is where its content ends), worded with the bytes that show it. */
+function refuseBy(refusal: number, buf: Buffer, s: number, i: number, phase: number, scan: Scan): number {
+  const code = REFUSAL_CODE[refusal]!;
+  const atEnd = i - s === scan.end && (buf[i] === 0x0d || buf[i] === LF) && AT_END[phase] === refusal;
+  const b = atEnd ? undefined : buf[i];
+  const latin1 = (from: number, to: number) => buf.toString("latin1", s + from, to);
+  switch (refusal) {
+    case R_REQUEST_LINE_STARTS_WITH_SPACE:
+      return refuse(scan, code, "The request line starts with whitespace", i, s);
+    case R_METHOD_BYTE:
+      return refuse(scan, code, `Unexpected ${describe(b)} in the method`, i, s);
+    case R_TAB_AFTER_METHOD:
+      return refuse(scan, code, "A tab separates the method from the target; use a single space", i, s);
+    case R_TARGET_EMPTY:
+      return refuse(scan, code, "The request target is empty or preceded by more than one space", i, s);
+    case R_TARGET_BYTE:
+      return refuse(scan, code, `Unexpected ${describe(b)} in the request target`, i, s);
+    case R_ENDS_AFTER_METHOD:
+      return refuse(scan, code, "The request line ends after the method", i, s);
+    case R_NO_VERSION:
+      return refuse(scan, code, "The request line has no HTTP version (HTTP/0.9 requests are not served)", i, s);
+    case R_SPACE_BEFORE_VERSION:
+      return refuse(scan, code, "More than one space before the HTTP version", i, s);
+    case R_THREE_PARTS:
+      return refuse(scan, code, THREE_PARTS, i, s);
+    case R_BAD_VERSION:
+      return refuse(scan, code, `"${latin1(scan.mark, atEnd ? i : i + 1)}" is not an HTTP version`, s + scan.mark, s);
+    case R_OBS_FOLD:
+      return refuse(scan, code, "A header line starts with whitespace", i, s);
+    case R_EMPTY_FIELD_NAME:
+      return refuse(scan, code, "A header line has an empty field name", i, s);
+    case R_FIELD_NAME_BYTE:
+      return refuse(scan, code, `Unexpected ${describe(b)} in a field name`, i, s);
+    case R_SPACE_BEFORE_COLON:
+      return refuse(scan, code, `A ${describe(b)} follows "${latin1(0, i)}", where only more of the field name or its colon may come`, i, s);
+    case R_NO_COLON:
+      return refuse(scan, code, `The header line "${latin1(0, Math.min(i, s + 40))}" has no colon`, i, s);
+    case R_VALUE_BYTE: {
+      const name = phase === LENGTH_OWS || phase === LENGTH_DIGITS || phase === LENGTH_AFTER ? "Content-Length" : latin1(0, s + scan.split);
+      return refuse(scan, code, `Unexpected ${describe(b)} in the value of "${name}"`, i, s);
     }
+    case R_LENGTH_EMPTY:
+      return refuse(scan, code, "Content-Length is empty", i, s);
+    case R_LENGTH_BYTE:
+      return refuse(scan, code, `Content-Length holds ${describe(b)} where a decimal digit belongs`, i, s);
+    case R_LENGTH_LIST:
+      return refuse(scan, code, "Content-Length holds a list of values", i, s);
+    case R_CHUNK_EMPTY:
+      return refuse(scan, code, "A chunk-size line is empty", i, s);
+    case R_CHUNK_SIZE_BYTE:
+      return refuse(scan, code, `Unexpected ${describe(b)} in a chunk size`, i, s);
+    case R_EXTENSION_BYTE:
+      return refuse(scan, code, `Unexpected ${describe(b)} in a chunk extension`, i, s);
+    default:
+      return refuse(scan, code, "The line breaks the grammar", i, s);
   }
-  scan.at = i;
-  scan.phase = phase;
-  return null;
-}
-
-function isContentLength(buf: Buffer, s: number, e: number): boolean {
-  if (e - s !== CONTENT_LENGTH.length) return false;
-  for (let j = 0; j < CONTENT_LENGTH.length; j++) {
-    if ((buf[s + j]! | 0x20) !== CONTENT_LENGTH[j]) return false;
-  }
-  return true;
 }
 
 /**
- * The verdict on a whole request line once its content, buf[.., end), was
- * scanned without error: what the line's end itself shows (RFC 9112 §3).
+ * buf[i] is the first byte past the line's room. Which limit that breaks
+ * depends on the line: for a request line, a long target is a 414 (RFC 9110
+ * §15.5.15) and anything else a 400, told apart by where its spaces lie.
  */
-export function endRequestLine(buf: Buffer, end: number, scan: LineScan): ScanError | null {
-  switch (scan.phase) {
-    case METHOD:
-      return err("INVALID_REQUEST_LINE", "The request line ends after the method", end);
-    case TARGET_FIRST:
-      return err("INVALID_REQUEST_LINE", "The request target is empty or preceded by more than one space", end);
-    case TARGET_REST:
-      return err("INVALID_REQUEST_LINE", "The request line has no HTTP version (HTTP/0.9 requests are not served)", end);
-    case VERSION:
-      return err("INVALID_VERSION", `"${buf.toString("latin1", scan.mark, end)}" is not an HTTP version`, scan.mark);
-    default:
-      return null;
+function tooLong(buf: Buffer, s: number, i: number, phase: number, scan: Scan, rules: LineRules): number {
+  if (phase <= AFTER_VERSION) {
+    const max = scan.room;
+    const sp = buf[i] === SP ? i : -1;
+    // The first two spaces of the line up to and including this byte.
+    const sp1 = phase === REQUEST_START || phase === METHOD ? sp : s + scan.split;
+    const sp2 = phase === REQUEST_START || phase === METHOD ? -1 : phase === TARGET_START || phase === TARGET_REST || phase === TARGET_QUERY ? sp : s + scan.mark - 1;
+    // The target is to blame only if it has begun by this byte: a method and its space that fill the line leave none of it read.
+    if (sp1 !== -1 && sp1 < i && (sp2 === -1 || sp2 - sp1 > max / 2)) {
+      return refuse(scan, "URI_TOO_LONG", `The request target is longer than this server's limit (request line: ${max} bytes)`, sp1 + 1, s);
+    }
+    return refuse(scan, "REQUEST_LINE_TOO_LONG", `The request line is longer than ${max} bytes`, s, s);
   }
-}
-
-/** The same for a whole field line (RFC 9112 §5, RFC 9110 §8.6). */
-export function endFieldLine(buf: Buffer, end: number, scan: LineScan): ScanError | null {
-  switch (scan.phase) {
-    case FIELD_NAME:
-      return err("MISSING_COLON", `The header line "${buf.toString("latin1", scan.mark, Math.min(end, scan.mark + 40))}" has no colon`, end);
-    case LENGTH_LEADING_OWS:
-      return err("INVALID_CONTENT_LENGTH", "Content-Length is empty", end);
-    default:
-      return null;
+  if (phase > CHUNK_DIGITS) {
+    return refuse(scan, "CHUNK_EXTENSIONS_TOO_LARGE", `The chunk extensions of this message exceed ${rules.maxExtensions} bytes`, s + scan.split, s);
   }
+  if (phase >= CHUNK_START) {
+    // Digits past the line's first room: leading zeros without end (the significant ones are counted, MAX_CHUNK_SIZE_DIGITS).
+    return refuse(scan, "INVALID_CHUNK_SIZE", "A chunk size has more leading zeros than a chunk-size line may hold", s, s);
+  }
+  const said = sectionRule(rules.section, "overflow", "", 0)!;
+  return refuse(scan, said.code, said.what, s, s);
 }

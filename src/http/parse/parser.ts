@@ -6,73 +6,79 @@
 //
 //   RequestLine -> HeaderLine* -> (FixedBody | ChunkSize -> ChunkData -> ... -> TrailerLine*) -> RequestLine
 //
-// Each part of the work lives in its own module, and this one holds the
-// state: line-reader.ts finds lines in the stream (copying only an unfinished
-// one); clean-line.ts reads the common case, a whole line that breaks no
-// rule, in one pass, and line-memory.ts recalls one the last head repeated;
-// line-scan.ts and line-judge.ts judge any other line's bytes as they arrive,
-// so a request is refused at the byte that breaks a rule, whatever the cuts;
-// request-line.ts reads the request line's tokens; head.ts turns fields into
-// framing and keep-alive; chunked.ts reads chunk-size lines; body-buffer.ts
-// holds body bytes. Strings are made once per token, never per byte.
+// Every line, whole or cut, is read by the one scanner (line-scan.ts), which
+// runs the grammar's table (in the same file) over its bytes, finds its end, and
+// asks the section's rules (section-rules.ts) what no line can judge alone.
+// This class holds the state between lines and turns a scanned line into
+// what it means: request-line.ts reads the request line's tokens, and
+// head-framing.ts turns fields into framing and keep-alive; body-buffer.ts
+// holds body bytes. Only an unfinished line is ever copied (into `carry`),
+// and the scan goes on from where it stopped when its next bytes arrive.
+// Strings are made once per token, never per byte.
+//
+// The parts of each line go to a span listener when there is one (the wire
+// view, TRACE=1): on the very path every request takes, where a listener
+// that is null costs one branch per line.
 //
 // Strict by default: anything RFC 9112 lets a server reject, it rejects, since
 // every leniency is a place where this server and a proxy in front of it could
 // disagree about where a request ends (request smuggling).
 
-import { BodyBuffer } from "./body-buffer.js";
 import { CR, LF } from "./byte-classes.js";
-import { cleanFieldLine, cleanRequestLine, isPlainLength, type RequestLineBounds } from "./clean-line.js";
-import { MAX_CHUNK_SIZE_DIGITS, readChunkSizeLine } from "./chunk-size-line.js";
+import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
 import { headOf, judgeHead, lastValue, newHeadFields, noteField, readField, resetHeadFields } from "./head-framing.js";
-import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-import { LineJudge, type LineKind, type LinePiece } from "./line-judge.js";
 import { LineMemory } from "./line-memory.js";
-import { LineReader, type LineConsumer } from "./line-reader.js";
-import { describe, endRequestLine, type FieldBounds, type ScanError } from "./line-scan.js";
-import { fieldName } from "./interned-names.js";
-import { isScanError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
+import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
+import { isLineError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
 import type { ParserSink, Request } from "../message/request.js";
+import { describe, isEmptyLine, MAX_CHUNK_SIZE_DIGITS, MORE, newScan, scanLine, startChunkSizeLine, startFieldLine, startRequestLine, type LineError, type LineRules } from "./line-scan.js";
+import { LENGTH_VALUE, newSection, sectionRule, startSection, type Section } from "./section-rules.js";
 import { chunkSizeSpans, fieldSpans, requestLineSpans, type SpanKind, type SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 export type { ParserSink } from "../message/request.js";
 
-const enum State {
-  RequestLine,
-  HeaderLine,
-  FixedBody,
-  ChunkSize,
-  ChunkData,
-  ChunkDataCr,
-  ChunkDataLf,
-  TrailerLine,
-  /** After an error, or after a request that closes the connection (RFC 9112 §9.6). */
-  Closed,
-}
+// The parser's states: plain constants (an enum's members are property loads under this project's settings).
+const S_REQUEST_LINE = 0;
+const S_HEADER_LINE = 1;
+const S_CHUNK_SIZE = 2;
+const S_TRAILER_LINE = 3;
+const S_FIXED_BODY = 4;
+const S_CHUNK_DATA = 5;
+const S_CHUNK_DATA_CR = 6;
+const S_CHUNK_DATA_LF = 7;
+/** After an error, or after a request that closes the connection (RFC 9112 §9.6). */
+const S_CLOSED = 8;
 
 /** Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). */
 const MAX_LEADING_EMPTY_LINES = 8;
+/** The first piece of a read copied behind an unfinished line; it doubles while the line goes on. */
+const CARRY_WINDOW = 256;
 
-export class RequestParser implements LineConsumer {
-  private state = State.RequestLine;
+export class RequestParser {
+  private state: number = S_REQUEST_LINE;
   private readonly limits: ParserLimits;
   private readonly sink: ParserSink;
   /** Null unless someone asked to see the parts (spans.ts); then told of every one. */
   private readonly spans: SpanListener | null;
 
-  /** Finds the lines; this class says what they mean. */
-  private readonly reader: LineReader = new LineReader(this);
-  /** Judges each line, whole or in pieces, before it is read. */
-  private readonly judge: LineJudge;
-  /** Scratch, refilled for each line (nothing keeps them): no object is made per line. */
-  private readonly bounds: FieldBounds = { nameEnd: 0, vs: 0, ve: 0 };
-  private readonly lineBounds: RequestLineBounds = { methodEnd: 0, versionStart: 0 };
-  /** Where (in the stream) lines() last stopped at a line it does not take: it is not scanned twice. */
-  private uncleanAt = -1;
-  /** The lines of the heads read before, by place: a line that repeats is not read again. */
+  /** Where the scan of the current line stands, and what its verdict depends on. */
+  private readonly scan = newScan();
+  private readonly rules: LineRules;
+  private readonly section: Section;
+  /** The bytes of an unfinished line: carry[0, carryLen). Null when no line is cut. */
+  private carry: Buffer | null = null;
+  private carryLen = 0;
+  /** The lines of the heads read before, by place: a line that repeats is not scanned again. */
   private readonly memory = new LineMemory();
+  /** A line is being scanned (its scan was started). */
+  private inLine = false;
+
+  private paused = false;
+  private running = false;
+  /** Bytes not yet read while paused. */
+  private pending: Buffer | null = null;
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -85,9 +91,6 @@ export class RequestParser implements LineConsumer {
   // The head being assembled: its request line, then its fields.
   private start: RequestLine = NO_REQUEST_LINE;
   private readonly fields = newHeadFields();
-  /** Field lines and their bytes in the section being read (header or trailer). */
-  private fieldCount = 0;
-  private sectionBytes = 0;
   private head: Request | null = null;
 
   // The body being received.
@@ -103,17 +106,30 @@ export class RequestParser implements LineConsumer {
     this.sink = sink;
     this.limits = checkLimits(limits);
     this.spans = spans;
-    this.judge = new LineJudge(limits);
+    this.section = newSection(limits.maxHeaderCount, limits.maxHeaderBytes);
+    this.rules = {
+      allowBareLf: limits.allowBareLf,
+      section: this.section,
+      chunkRoom: 0,
+      bodyLimit: 0,
+      extensionRoom: 0,
+      maxExtensions: limits.maxChunkExtensionBytes,
+    };
   }
 
   /** True between requests: no byte of a next request has arrived yet. */
   get idle(): boolean {
-    return this.state === State.RequestLine && this.msgBytes === 0 && this.reader.idle;
+    return this.state === S_REQUEST_LINE && this.msgBytes === 0 && this.carryLen === 0 && this.pending === null;
   }
 
   /** True once the parser has stopped accepting bytes (error, or a closing request done). */
   get closed(): boolean {
-    return this.state === State.Closed;
+    return this.state === S_CLOSED;
+  }
+
+  /** Bytes of an unfinished line held (bounded by the limits). */
+  get carried(): number {
+    return this.carryLen;
   }
 
   /** The request line of the request being read; method and target "" before it is complete. */
@@ -123,8 +139,10 @@ export class RequestParser implements LineConsumer {
 
   /** Stop reading: every later byte is ignored (used on timeouts and shutdown). */
   stop(): void {
-    this.state = State.Closed;
-    this.reader.stop();
+    this.state = S_CLOSED;
+    this.pending = null;
+    this.carry = null;
+    this.carryLen = 0;
     this.body.reset(0);
   }
 
@@ -140,7 +158,7 @@ export class RequestParser implements LineConsumer {
 
   /** True while a request's body is being received. */
   get inBody(): boolean {
-    return this.state >= State.FixedBody && this.state <= State.TrailerLine;
+    return this.state >= S_CHUNK_SIZE && this.state <= S_CHUNK_DATA_LF;
   }
 
   /**
@@ -148,62 +166,211 @@ export class RequestParser implements LineConsumer {
    * afterwards: body slices handed to the sink may point into it.
    */
   feed(chunk: Buffer): void {
-    this.reader.feed(chunk);
+    if (this.state === S_CLOSED || chunk.length === 0) return;
+    if (this.paused) {
+      this.pending = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
+      return;
+    }
+    this.running = true;
+    try {
+      this.read(chunk);
+    } finally {
+      this.running = false;
+    }
   }
 
   /** Stop after the request being completed; later bytes wait for resume(). */
   pause(): void {
-    this.reader.pause();
+    this.paused = true;
   }
 
   resume(): void {
-    this.reader.resume();
+    this.paused = false;
+    if (this.running || this.pending === null) return;
+    const pending = this.pending;
+    this.pending = null;
+    this.feed(pending);
   }
 
-  // ---- LineConsumer: what the line reader asks ----
-
-  get wantsLine(): boolean {
-    return this.state === State.RequestLine || this.state === State.HeaderLine || this.state === State.ChunkSize || this.state === State.TrailerLine;
+  private read(buf: Buffer): void {
+    let pos = 0;
+    if (this.carryLen > 0) {
+      pos = this.goOn(buf);
+      if (pos < 0) return;
+    }
+    const len = buf.length;
+    while (pos < len) {
+      if (this.state === S_CLOSED) return;
+      if (this.paused) {
+        this.pending = buf.subarray(pos);
+        return;
+      }
+      if (this.state <= S_TRAILER_LINE) {
+        if (!this.inLine) {
+          // A line the connection sent last time, byte for byte, is taken as it was then (line-memory.ts).
+          if (this.state <= S_HEADER_LINE && buf[pos] !== 0x0d && !this.memory.asleep(this.state === S_REQUEST_LINE ? 0 : this.section.fields + 1)) {
+            const taken = this.recall(buf, pos);
+            if (taken !== pos) {
+              if (taken < 0) return;
+              pos = taken;
+              continue;
+            }
+          }
+          this.beginLine();
+        }
+        const lf = scanLine(buf, pos, len, this.scan, this.rules);
+        if (lf >= 0) {
+          this.inLine = false;
+          if (!this.line(buf, pos, lf)) return;
+          pos = lf + 1;
+        } else {
+          if (lf === MORE) this.keep(buf, pos, len);
+          else this.refuseLine();
+          return;
+        }
+      } else {
+        const taken = this.bytes(buf, pos);
+        if (taken < 0) return;
+        pos += taken;
+      }
+    }
   }
 
-  get done(): boolean {
-    return this.state === State.Closed;
+  /**
+   * The next bytes of a line cut by the end of the last read: they are
+   * copied behind it, a window at a time, and the scan goes on from where it
+   * stopped. Returns where the rest of buf starts, or -1 when nothing more is
+   * to be read from it now.
+   */
+  private goOn(buf: Buffer): number {
+    let from = 0;
+    let window = Math.max(CARRY_WINDOW, this.carryLen);
+    for (;;) {
+      const to = Math.min(buf.length, from + window);
+      this.append(buf, from, to);
+      from = to;
+      window *= 2;
+      const line = this.carry!;
+      const lf = scanLine(line, 0, this.carryLen, this.scan, this.rules);
+      if (lf >= 0) {
+        // The bytes copied after the LF are read again from buf, where they are.
+        const after = from - (this.carryLen - (lf + 1));
+        this.carry = null;
+        this.carryLen = 0;
+        this.inLine = false;
+        return this.line(line, 0, lf) ? after : -1;
+      }
+      if (lf !== MORE) {
+        this.refuseLine();
+        return -1;
+      }
+      if (from === buf.length) return -1;
+    }
   }
 
-  /** Limits apply to unfinished lines too, so a line that never ends cannot grow without bound. */
-  partial(carry: Buffer, length: number, fresh: boolean): void {
-    this.lineBase = this.msgBytes;
-    this.lineStart = 0;
-    this.checkLineSoFar(carry, 0, length, fresh ? "first" : "more");
+  /** Keeps buf[pos, len), the start of a line the read cut: its scan goes on in the copy. */
+  private keep(buf: Buffer, pos: number, len: number): void {
+    this.append(buf, pos, len);
+  }
+
+  private append(src: Buffer, start: number, end: number): void {
+    const need = this.carryLen + (end - start);
+    if (this.carry === null || need > this.carry.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, 2 * (this.carry?.length ?? 0), CARRY_WINDOW));
+      if (this.carry !== null) this.carry.copy(grown, 0, 0, this.carryLen);
+      this.carry = grown;
+    }
+    src.copy(this.carry, this.carryLen, start, end);
+    this.carryLen = need;
+  }
+
+  /**
+   * The line at buf[pos], when the memory holds it: taken with what it meant
+   * before, the section's rules asked as for a scanned line. Returns where the
+   * next line starts, pos when the scanner must read this one, or -1 when
+   * parsing must stop.
+   */
+  private recall(buf: Buffer, pos: number): number {
+    const memory = this.memory;
+    const section = this.section;
+    if (this.state === S_REQUEST_LINE) {
+      const lf = memory.recall(buf, pos, 0, this.limits.maxRequestLineBytes + 2);
+      if (lf === -1) return pos;
+      const lineAbs = this.enter(pos, lf);
+      return this.takeRequestLine(memory.line, buf, pos, pos + memory.mark(0, 0), pos + memory.mark(0, 1), lf - 1, lf, lineAbs) ? lf + 1 : -1;
+    }
+    const slot = section.fields + 1;
+    // The whole line fits in what the section may still hold, so its end cannot break the section's limit.
+    const lf = memory.recall(buf, pos, slot, section.room + 2);
+    if (lf === -1) return pos;
+    // A refusal at its start or its colon is the scanner's to find, word and place: nothing was changed yet.
+    if (section.oneMore !== null) return pos;
+    const colon = pos + memory.mark(slot, 0);
+    const said = sectionRule(section, "colon", memory.name(slot), 0);
+    if (said !== null && said !== LENGTH_VALUE) return pos;
+    sectionRule(section, "line-end", "", lf + 1 - pos);
+    const lineAbs = this.enter(pos, lf);
+    noteField(this.fields, memory.name(slot), memory.value(slot));
+    if (this.spans !== null) fieldSpans(this.spans, false, pos, colon, pos + memory.mark(slot, 1), pos + memory.mark(slot, 2), lineAbs, lf + 1 - pos);
+    return lf + 1;
+  }
+
+  /** Start the scan of the next line: its first phase and what it may hold. */
+  private beginLine(): void {
+    const limits = this.limits;
+    const rules = this.rules;
+    this.inLine = true;
+    switch (this.state) {
+      case S_REQUEST_LINE:
+        startRequestLine(this.scan, limits.maxRequestLineBytes);
+        return;
+      case S_HEADER_LINE:
+      case S_TRAILER_LINE:
+        startFieldLine(this.scan, this.section.room);
+        return;
+      default: {
+        const extensionRoom = limits.maxChunkExtensionBytes - this.chunkExtensionBytes;
+        startChunkSizeLine(this.scan, MAX_CHUNK_SIZE_DIGITS + 2 + extensionRoom);
+        rules.extensionRoom = extensionRoom;
+        rules.chunkRoom = this.bodyLimit - this.body.length;
+        rules.bodyLimit = this.bodyLimit;
+      }
+    }
+  }
+
+  /** The scan refused the line: report its verdict, placed in the message. */
+  private refuseLine(): void {
+    const scan = this.scan;
+    this.failAt(scan.code, scan.what, this.msgBytes + scan.errorAt);
   }
 
   /** Body bytes, in the body's states: data, then (chunked) the CR LF after each chunk's data. */
-  bytes(buf: Buffer, pos: number): number {
+  private bytes(buf: Buffer, pos: number): number {
     switch (this.state) {
-      case State.FixedBody:
-      case State.ChunkData: {
+      case S_FIXED_BODY:
+      case S_CHUNK_DATA: {
         const n = Math.min(this.remaining, buf.length - pos);
         this.body.append(buf, pos, pos + n);
-        this.emit(this.state === State.FixedBody ? "body" : "chunk-data", this.consumed, this.consumed + n);
+        this.emit(this.state === S_FIXED_BODY ? "body" : "chunk-data", this.consumed, this.consumed + n);
         this.take(n);
         this.remaining -= n;
         if (this.remaining === 0) {
-          if (this.state === State.FixedBody) this.complete();
+          if (this.state === S_FIXED_BODY) this.complete();
           else {
-            this.state = State.ChunkDataCr;
+            this.state = S_CHUNK_DATA_CR;
             this.chunkEndStart = this.consumed;
           }
         }
         return n;
       }
-      case State.ChunkDataCr:
-      case State.ChunkDataLf: {
+      case S_CHUNK_DATA_CR:
+      case S_CHUNK_DATA_LF: {
         // RFC 9112 §7.1: chunk-data is followed by CRLF, exactly.
         const b = buf[pos]!;
-        const first = this.state === State.ChunkDataCr;
-        if (first && b === CR) this.state = State.ChunkDataLf;
+        const first = this.state === S_CHUNK_DATA_CR;
+        if (first && b === CR) this.state = S_CHUNK_DATA_LF;
         else if (b === LF && (!first || this.limits.allowBareLf)) {
-          this.state = State.ChunkSize;
+          this.state = S_CHUNK_SIZE;
           this.emit("chunk-end", this.chunkEndStart, this.consumed + 1);
         } else {
           if (first) this.failAt("INVALID_CHUNK_END", `Expected CR LF after the chunk data, found ${describe(b)}`, this.msgBytes);
@@ -228,78 +395,35 @@ export class RequestParser implements LineConsumer {
     if (this.spans !== null) this.spans.span(kind, start, end);
   }
 
-  /** One line, buf[start, lf) with lf at the LF. Returns false when parsing must stop. */
-  line(buf: Buffer, start: number, lf: number): boolean {
+  /** One line, buf[start, lf] with lf at its LF, that the scan found sound. Returns false when parsing must stop. */
+  private line(buf: Buffer, start: number, lf: number): boolean {
     const lineAbs = this.enter(start, lf);
-    // The checks an unfinished line gets come first, so that a line's verdict
-    // does not depend on whether it arrived whole or in pieces.
-    if (!this.checkLineSoFar(buf, start, lf, "whole")) return false;
-    let end = lf;
-    if (lf > start && buf[lf - 1] === CR) end = lf - 1;
-    else if (!this.limits.allowBareLf) return this.fail("BARE_LF", "A line of the request head ended with LF alone", lf);
+    const scan = this.scan;
+    const end = start + scan.end;
+    const lineBytes = lf + 1 - start;
     switch (this.state) {
-      case State.RequestLine:
-        return this.requestLine(buf, start, end, lineAbs);
-      case State.HeaderLine:
-        return this.headerLine(buf, start, end, lf + 1 - start, lineAbs);
-      case State.ChunkSize:
-        return this.chunkSizeLine(buf, start, end, lineAbs);
-      case State.TrailerLine:
-        return this.trailerLine(buf, start, end, lf + 1 - start, lineAbs);
+      case S_REQUEST_LINE:
+        if (isEmptyLine(scan)) return this.emptyLine(start, lineAbs);
+        return this.requestLine(buf, start, start + scan.split, start + scan.mark, end, lf, lineAbs);
+      case S_HEADER_LINE:
+        if (isEmptyLine(scan)) return this.endOfHead(start, lineAbs, lineBytes);
+        sectionRule(this.section, "line-end", "", lineBytes);
+        return this.headerLine(buf, start, start + scan.split, start + scan.mark, start + scan.valueEnd, lf, lineAbs);
+      case S_CHUNK_SIZE:
+        return this.chunkSizeLine(start, start + scan.split, end, lineAbs);
+      case S_TRAILER_LINE:
+        if (isEmptyLine(scan)) {
+          this.emit("trailer-end", lineAbs, lineAbs + lineBytes);
+          this.complete();
+          return !this.closed;
+        }
+        sectionRule(this.section, "line-end", "", lineBytes);
+        // Trailers never reach the request: a trailer cannot rewrite Content-Length or Host.
+        if (this.spans !== null) fieldSpans(this.spans, true, start, start + scan.split, start + scan.mark, start + scan.valueEnd, lineAbs, lineBytes);
+        return true;
       default:
         return false;
     }
-  }
-
-  /**
-   * The whole, clean lines of a head from buf[pos], read in one pass (clean-line.ts) or recalled
-   * (line-memory.ts), up to its empty line, which hands the head on. Stops at the first line that is
-   * neither, which the line-by-line path then reads (it is not tried again here). Returns where it
-   * stopped, or -1 when parsing must stop.
-   */
-  lines(buf: Buffer, pos: number): number {
-    // The span listener wants every part named: that is the line-by-line path's work.
-    if (this.spans !== null) return pos;
-    const limits = this.limits;
-    const memory = this.memory;
-    if (this.state === State.RequestLine) {
-      let lf = memory.recall(buf, pos, 0, limits.maxRequestLineBytes + 2);
-      if (lf !== -1) {
-        this.start = memory.line;
-        this.state = State.HeaderLine;
-        this.enter(pos, lf);
-      } else {
-        const line = this.lineBounds;
-        lf = cleanRequestLine(buf, pos, limits.maxRequestLineBytes, line);
-        if (lf === -1) return pos;
-        if (!this.takeRequestLine(buf, pos, lf - 1, line.methodEnd, line.versionStart, this.enter(pos, lf))) return -1;
-        memory.keepRequestLine(buf, pos, lf, this.start);
-      }
-      pos = lf + 1;
-    }
-    while (this.state === State.HeaderLine && this.consumed !== this.uncleanAt) {
-      if (buf[pos] === CR && buf[pos + 1] === LF) return this.endOfHead(pos, this.enter(pos, pos + 1), 2) ? pos + 2 : -1;
-      const room = this.fieldCount < limits.maxHeaderCount ? limits.maxHeaderBytes - this.sectionBytes : 0;
-      const slot = this.fieldCount + 1;
-      const v = this.bounds;
-      let lf = memory.recall(buf, pos, slot, room);
-      const recalled = lf !== -1;
-      if (!recalled) lf = cleanFieldLine(buf, pos, room, v);
-      const name = recalled ? memory.name(slot) : lf === -1 ? "" : fieldName(buf, pos, v.nameEnd);
-      // RFC 9110 §8.6: a second Content-Length, or one that is not plain digits, is refused the full way.
-      if (lf === -1 || (name === "content-length" && (this.fields.contentLength !== -1 || (!recalled && !isPlainLength(buf, v.vs, v.ve))))) {
-        this.uncleanAt = this.consumed;
-        return pos;
-      }
-      const lineAbs = this.enter(pos, lf);
-      if (!this.countField(pos, lf + 1 - pos, "header")) return -1;
-      // A recalled line's bytes were judged when it was kept: what it means is all that is left.
-      if (recalled) noteField(this.fields, name, memory.value(slot));
-      else if (this.takeField(buf, pos, name, v, lf + 1 - pos, lineAbs)) memory.keepField(buf, pos, lf, slot, name, lastValue(this.fields));
-      else return -1;
-      pos = lf + 1;
-    }
-    return pos;
   }
 
   /** The line buf[start, lf] is taken: errors in it are placed from here. Returns where it began in the stream. */
@@ -313,80 +437,56 @@ export class RequestParser implements LineConsumer {
 
   // ---- Request line (RFC 9112 §3) ----
 
-  private requestLine(buf: Buffer, s: number, e: number, lineAbs: number): boolean {
-    if (s === e) {
-      // RFC 9112 §2.2: ignore empty lines received before the request line.
-      if (++this.leadingEmptyLines > MAX_LEADING_EMPTY_LINES) {
-        return this.fail("INVALID_REQUEST_LINE", "Too many empty lines before the request line", s);
-      }
-      this.emit("empty-line", lineAbs, lineAbs + this.msgBytes - this.lineBase);
-      this.msgBytes = 0;
-      return true;
+  /** RFC 9112 §2.2: empty lines received before the request line are ignored (a few of them). */
+  private emptyLine(s: number, lineAbs: number): boolean {
+    if (++this.leadingEmptyLines > MAX_LEADING_EMPTY_LINES) {
+      return this.fail("INVALID_REQUEST_LINE", "Too many empty lines before the request line", s);
     }
-    const scan = this.judge.whole;
-    const ended = endRequestLine(buf, e, scan);
-    if (ended !== null) return this.failWith(ended);
-    return this.takeRequestLine(buf, s, e, scan.split, scan.mark, lineAbs);
+    this.emit("empty-line", lineAbs, lineAbs + this.msgBytes - this.lineBase);
+    this.msgBytes = 0;
+    return true;
   }
 
-  /** What a request line buf[s, e) means, its syntax already judged sound. */
-  private takeRequestLine(buf: Buffer, s: number, e: number, methodEnd: number, versionStart: number, lineAbs: number): boolean {
-    const read = readRequestLine(buf, s, e, methodEnd, versionStart);
-    if (isScanError(read)) return this.failWith(read);
-    this.start = read;
-    if (this.spans !== null) requestLineSpans(this.spans, s, methodEnd, versionStart, e, lineAbs, this.msgBytes - this.lineBase);
-    this.state = State.HeaderLine;
+  /** What a request line buf[s, e) means, its syntax judged sound by the scan. */
+  private requestLine(buf: Buffer, s: number, methodEnd: number, versionStart: number, e: number, lf: number, lineAbs: number): boolean {
+    const query = this.scan.query;
+    const read = readRequestLine(buf, s, e, methodEnd, versionStart, query === -1 ? -1 : s + query);
+    if (isLineError(read)) return this.failWith(read);
+    if (this.memory.keepsRequestLine()) this.memory.keepRequestLine(buf, s, lf, read, methodEnd - s, versionStart - s);
+    return this.takeRequestLine(read, buf, s, methodEnd, versionStart, e, lf, lineAbs);
+  }
+
+  /** The request line buf[s, lf] read (or recalled) as `line`: the header section begins. */
+  private takeRequestLine(line: RequestLine, buf: Buffer, s: number, methodEnd: number, versionStart: number, e: number, lf: number, lineAbs: number): boolean {
+    this.start = line;
+    this.memory.headTaken();
+    this.section.minor = line.minor;
+    if (this.spans !== null) requestLineSpans(this.spans, s, methodEnd, versionStart, e, lineAbs, lf + 1 - s);
+    this.state = S_HEADER_LINE;
+    startSection(this.section, false);
     return true;
   }
 
   // ---- Header and trailer sections: field-name ":" OWS field-value OWS (RFC 9112 §5) ----
 
-  /** Counts a field line against the section's limits (RFC 6585 §5: 431). */
-  private countField(s: number, lineBytes: number, section: string): boolean {
-    this.sectionBytes += lineBytes;
-    if (this.sectionBytes > this.limits.maxHeaderBytes) {
-      return this.fail("HEADERS_TOO_LARGE", `The ${section} section is larger than ${this.limits.maxHeaderBytes} bytes`, s);
-    }
-    this.fieldCount++;
-    return true;
-  }
-
-  private headerLine(buf: Buffer, s: number, e: number, lineBytes: number, lineAbs: number): boolean {
-    if (s === e) return this.endOfHead(s, lineAbs, lineBytes);
-    if (!this.countField(s, lineBytes, "header")) return false;
-    const v = this.bounds;
-    const error = this.judge.fieldParts(buf, e, v);
-    return error === null ? this.takeField(buf, s, fieldName(buf, s, v.nameEnd), v, lineBytes, lineAbs) : this.failWith(error);
-  }
-
-  /** What a header field line means, its syntax judged sound and the line counted. */
-  private takeField(buf: Buffer, s: number, name: string, v: FieldBounds, lineBytes: number, lineAbs: number): boolean {
-    const error = readField(this.fields, name, buf, v.vs, v.ve);
+  /** What a header field line means, its syntax and its place in the section judged sound by the scan. */
+  private headerLine(buf: Buffer, s: number, colon: number, vs: number, ve: number, lf: number, lineAbs: number): boolean {
+    const fields = this.fields;
+    const name = this.scan.name;
+    const error = readField(fields, name, buf, vs, ve);
     if (error !== null) return this.failWith(error);
-    if (this.spans !== null) fieldSpans(this.spans, false, s, v.nameEnd, v.vs, v.ve, lineAbs, lineBytes);
+    const slot = this.section.fields;
+    if (!this.memory.asleep(slot)) this.memory.keepField(buf, s, lf, slot, name, lastValue(fields), colon - s, vs - s, ve - s);
+    if (this.spans !== null) fieldSpans(this.spans, false, s, colon, vs, ve, lineAbs, lf + 1 - s);
     return true;
   }
 
-  /** trailer-section: field lines checked like headers, then dropped (RFC 9112 §7.1.2). */
-  private trailerLine(buf: Buffer, s: number, e: number, lineBytes: number, lineAbs: number): boolean {
-    if (s === e) {
-      this.emit("trailer-end", lineAbs, lineAbs + lineBytes);
-      this.complete();
-      return !this.closed;
-    }
-    if (!this.countField(s, lineBytes, "trailer")) return false;
-    // Trailers never reach the request: a trailer cannot rewrite Content-Length or Host.
-    const v = this.bounds;
-    const error = this.judge.fieldParts(buf, e, v);
-    if (error !== null) return this.failWith(error);
-    if (this.spans !== null) fieldSpans(this.spans, true, s, v.nameEnd, v.vs, v.ve, lineAbs, lineBytes);
-    return true;
-  }
-
-  /** The empty line: judge the framing (RFC 9112 §6.3) and hand the head on. */
+  /** The empty line: judge the head (RFC 9112 §3.2, §6.3) and hand it on. */
   private endOfHead(at: number, lineAbs: number, lineBytes: number): boolean {
     // The line itself is sound: it is reported before the head it ends is judged, and refused, at its first byte.
     this.emit("blank-line", lineAbs, lineAbs + lineBytes);
+    const refused = sectionRule(this.section, "section-end", "", 0);
+    if (refused !== null) return this.fail(refused.code, refused.what, at);
     const verdict = judgeHead(this.fields, this.start.minor, this.limits);
     if ("code" in verdict) return this.fail(verdict.code, verdict.what, at);
     const framing = verdict.framing;
@@ -396,16 +496,15 @@ export class RequestParser implements LineConsumer {
     this.sink.onHead(head);
     if (this.closed) return false;
     if (framing.kind === "chunked") {
-      this.state = State.ChunkSize;
-      this.sectionBytes = 0;
-      this.fieldCount = 0;
+      this.state = S_CHUNK_SIZE;
+      startSection(this.section, true);
       this.body.reset(this.bodyLimit);
     } else if (framing.kind === "length") {
       // The handler may have lowered the limit for this request in onHead (limitBody).
       if (framing.length > this.bodyLimit) {
         return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${framing.length} bytes; ${head.path} takes at most ${this.bodyLimit}`, at);
       }
-      this.state = State.FixedBody;
+      this.state = S_FIXED_BODY;
       this.remaining = framing.length;
       this.body.reset(framing.length);
     } else {
@@ -416,29 +515,28 @@ export class RequestParser implements LineConsumer {
 
   // ---- Chunked body (RFC 9112 §7.1) ----
 
-  private chunkSizeLine(buf: Buffer, s: number, e: number, lineAbs: number): boolean {
-    const extensions = this.limits.maxChunkExtensionBytes;
-    const read = readChunkSizeLine(buf, s, e, this.bodyLimit - this.body.length, this.bodyLimit, extensions - this.chunkExtensionBytes, extensions);
-    if (isScanError(read)) return this.failWith(read);
-    this.chunkExtensionBytes += e - read.digitsEnd;
-    if (this.spans !== null) chunkSizeSpans(this.spans, s, read.digitsEnd, e, read.size === 0, lineAbs, this.consumed - lineAbs);
-    if (read.size === 0) {
-      this.state = State.TrailerLine;
+  /** A chunk-size line buf[s, e), its size read by the scan, its extensions [digitsEnd, e) sound and within their limit. */
+  private chunkSizeLine(s: number, digitsEnd: number, e: number, lineAbs: number): boolean {
+    const size = this.scan.size;
+    this.chunkExtensionBytes += e - digitsEnd;
+    if (this.spans !== null) chunkSizeSpans(this.spans, s, digitsEnd, e, size === 0, lineAbs, this.consumed - lineAbs);
+    if (size === 0) {
+      this.state = S_TRAILER_LINE;
     } else {
-      this.state = State.ChunkData;
-      this.remaining = read.size;
+      this.state = S_CHUNK_DATA;
+      this.remaining = size;
     }
     return true;
   }
 
-  // ---- Completion, errors, carry ----
+  // ---- Completion, errors ----
 
   private complete(): void {
     const head = this.head!;
     const request: Request = this.body.length === 0 ? head : { ...head, body: this.body.take() };
     this.reset();
     // RFC 9112 §9.6: nothing after a request that closes the connection is read.
-    this.state = head.keepAlive ? State.RequestLine : State.Closed;
+    this.state = head.keepAlive ? S_REQUEST_LINE : S_CLOSED;
     this.sink.onRequest(request);
   }
 
@@ -447,15 +545,14 @@ export class RequestParser implements LineConsumer {
     this.msgBytes = 0;
     this.leadingEmptyLines = 0;
     resetHeadFields(this.fields);
-    this.fieldCount = 0;
-    this.sectionBytes = 0;
+    // The section starts with the next request line (takeRequestLine).
     this.head = null;
     this.remaining = 0;
     this.body.reset(0);
     this.chunkExtensionBytes = 0;
   }
 
-  private failWith(error: ScanError): false {
+  private failWith(error: LineError): false {
     return this.fail(error.code, error.what, error.at);
   }
 
@@ -471,30 +568,5 @@ export class RequestParser implements LineConsumer {
     this.emit("error", absolute, absolute);
     this.sink.onError(protocolError(code, what, offset));
     return false;
-  }
-
-  /** See line-judge.ts. Returns false after reporting an error. */
-  private checkLineSoFar(buf: Buffer, s: number, n: number, piece: LinePiece): boolean {
-    const error = this.judge.judge(buf, s, n, piece, this.lineKind(), this.lineRoom(), this.fieldCount, this.fields.contentLength !== -1);
-    return error === null || this.failWith(error);
-  }
-
-  private lineKind(): LineKind {
-    const state = this.state;
-    return state === State.RequestLine ? "request-line" : state === State.HeaderLine ? "header-line" : state === State.TrailerLine ? "trailer-line" : "chunk-size-line";
-  }
-
-  /** How many bytes the line being read may hold before it breaks a limit. */
-  private lineRoom(): number {
-    const limits = this.limits;
-    switch (this.state) {
-      case State.RequestLine:
-        return limits.maxRequestLineBytes;
-      case State.HeaderLine:
-      case State.TrailerLine:
-        return limits.maxHeaderBytes - this.sectionBytes;
-      default:
-        return MAX_CHUNK_SIZE_DIGITS + 2 + limits.maxChunkExtensionBytes - this.chunkExtensionBytes;
-    }
   }
 }

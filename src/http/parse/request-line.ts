@@ -1,10 +1,10 @@
 // method SP request-target SP HTTP-version (RFC 9112 §3), read from a line
-// whose bytes the line scan (line-scan.ts) has already found well-formed:
+// whose bytes the scanner (line-scan.ts) has already found well-formed:
 // what is left is what the tokens mean.
 
-import { SP } from "./byte-classes.js";
-import type { ScanError } from "./line-scan.js";
+import type { LineError } from "./line-scan.js";
 import { methodName } from "./interned-names.js";
+import { latin1 } from "./latin1.js";
 
 export interface RequestLine {
   readonly method: string;
@@ -21,19 +21,20 @@ export const NO_REQUEST_LINE: RequestLine = Object.freeze({ method: "", target: 
 
 /**
  * buf[s, e) is the line without its CR LF; `methodEnd` is the space after the
- * method and `versionStart` the first byte of "HTTP/1.x", both found by the scan.
+ * method, `versionStart` the first byte of "HTTP/1.x" and `question` the
+ * target's first "?" (or -1), all found by the scan.
  */
-export function readRequestLine(buf: Buffer, s: number, e: number, methodEnd: number, versionStart: number): RequestLine | ScanError {
+export function readRequestLine(buf: Buffer, s: number, e: number, methodEnd: number, versionStart: number, question: number): RequestLine | LineError {
   const method = methodName(buf, s, methodEnd);
   // RFC 9112 §2.3: a higher minor version of 1.x is answered as 1.1.
   const minor = buf[e - 1] === 0x30 ? 0 : 1;
   const ts = methodEnd + 1;
-  const target = buf.toString("latin1", ts, versionStart - 1);
+  const target = latin1(buf, ts, versionStart - 1);
   // RFC 9110 §9.3.6: this origin server opens no tunnels, whatever form the CONNECT target takes.
   if (method === "CONNECT") return { code: "CONNECT_NOT_SUPPORTED", what: `CONNECT ${target.slice(0, 64)} asks for a tunnel`, at: ts };
   // origin-form (RFC 9112 §3.2.1): the common case.
   if (buf[ts] === 0x2f /* "/" */) {
-    const q = target.indexOf("?");
+    const q = question === -1 ? -1 : question - ts;
     return q === -1
       ? { method, target, path: target, query: "", minor, absoluteHost: null }
       : { method, target, path: target.slice(0, q), query: target.slice(q + 1), minor, absoluteHost: null };
@@ -54,21 +55,6 @@ export function readRequestLine(buf: Buffer, s: number, e: number, methodEnd: nu
   return { method, target, path: path === "" ? "/" : path, query: q === -1 ? "" : rest.slice(q + 1), minor, absoluteHost: m[1]! };
 }
 
-/**
- * Which part of an over-long request line overflowed, judged from buf[s, e):
- * the first limit + 1 bytes of the line, however many have arrived. A long
- * target is a 414 (RFC 9110 §15.5.15); anything else a 400.
- */
-export function requestLineTooLong(buf: Buffer, s: number, e: number, limit: number): ScanError {
-  const sp1 = buf.indexOf(SP, s);
-  const sp2 = sp1 === -1 || sp1 >= e ? -1 : buf.indexOf(SP, sp1 + 1);
-  // The target is to blame only if it has begun within the limit: a method and its space that fill the line leave none of it read.
-  if (sp1 !== -1 && sp1 + 1 < e && (sp2 === -1 || sp2 >= e || sp2 - sp1 > limit / 2)) {
-    return { code: "URI_TOO_LONG", what: `The request target is longer than this server's limit (request line: ${limit} bytes)`, at: sp1 + 1 };
-  }
-  return { code: "REQUEST_LINE_TOO_LONG", what: `The request line is longer than ${limit} bytes`, at: s };
-}
-
-export function isScanError(value: object): value is ScanError {
+export function isLineError(value: object): value is LineError {
   return "code" in value;
 }
