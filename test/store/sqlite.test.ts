@@ -1,6 +1,6 @@
 // The SQLite store: the shared suite, then what only a file can show.
 
-import t from "tap";
+import t, { type Test } from "tap";
 import { mkdtempSync, writeFileSync, chmodSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -205,15 +205,24 @@ t.test("a database of schema version 4 keeps each post as its stored JSON alone:
   t.strictSame((raw.prepare("SELECT name FROM pragma_table_info('posts') ORDER BY cid").pluck().all() as string[]), ["seq", "id", "json", "tag"], "the row holds the JSON, not the fields a second time");
 });
 
-t.test("new posts asked for in one turn are written in one transaction, and each is answered only once it is committed", async (t) => {
+/**
+ * A store on a fresh file, and another connection to the same file, as
+ * another process would have: it sees only what was committed. Both closed
+ * when the test ends.
+ */
+function storeAndReader(t: Test, options?: Parameters<typeof createSqliteStore>[1]) {
   const file = freshFile();
-  const store = createSqliteStore(file);
-  // Another connection to the file, as another process would have: it sees only what was committed.
+  const store = createSqliteStore(file, options);
   const other = new Database(file);
   t.teardown(async () => {
     other.close();
     await store.close();
   });
+  return { store, other };
+}
+
+t.test("new posts asked for in one turn are written in one transaction, and each is answered only once it is committed", async (t) => {
+  const { store, other } = storeAndReader(t);
   other.pragma("wal_checkpoint(TRUNCATE)");
   const walFrames = () => (other.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0]!.log;
   const count = 20;
@@ -235,13 +244,7 @@ t.test("new posts asked for in one turn are written in one transaction, and each
 });
 
 t.test("a turn's new posts beyond MAX_INSERT_GROUP wait for the next turn's transaction, so one commit holds the loop for a bounded time", async (t) => {
-  const file = freshFile();
-  const store = createSqliteStore(file);
-  const other = new Database(file);
-  t.teardown(async () => {
-    other.close();
-    await store.close();
-  });
+  const { store, other } = storeAndReader(t);
   const count = 2 * MAX_INSERT_GROUP + 1;
   const creates = Array.from({ length: count }, (_, i) => store.posts.create({ id: `m${i}`, title: "t", body: "b" }));
   const committed = () => (other.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
@@ -264,13 +267,7 @@ t.test("closing the store writes the posts still waiting for their turn", async 
 });
 
 t.test("a group whose transaction fails fails every post in it, and writes none", async (t) => {
-  const file = freshFile();
-  const store = createSqliteStore(file, { busyTimeoutMs: 20 });
-  const other = new Database(file);
-  t.teardown(async () => {
-    other.close();
-    await store.close();
-  });
+  const { store, other } = storeAndReader(t, { busyTimeoutMs: 20 });
   // Another process holds the write lock past the store's busy timeout.
   other.exec("BEGIN IMMEDIATE");
   const outcomes = await Promise.allSettled(Array.from({ length: 3 }, (_, i) => store.posts.create({ id: `f${i}`, title: "t", body: "b" })));
