@@ -56,7 +56,7 @@ export class Outbox {
     if (typeof data === "string") {
       this.texts++;
       this.size += data.length;
-    } else this.size += data.byteLength;
+    } else this.size += data.length; // its bytes: see isLargeBody (send-body.ts) on .length
     if (this.holds === 0 || this.size >= this.highWaterMark) this.flush();
   }
 
