@@ -139,7 +139,9 @@ export function serialize(res: Response, opts: WriteOptions): Serialized {
   if (out.stream !== undefined) return out;
   const body = out.body;
   const bytes = Buffer.concat([Buffer.from(out.head, "latin1"), typeof body === "string" ? Buffer.from(body) : body ?? Buffer.alloc(0)]);
-  const kept: Serialized = Object.freeze({ ...out, bytes });
+  // Spelled out, not spread from `out`: a copy made by spreading got a hidden class of its own each time
+  // (each second, with the Date), and the connection's reads of these fields went megamorphic.
+  const kept: Serialized = Object.freeze({ head: out.head, bytes, body: out.body, bodyBytes: out.bodyBytes });
   const entry: Remembered = { date, extraFields, out: kept };
   remembered.set(res, entry);
   lastResponse = res;
