@@ -17,11 +17,11 @@ export const PROTOCOL_ERRORS = {
     status: 400,
     title: "Line ended with a bare LF",
     rule: "RFC 9112 §2.2",
-    fix: "End every line of the request head with CR LF (\\r\\n), not LF alone.",
+    fix: "End every line with CR LF (\\r\\n), not LF alone: the request line, each header and trailer field, each chunk-size line and the end of each chunk's data.",
   },
   BARE_CR: {
     status: 400,
-    title: "Bare CR in the request head",
+    title: "Bare CR in a line",
     rule: "RFC 9112 §2.2",
     fix: "A CR may only appear as the first half of a CR LF line ending.",
   },

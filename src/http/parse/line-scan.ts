@@ -8,9 +8,10 @@
 // RFC 9110 it enforces: nothing else decides whether a byte of a line is in
 // its place.
 //
-// Three kinds of line are described: the request line (RFC 9112 §3), a field
-// line, in the header or the trailer section (RFC 9112 §5, §7.1.2), and a
-// chunk-size line (RFC 9112 §7.1). What they share is the line's end: in
+// Four kinds of line are described: the request line (RFC 9112 §3), a field
+// line, in the header or the trailer section (RFC 9112 §5, §7.1.2), a
+// chunk-size line and the CRLF that ends a chunk's data (RFC 9112 §7.1), a
+// line with nothing before its end. What they share is the line's end: in
 // every phase a CR leads to END (it must be followed by LF, RFC 9112 §2.2)
 // and a lone LF to BARE_LF; what the end of the line means in a phase is
 // AT_END.
@@ -56,7 +57,8 @@ import { LENGTH_VALUE, sectionRule, type Section } from "./section-rules.js";
 
 
 /**
- * The phases. A line starts in REQUEST_START, FIELD_START or CHUNK_START.
+ * The phases. A line starts in REQUEST_START, FIELD_START, CHUNK_START or
+ * CHUNK_DATA_END.
  * Plain constants, not an enum: this project's TypeScript settings
  * (verbatimModuleSyntax, preserveConstEnums) never inline an enum's
  * members, and a property load per comparison is what the scanner cannot
@@ -122,7 +124,15 @@ const EXT_QUOTED = 21;
 const EXT_QUOTED_PAIR = 22;
 /** Right after the closing DQUOTE. */
 const EXT_AFTER_QUOTED = 23;
-export const PHASE_COUNT = EXT_AFTER_QUOTED + 1;
+
+// ---- chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF (RFC 9112 §7.1) ----
+/**
+ * The CRLF after a chunk's data: a line with nothing before its end. The
+ * data's length is the chunk size's to say, so the parser counts it out; the
+ * line after it is read here like any other, its CR and LF by the same cells.
+ */
+const CHUNK_DATA_END = 24;
+export const PHASE_COUNT = CHUNK_DATA_END + 1;
 
 /** Refusals: a code of errors.ts, worded by line-scan.ts with the bytes that show it. */
 const R_NONE = 0;
@@ -148,6 +158,7 @@ const R_LENGTH_LIST = 19;
 const R_CHUNK_EMPTY = 20;
 const R_CHUNK_SIZE_BYTE = 21;
 const R_EXTENSION_BYTE = 22;
+const R_CHUNK_DATA_END_BYTE = 23;
 
 /** The code each refusal reports, by R. */
 export const REFUSAL_CODE: readonly ProtocolErrorCode[] = [
@@ -174,6 +185,7 @@ export const REFUSAL_CODE: readonly ProtocolErrorCode[] = [
   "INVALID_CHUNK_SIZE",
   "INVALID_CHUNK_SIZE",
   "INVALID_CHUNK_EXTENSION",
+  "INVALID_CHUNK_END",
 ];
 
 /**
@@ -248,6 +260,9 @@ row(EXT_TOKEN, R_NONE, refusal(R_EXTENSION_BYTE), [TOKEN_SET, EXT_TOKEN], [WS, E
 row(EXT_QUOTED, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [QDTEXT_SET, EXT_QUOTED], [cls(CLASS_BACKSLASH), EXT_QUOTED_PAIR], [cls(CLASS_DQUOTE), EXT_AFTER_QUOTED]);
 row(EXT_QUOTED_PAIR, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [FIELD_VALUE_SET, EXT_QUOTED]);
 row(EXT_AFTER_QUOTED, R_NONE, refusal(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+
+// The end of a chunk's data: only its CR LF.
+row(CHUNK_DATA_END, R_NONE, refusal(R_CHUNK_DATA_END_BYTE));
 
 /**
  * The table by byte rather than by class, for the scanner: BY_BYTE[phase << 8 | b]
@@ -344,6 +359,10 @@ export function startFieldLine(scan: Scan, room: number): void {
 }
 export function startChunkSizeLine(scan: Scan, room: number): void {
   startLine(scan, CHUNK_START, room);
+}
+/** The line after a chunk's data: it may hold nothing before its CR. */
+export function startChunkDataEnd(scan: Scan): void {
+  startLine(scan, CHUNK_DATA_END, 0);
 }
 
 /** The line that ended was empty: a blank line (or, before a request line, an empty one to ignore). */
@@ -487,7 +506,11 @@ export function scanLine(buf: Buffer, s: number, end: number, scan: Scan, rules:
       return ended(buf, s, i + 1, i, scan, rules);
     }
     if (cell === CELL_BARE_LF) {
-      if (!rules.allowBareLf) return refuse(scan, "BARE_LF", "A line of the request head ended with LF alone", i, s);
+      if (!rules.allowBareLf) {
+        // After a chunk's data a lone LF most often means the data was longer or shorter than its size: said so.
+        if (phase === CHUNK_DATA_END) return refuseBy(R_CHUNK_DATA_END_BYTE, buf, s, i, phase, scan);
+        return refuse(scan, "BARE_LF", "A line ended with LF alone, not CR LF", i, s);
+      }
       scan.phase = phase;
       return ended(buf, s, i, i, scan, rules);
     }
@@ -682,6 +705,8 @@ function refuseBy(refusal: number, buf: Buffer, s: number, i: number, phase: num
       return refuse(scan, code, `Unexpected ${describe(b)} in a chunk size`, i, s);
     case R_EXTENSION_BYTE:
       return refuse(scan, code, `Unexpected ${describe(b)} in a chunk extension`, i, s);
+    case R_CHUNK_DATA_END_BYTE:
+      return refuse(scan, code, `Expected CR LF after the chunk data, found ${describe(b)}`, i, s);
     default:
       return refuse(scan, code, "The line breaks the grammar", i, s);
   }
@@ -693,6 +718,8 @@ function refuseBy(refusal: number, buf: Buffer, s: number, i: number, phase: num
  * §15.5.15) and anything else a 400, told apart by where its spaces lie.
  */
 function tooLong(buf: Buffer, s: number, i: number, phase: number, scan: Scan, rules: LineRules): number {
+  // No limit is reached here: this line holds nothing before its CR, so its first other byte breaks the grammar.
+  if (phase === CHUNK_DATA_END) return refuseBy(R_CHUNK_DATA_END_BYTE, buf, s, i, phase, scan);
   if (phase <= AFTER_VERSION) {
     const max = scan.room;
     const sp = buf[i] === SP ? i : -1;

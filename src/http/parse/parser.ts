@@ -4,7 +4,7 @@
 // requests, or exactly one named error, come out through the sink. The parser
 // is a small state machine over lines and body bytes:
 //
-//   RequestLine -> HeaderLine* -> (FixedBody | ChunkSize -> ChunkData -> ... -> TrailerLine*) -> RequestLine
+//   RequestLine -> HeaderLine* -> (FixedBody | (ChunkSize -> ChunkData -> ChunkDataEnd)* -> ChunkSize(0) -> TrailerLine*) -> RequestLine
 //
 // Every line, whole or cut, is read by the one scanner (line-scan.ts), which
 // runs the grammar's table (in the same file) over its bytes, finds its end, and
@@ -24,7 +24,6 @@
 // every leniency is a place where this server and a proxy in front of it could
 // disagree about where a request ends (request smuggling).
 
-import { CR, LF } from "./byte-classes.js";
 import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
 import { headOf, judgeHead, lastValue, newHeadFields, noteField, readField, resetHeadFields } from "./head-framing.js";
@@ -32,7 +31,7 @@ import { LineMemory } from "./line-memory.js";
 import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { isLineError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
 import type { ParserSink, Request } from "../message/request.js";
-import { describe, isEmptyLine, MAX_CHUNK_SIZE_DIGITS, MORE, newScan, scanLine, startChunkSizeLine, startFieldLine, startRequestLine, type LineError, type LineRules } from "./line-scan.js";
+import { isEmptyLine, MAX_CHUNK_SIZE_DIGITS, MORE, newScan, scanLine, startChunkDataEnd, startChunkSizeLine, startFieldLine, startRequestLine, type LineError, type LineRules } from "./line-scan.js";
 import { LENGTH_VALUE, newSection, sectionRule, startSection, type Section } from "./section-rules.js";
 import { chunkSizeSpans, fieldSpans, requestLineSpans, type SpanKind, type SpanListener } from "./spans.js";
 
@@ -43,13 +42,14 @@ export type { ParserSink } from "../message/request.js";
 const S_REQUEST_LINE = 0;
 const S_HEADER_LINE = 1;
 const S_CHUNK_SIZE = 2;
-const S_TRAILER_LINE = 3;
-const S_FIXED_BODY = 4;
-const S_CHUNK_DATA = 5;
-const S_CHUNK_DATA_CR = 6;
-const S_CHUNK_DATA_LF = 7;
+/** The CR LF after a chunk's data: a line, with nothing before its end. */
+const S_CHUNK_DATA_END = 3;
+const S_TRAILER_LINE = 4;
+// The states above read lines (the scanner); the two below count body bytes out.
+const S_FIXED_BODY = 5;
+const S_CHUNK_DATA = 6;
 /** After an error, or after a request that closes the connection (RFC 9112 §9.6). */
-const S_CLOSED = 8;
+const S_CLOSED = 7;
 
 /** Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). */
 const MAX_LEADING_EMPTY_LINES = 8;
@@ -99,8 +99,6 @@ export class RequestParser {
   /** This request's body limit: the server's, or less where the handler said so in onHead. */
   private bodyLimit = 0;
   private chunkExtensionBytes = 0;
-  /** Where the CR LF after a chunk's data began (spans only). */
-  private chunkEndStart = 0;
 
   constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null) {
     this.sink = sink;
@@ -158,7 +156,7 @@ export class RequestParser {
 
   /** True while a request's body is being received. */
   get inBody(): boolean {
-    return this.state >= S_CHUNK_SIZE && this.state <= S_CHUNK_DATA_LF;
+    return this.state >= S_CHUNK_SIZE && this.state <= S_CHUNK_DATA;
   }
 
   /**
@@ -229,9 +227,7 @@ export class RequestParser {
           return;
         }
       } else {
-        const taken = this.bytes(buf, pos);
-        if (taken < 0) return;
-        pos += taken;
+        pos += this.bytes(buf, pos);
       }
     }
   }
@@ -328,6 +324,9 @@ export class RequestParser {
       case S_TRAILER_LINE:
         startFieldLine(this.scan, this.section.room);
         return;
+      case S_CHUNK_DATA_END:
+        startChunkDataEnd(this.scan);
+        return;
       default: {
         const extensionRoom = limits.maxChunkExtensionBytes - this.chunkExtensionBytes;
         startChunkSizeLine(this.scan, MAX_CHUNK_SIZE_DIGITS + 2 + extensionRoom);
@@ -344,45 +343,22 @@ export class RequestParser {
     this.failAt(scan.code, scan.what, this.msgBytes + scan.errorAt);
   }
 
-  /** Body bytes, in the body's states: data, then (chunked) the CR LF after each chunk's data. */
+  /**
+   * Body bytes: a fixed body, or one chunk's data. They are counted out, not
+   * read: what they hold is the application's. Returns how many were taken.
+   */
   private bytes(buf: Buffer, pos: number): number {
-    switch (this.state) {
-      case S_FIXED_BODY:
-      case S_CHUNK_DATA: {
-        const n = Math.min(this.remaining, buf.length - pos);
-        this.body.append(buf, pos, pos + n);
-        this.emit(this.state === S_FIXED_BODY ? "body" : "chunk-data", this.consumed, this.consumed + n);
-        this.take(n);
-        this.remaining -= n;
-        if (this.remaining === 0) {
-          if (this.state === S_FIXED_BODY) this.complete();
-          else {
-            this.state = S_CHUNK_DATA_CR;
-            this.chunkEndStart = this.consumed;
-          }
-        }
-        return n;
-      }
-      case S_CHUNK_DATA_CR:
-      case S_CHUNK_DATA_LF: {
-        // RFC 9112 §7.1: chunk-data is followed by CRLF, exactly.
-        const b = buf[pos]!;
-        const first = this.state === S_CHUNK_DATA_CR;
-        if (first && b === CR) this.state = S_CHUNK_DATA_LF;
-        else if (b === LF && (!first || this.limits.allowBareLf)) {
-          this.state = S_CHUNK_SIZE;
-          this.emit("chunk-end", this.chunkEndStart, this.consumed + 1);
-        } else {
-          if (first) this.failAt("INVALID_CHUNK_END", `Expected CR LF after the chunk data, found ${describe(b)}`, this.msgBytes);
-          else this.failAt("BARE_CR", "A CR after the chunk data was not followed by LF", this.msgBytes);
-          return -1;
-        }
-        this.take(1);
-        return 1;
-      }
-      default:
-        return -1;
+    const n = Math.min(this.remaining, buf.length - pos);
+    const fixed = this.state === S_FIXED_BODY;
+    this.body.append(buf, pos, pos + n);
+    this.emit(fixed ? "body" : "chunk-data", this.consumed, this.consumed + n);
+    this.take(n);
+    this.remaining -= n;
+    if (this.remaining === 0) {
+      if (fixed) this.complete();
+      else this.state = S_CHUNK_DATA_END;
     }
+    return n;
   }
 
   /** `n` bytes of the message were taken. */
@@ -411,6 +387,10 @@ export class RequestParser {
         return this.headerLine(buf, start, start + scan.split, start + scan.mark, start + scan.valueEnd, lf, lineAbs);
       case S_CHUNK_SIZE:
         return this.chunkSizeLine(start, start + scan.split, end, lineAbs);
+      case S_CHUNK_DATA_END:
+        this.emit("chunk-end", lineAbs, lineAbs + lineBytes);
+        this.state = S_CHUNK_SIZE;
+        return true;
       case S_TRAILER_LINE:
         if (isEmptyLine(scan)) {
           this.emit("trailer-end", lineAbs, lineAbs + lineBytes);
