@@ -54,8 +54,13 @@ type Timeouts = Pick<ConnectionOptions, "headersTimeoutMs" | "bodyTimeoutMs" | "
 
 export class Deadlines {
   private readonly options: Timeouts;
-  /** When the current state runs out (ms since the epoch). */
-  at: number;
+  /**
+   * When the current state runs out (ms since the epoch). Declared with a
+   * number: a field that starts undefined (a class field without a value)
+   * holds any value after, so every time stored here got a new heap box and
+   * a write barrier; one that starts as a number is updated in place.
+   */
+  at = Infinity;
   /** How many heads had been seen when the headers deadline was set, and that deadline. */
   private headsAtDeadline = -1;
   private headDeadline = Infinity;
