@@ -102,33 +102,45 @@ function instructionsIn(file: string): number {
   return Number(m[1]);
 }
 
-/** The perf map node writes with --perf-basic-prof: JIT code ranges and their functions. */
-function readPerfMap(pid: number): Array<{ start: number; end: number; name: string }> {
-  const file = `/tmp/perf-${pid}.map`;
-  if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
+/**
+ * The perf map node writes with --perf-basic-prof (its text): JIT code ranges
+ * and their functions, in the order V8 wrote them. V8 never says when code is
+ * freed, and the space of code it dropped (a function optimized while the
+ * server started, then thrown away) is reused for code compiled later: an
+ * address may lie in several ranges, and only the one written last is what
+ * runs there. The name of that one, for an address; undefined outside them all.
+ */
+export function perfMapNames(text: string): (address: number) => string | undefined {
+  const map = text
     .split("\n")
     .map((line) => /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line))
     .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ start: parseInt(m[1]!, 16), end: parseInt(m[1]!, 16) + parseInt(m[2]!, 16), name: m[3]! }))
+    .map((m, order) => ({ start: parseInt(m[1]!, 16), end: parseInt(m[1]!, 16) + parseInt(m[2]!, 16), name: m[3]!, order }))
     .sort((a, b) => a.start - b.start);
+  const longest = map.reduce((most, range) => Math.max(most, range.end - range.start), 0);
+  return (address) => {
+    // The last range that starts at or before the address, then back over those that may still reach it.
+    let lo = 0;
+    let hi = map.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (map[mid]!.start <= address) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    let found: { name: string; order: number } | undefined;
+    for (let i = hi; i >= 0 && map[i]!.start > address - longest; i--) {
+      const range = map[i]!;
+      if (address < range.end && (found === undefined || range.order > found.order)) found = range;
+    }
+    return found?.name;
+  };
 }
 
 /** The functions of a dump with the most instructions of their own, per request. */
 function topFunctions(file: string, pid: number, requests: number, count: number): string[] {
   const text = execFileSync("callgrind_annotate", ["--threshold=100", "--auto=no", "--inclusive=no", file], { encoding: "utf8", maxBuffer: 64 << 20 });
-  const map = readPerfMap(pid);
-  const find = (address: number) => {
-    let lo = 0;
-    let hi = map.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (map[mid]!.end <= address) lo = mid + 1;
-      else if (map[mid]!.start > address) hi = mid - 1;
-      else return map[mid]!.name;
-    }
-    return undefined;
-  };
+  const mapFile = `/tmp/perf-${pid}.map`;
+  const find = perfMapNames(existsSync(mapFile) ? readFileSync(mapFile, "utf8") : "");
   const self = new Map<string, number>();
   let total = 0;
   for (const line of text.split("\n")) {

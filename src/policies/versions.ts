@@ -89,6 +89,26 @@ function withFields(response: Response, fields: Readonly<Record<string, FieldVal
   return combined;
 }
 
+/**
+ * withFields for one route: the frozen response it returned last, and its
+ * combined copy, are kept beside the map, so a route that answers with the
+ * same object every time (the status endpoints) finds it by identity.
+ */
+function fieldsAdder(fields: Readonly<Record<string, FieldValue>>, seen: WeakMap<Response, Response>): (response: Response) => Response {
+  let last: Response | null = null;
+  let lastCombined: Response = { status: 0 };
+  return (response) => {
+    if (response === last) return lastCombined;
+    const combined = withFields(response, fields, seen);
+    // Only a frozen response is the same answer when it comes again.
+    if (Object.isFrozen(response)) {
+      last = response;
+      lastCombined = combined;
+    }
+    return combined;
+  };
+}
+
 export function applyVersions<R extends Route & VersionDeclared>(table: readonly R[]): Versioned<R> {
   const versions: string[] = [];
   for (const route of table) {
@@ -107,17 +127,20 @@ export function applyVersions<R extends Route & VersionDeclared>(table: readonly
     const counter = route.version === undefined ? undefined : counters.get(route.version);
     if (counter === undefined) return undefined;
     const fields = route.deprecated === undefined ? null : deprecationFields(route.deprecated);
-    const wrap = (inner: RouteHandler): RouteHandler =>
-      fields === null
-        ? (request, params) => {
-            counter.n++;
-            return inner(request, params);
-          }
-        : (request, params) => {
-            counter.n++;
-            const result = inner(request, params);
-            return result instanceof Promise ? result.then((r) => withFields(r, fields, combined)) : withFields(result, fields, combined);
-          };
+    const wrap = (inner: RouteHandler): RouteHandler => {
+      if (fields === null) {
+        return (request, params) => {
+          counter.n++;
+          return inner(request, params);
+        };
+      }
+      const add = fieldsAdder(fields, combined);
+      return (request, params) => {
+        counter.n++;
+        const result = inner(request, params);
+        return result instanceof Promise ? result.then(add) : add(result);
+      };
+    };
     return { wrap, ...(route.deprecated === undefined ? {} : { doc: deprecationDoc(route.deprecated) }) };
   };
 

@@ -134,9 +134,28 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
     return { kind: "method-not-allowed", resource };
   }
 
+  /**
+   * The last route found at a path without parameters, by method and path:
+   * most traffic asks for the same thing again (a health check, a client
+   * polling), and comparing two short strings costs less than the two hash
+   * lookups of chooseExact. The table never changes, so neither does the answer.
+   */
+  let lastPath = "";
+  let lastMethod = "";
+  let lastFound: Match | null = null;
+
   function lookup(method: string, path: string): Match {
+    if (lastFound !== null && path === lastPath && method === lastMethod) return lastFound;
     const hit = exact.get(path);
-    if (hit !== undefined) return chooseExact(hit, method);
+    if (hit !== undefined) {
+      const match = chooseExact(hit, method);
+      if (match.kind === "found") {
+        lastPath = path;
+        lastMethod = method;
+        lastFound = match;
+      }
+      return match;
+    }
     const segments = path.split("/");
     let node = root;
     let params: Record<string, string> | null = null;

@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { inject } from "../../src/http/connection/inject.js";
 import type { Request } from "../../src/http/message/request.js";
 import type { Response } from "../../src/http/message/response.js";
-import { splitResponses } from "../helpers/wire.js";
+import { listen, splitResponses, talk } from "../helpers/wire.js";
 
 const echo: Handler = (req: Request): Response => ({
   status: 200,
@@ -96,6 +96,37 @@ t.test("HEAD gets GET's fields, including Content-Length, and no body", async (t
   t.equal(rs[0]!.headers["content-length"], "12");
   t.equal(rs[0]!.body, "");
   t.equal(rs[1]!.body, "twelve bytes", "the next response starts right after the head");
+});
+
+t.test("one frozen answer, written from memory, is framed as each request on the connection asks", async (t) => {
+  // As the status endpoints answer: the same frozen object every time, so the writer keeps its bytes.
+  const answer: Response = Object.freeze({ status: 200, headers: Object.freeze({ "Content-Type": "text/plain" }), body: "ok!" });
+  const requests = [
+    get("/"),
+    "HEAD / HTTP/1.1\r\nHost: t\r\n\r\n",
+    get("/"),
+    "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+    get("/"),
+    get("/", "Connection: close\r\n"),
+  ];
+  // What each response says of its framing, field by field.
+  const framing = (rs: ReturnType<typeof splitResponses>) => ({
+    bodies: rs.map((r) => r.body),
+    lengths: rs.map((r) => r.headers["content-length"]),
+    connection: rs.map((r) => r.headers.connection),
+    server: rs.map((r) => r.headers["x-server"]),
+  });
+  const expected = (server: string | undefined) => ({
+    bodies: ["ok!", "", "ok!", "ok!", "ok!", "ok!"],
+    lengths: ["3", "3", "3", "3", "3", "3"],
+    connection: [undefined, undefined, undefined, "keep-alive", undefined, "close"],
+    server: Array(6).fill(server),
+  });
+  t.same(framing(splitResponses((await inject(() => answer, requests.join(""))).output, [false, true])), expected(undefined));
+  // Over a socket, one request per write, with fields the server adds to every response.
+  const s = await listen(() => answer, { responseFields: "X-Server: test\r\n" });
+  t.teardown(s.close);
+  t.same(framing(splitResponses(await talk(s.port, requests), [false, true])), expected("test"), "over a socket, with the server's own fields");
 });
 
 t.test("Expect: 100-continue gets an interim 100 before the body is read", async (t) => {

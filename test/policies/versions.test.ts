@@ -83,6 +83,29 @@ t.test("deprecated routes carry Deprecation, Sunset and Link, and their docs say
   t.notOk(router.routes.find((r) => r.path === "/api/v2/items")!.policyDocs.some((d) => d.discouraged), "a route not deprecated is not marked");
 });
 
+t.test("a deprecated route's answers each carry the fields and their own content, whether the handler returns one frozen object or not", async (t) => {
+  // The handler answers from a list, in turn: two frozen objects, one of them again, and one it changes between calls.
+  const a: Response = Object.freeze({ status: 200, body: "a" });
+  const b: Response = Object.freeze({ status: 200, body: "b" });
+  const mutable = { status: 200, body: "m1" };
+  const answers: Response[] = [a, a, b, a, mutable, mutable, b];
+  let n = 0;
+  const versioned = applyVersions<Row>([
+    { method: "GET", version: "v1", path: "/turns", summary: "", handler: () => answers[n++]!, deprecated: { since: new Date("2026-01-01T00:00:00Z") } },
+  ]);
+  const router = createRouter(versioned.routes, { policies: [versioned.policy] });
+  const seen: Response[] = [];
+  for (let i = 0; i < answers.length; i++) {
+    if (i === 5) mutable.body = "m2";
+    seen.push(await router.handle(request("GET", "/api/v1/turns")));
+  }
+  t.same(seen.map(text), ["a", "a", "b", "a", "m1", "m2", "b"]);
+  t.ok(seen.every((r) => r.headers?.Deprecation === "@1767225600"));
+  t.equal(seen[1], seen[0], "the same frozen answer is the same combined object: nothing allocated per request");
+  t.equal(seen[3], seen[0], "also after another answer came in between");
+  t.not(seen[5], seen[4], "an answer that is not frozen is combined at each call");
+});
+
 t.test("requests are counted per API version, a 404 and a 401 from a versioned route included", async (t) => {
   const { versioned, call } = await served();
   await call("GET", "/api/v1/items");

@@ -33,6 +33,43 @@ t.test("static paths, parameters, and static segments that win over a parameter"
   t.equal(body(await call("GET", "/api/v1/items?x=1")), "list", "the query does not take part in routing");
 });
 
+t.test("lookups give the same answer in any order: the last one found is no answer for another method or path", async (t) => {
+  const table = createRouter([
+    { method: "GET", path: "/a", summary: "", handler: reply("get a") },
+    { method: "POST", path: "/a", summary: "", handler: reply("post a") },
+    { method: "GET", path: "/ab", summary: "", handler: reply("get ab") },
+    { method: "GET", path: "/b", summary: "", handler: reply("get b") },
+    route({ method: "GET", path: "/a/:id", summary: "", handler: (_r, p) => ({ status: 200, body: `a ${p.id}` }) }),
+  ]).table;
+  const answer = (method: string, path: string) => {
+    const m = table.lookup(method, path);
+    return m.kind === "found" ? `${m.kind} ${m.route.method} ${m.route.path}` : m.kind;
+  };
+  // Each differs from the one before by a little: the method, the path, a path that extends it, one with parameters.
+  const expected: [string, string, string][] = [
+    ["GET", "/a", "found GET /a"],
+    ["GET", "/a", "found GET /a"],
+    ["POST", "/a", "found POST /a"],
+    ["GET", "/a", "found GET /a"],
+    ["HEAD", "/a", "found GET /a"],
+    ["DELETE", "/a", "method-not-allowed"],
+    ["GET", "/ab", "found GET /ab"],
+    ["GET", "/a", "found GET /a"],
+    ["GET", "/b", "found GET /b"],
+    ["GET", "/a/1", "found GET /a/:id"],
+    ["GET", "/a", "found GET /a"],
+    ["PUT", "/a", "method-not-allowed"],
+    ["GET", "/c", "not-found"],
+    ["GET", "/a", "found GET /a"],
+    ["get", "/a", "method-not-allowed"],
+    ["GET", "/a", "found GET /a"],
+  ];
+  for (const order of [expected, [...expected].reverse()]) t.same(order.map(([method, path]) => answer(method, path)), order.map(([, , found]) => found));
+  // A path built at run time (not the same string object as the last one) finds the same route.
+  t.equal(answer("GET", ["", "a"].join("/")), "found GET /a");
+  t.equal(answer(["P", "OST"].join(""), "/a"), "found POST /a");
+});
+
 t.test("any method token routes, case-sensitively", async (t) => {
   t.equal(body(await call("UPDATE", "/api/v1/items/3")), "upd 3");
   const lower = await call("update", "/api/v1/items/3");

@@ -12,7 +12,7 @@ import { protocolError, type ProtocolError } from "../parse/errors.js";
 import { RequestParser, type ParserSink } from "../parse/parser.js";
 import { protocolProblem } from "../message/problem.js";
 import type { Request, RequestHead } from "../message/request.js";
-import { CONTINUE, serialize, type Response, type Serialized } from "../message/response.js";
+import { CONTINUE, serialize, type Response, type Serialized, type WriteOptions } from "../message/response.js";
 import { Deadlines, Expired } from "./deadlines.js";
 import { Flow } from "./flow.js";
 import { answerFailure } from "./handler-failure.js";
@@ -49,6 +49,8 @@ export class Connection implements ParserSink, LiveConnection {
   /** Heads seen so far: the headers and whole-request deadlines are per request. */
   private heads = 0;
   private readonly client: string; // read once, up front: a destroyed socket forgets its peer
+  /** How most answers are written (HTTP/1.1, not HEAD, the connection stays open): made once, not per response. */
+  private readonly plainWrite: WriteOptions;
 
   constructor(socket: Transport, service: Handler | Service, options: ConnectionOptions, hooks: ConnectionHooks) {
     const { handle, admit } = asService(service);
@@ -64,6 +66,7 @@ export class Connection implements ParserSink, LiveConnection {
     this.turns = options.turns ?? LONE_TURNS;
     this.flow = new Flow(socket, this.parser, this.turns, options.maxPipelined, () => this.parse(null), () => this.updateFlow());
     this.deadlines = new Deadlines(options);
+    this.plainWrite = Object.freeze({ omitBody: false, close: false, confirmKeepAlive: false, extraFields: options.responseFields, chunked: true });
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
@@ -228,15 +231,17 @@ export class Connection implements ParserSink, LiveConnection {
   private write(exchange: Exchange, response: Response): void {
     const head = exchange.head;
     const chunked = this.protocol.chunked(exchange, response);
+    const omitBody = head?.method === "HEAD";
+    const close = exchange.close;
+    const confirmKeepAlive = head?.minor === 0 && !close;
     let out: Serialized;
     try {
-      out = serialize(response, {
-        omitBody: head?.method === "HEAD",
-        close: exchange.close,
-        confirmKeepAlive: head?.minor === 0 && !exchange.close,
-        extraFields: this.options.responseFields,
-        chunked,
-      });
+      out = serialize(
+        response,
+        chunked && !omitBody && !close && !confirmKeepAlive
+          ? this.plainWrite
+          : { omitBody, close, confirmKeepAlive, extraFields: this.options.responseFields, chunked },
+      );
     } catch (error) {
       // The handler produced a response that cannot be written safely (bad field, bad status).
       response = this.internalError(error, exchange.request);

@@ -19,6 +19,8 @@ import type { Writable } from "node:stream";
 
 export class Outbox {
   private readonly socket: Writable;
+  /** The socket's high-water mark, read once: a stream's is fixed when it is made, and its getter is shared by every kind of stream. */
+  private readonly highWaterMark: number;
   /** The first piece waiting: most reads answer one request, and one piece needs no array. */
   private first: string | Uint8Array | null = null;
   /** The pieces after the first, when a read answers several. */
@@ -30,6 +32,7 @@ export class Outbox {
 
   constructor(socket: Writable) {
     this.socket = socket;
+    this.highWaterMark = socket.writableHighWaterMark;
   }
 
   /** Gather what is sent until the matching release(). Holds nest. */
@@ -53,8 +56,8 @@ export class Outbox {
     if (typeof data === "string") {
       this.texts++;
       this.size += data.length;
-    } else this.size += data.byteLength;
-    if (this.holds === 0 || this.size >= this.socket.writableHighWaterMark) this.flush();
+    } else this.size += data.length; // its bytes: see isLargeBody (send-body.ts) on .length
+    if (this.holds === 0 || this.size >= this.highWaterMark) this.flush();
   }
 
   /** Write what is pending now: before someone else writes to the socket (a streamed body), or at the end of a hold. */

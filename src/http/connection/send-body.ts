@@ -38,7 +38,8 @@ const LAST_CHUNK = "0\r\n\r\n";
 
 /** A whole body is sent in pieces when it may be larger than one. */
 export function isLargeBody(body: string | Uint8Array): boolean {
-  return typeof body === "string" ? body.length > PIECE_CHARS : body.byteLength > PIECE_BYTES;
+  // A Uint8Array's length is its size in bytes; V8 compiles .length inline, .byteLength as a call.
+  return typeof body === "string" ? body.length > PIECE_CHARS : body.length > PIECE_BYTES;
 }
 
 /** Resolves when the socket holds less than its high-water mark, or is closed. */

@@ -183,7 +183,8 @@ export function negotiateCoding(request: Request, response: Response): Response 
   if (headers === undefined || body === undefined) return response;
   const stream = isBodyStream(body);
   // A stream's size is not known ahead: one that is sent in pieces is taken to be worth it.
-  const small = stream ? false : typeof body === "string" ? textSmallerThan(body, MIN_COMPRESS_BYTES) : body.byteLength < MIN_COMPRESS_BYTES;
+  // A Uint8Array's length is its size in bytes (and, unlike .byteLength, compiled inline).
+  const small = stream ? false : typeof body === "string" ? textSmallerThan(body, MIN_COMPRESS_BYTES) : body.length < MIN_COMPRESS_BYTES;
   if (small || headers["Content-Encoding"] !== undefined) return response;
   const type = headers["Content-Type"];
   if (type === undefined || !COMPRESSIBLE.test(String(type))) return response;

@@ -111,20 +111,41 @@ interface Remembered {
  */
 const remembered = new WeakMap<Response, Remembered>();
 
+/**
+ * The response last written from memory, and its entry: a server asked for
+ * one resource again and again (a health check, a benchmark) finds it by
+ * identity, without the WeakMap's hash lookup. It keeps that one response
+ * alive until another takes its place.
+ */
+let lastResponse: Response | null = null;
+let lastRemembered: Remembered | undefined;
+
 export function serialize(res: Response, opts: WriteOptions): Serialized {
   const date = httpDate();
   if (opts.omitBody || opts.close || opts.confirmKeepAlive) return serializeNow(res, opts, date);
   const extraFields = opts.extraFields ?? "";
   // Only frozen responses are remembered, and a frozen object stays frozen: a hit needs no isFrozen call.
-  const known = remembered.get(res);
-  if (known !== undefined && known.date === date && known.extraFields === extraFields) return known.out;
+  const known = res === lastResponse ? lastRemembered : remembered.get(res);
+  if (known !== undefined && known.date === date && known.extraFields === extraFields) {
+    // Stored only when it changes: a store of an object is a write barrier, on every request otherwise.
+    if (res !== lastResponse) {
+      lastResponse = res;
+      lastRemembered = known;
+    }
+    return known.out;
+  }
   if (!Object.isFrozen(res)) return serializeNow(res, opts, date);
   const out = serializeNow(res, opts, date);
   if (out.stream !== undefined) return out;
   const body = out.body;
   const bytes = Buffer.concat([Buffer.from(out.head, "latin1"), typeof body === "string" ? Buffer.from(body) : body ?? Buffer.alloc(0)]);
-  const kept: Serialized = Object.freeze({ ...out, bytes });
-  remembered.set(res, { date, extraFields, out: kept });
+  // Spelled out, not spread from `out`: a copy made by spreading got a hidden class of its own each time
+  // (each second, with the Date), and the connection's reads of these fields went megamorphic.
+  const kept: Serialized = Object.freeze({ head: out.head, bytes, body: out.body, bodyBytes: out.bodyBytes });
+  const entry: Remembered = { date, extraFields, out: kept };
+  remembered.set(res, entry);
+  lastResponse = res;
+  lastRemembered = entry;
   return kept;
 }
 
