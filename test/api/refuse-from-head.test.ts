@@ -64,6 +64,32 @@ t.test("a Content-Length over the route's own limit gets its 413 from the head",
   t.match(JSON.parse(r!.body).detail, /\/api\/v2\/facts takes at most 4096/);
 });
 
+t.test("Expect: 100-continue with a Content-Length over the route's limit gets the 413 and no 100 Continue", async (t) => {
+  // The 100 would invite the client to send 100,000 bytes that are then refused unread.
+  const s = await listen(await app(), { bodyTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
+  t.teardown(s.close);
+  const { text, closed } = await headOnly(
+    s.port,
+    "POST /api/v2/facts HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n",
+  );
+  t.match(text, /^HTTP\/1\.1 413 /, "the first thing sent is the 413");
+  t.notMatch(text, /100 Continue/);
+  await closed;
+});
+
+t.test("Expect: 100-continue with a Content-Length within the route's limit gets its 100, then the answer", async (t) => {
+  const s = await listen(await app(), { bodyTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
+  t.teardown(s.close);
+  const sentence = "A fact sent after the interim answer.";
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  t.teardown(() => socket.destroy());
+  socket.write(`POST /api/v2/facts HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: ${sentence.length}\r\n\r\n`);
+  t.equal(await readUntil(socket, "\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n");
+  socket.write(sentence);
+  t.match(await readUntil(socket, "}"), /^HTTP\/1\.1 201 /);
+});
+
 t.test("a chunked body that grows past the route's limit is cut off with a 413", async (t) => {
   const server = await app();
   const chunk = "a".repeat(1000);

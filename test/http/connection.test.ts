@@ -139,6 +139,19 @@ t.test("Expect: 100-continue gets an interim 100 before the body is read", async
   t.match(text, /POST \/up hello$/);
 });
 
+t.test("Expect: 100-continue past the limit a service set from the head: a 413 and no 100 Continue", async (t) => {
+  // The service admits the head with a lower limit (as a route that takes small bodies does); the parser refuses it.
+  const service = { handle: echo, admit: () => ({ maxBodyBytes: 10 }) };
+  const { output } = await inject(service, "POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\nExpect: 100-continue\r\n\r\n");
+  const text = output.toString("latin1");
+  t.notMatch(text, /100 Continue/, "no invitation to send a body that is refused");
+  const rs = splitResponses(output);
+  t.equal(rs[0]!.status, 413);
+  t.match(JSON.parse(rs[0]!.body).detail, /\/small takes at most 10/);
+  const within = (await inject(service, ["POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n", "0123456789"])).output.toString("latin1");
+  t.ok(within.startsWith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"), within);
+});
+
 t.test("an expectation other than 100-continue is a 417", async (t) => {
   const rs = splitResponses((await inject(echo, get("/", "Expect: teapot\r\n"))).output);
   t.equal(rs[0]!.status, 417);

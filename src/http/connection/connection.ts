@@ -151,7 +151,12 @@ export class Connection implements ParserSink, LiveConnection {
       if ("refuse" in admission) return this.refuseFromHead(exchange, admission.refuse);
       this.parser.limitBody(admission.maxBodyBytes);
     }
-    if (this.protocol.continueNow(exchange)) this.sendContinue(exchange);
+  }
+
+  /** The parser awaits the body of the head just taken, within every limit: the 100 Continue it asked for is owed now. */
+  onContinue(): void {
+    const exchange = this.protocol.reading;
+    if (exchange !== null && this.protocol.continueNow(exchange)) this.sendContinue(exchange);
   }
 
   onRequest(request: Request): void {

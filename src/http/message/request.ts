@@ -4,8 +4,18 @@ import type { ProtocolError } from "../parse/errors.js";
 
 /** Where the parser hands on what it reads. */
 export interface ParserSink {
-  /** The head is complete and valid; the body (if any) follows. */
+  /**
+   * The head is complete and valid; the body (if any) follows. The sink may
+   * lower this request's body limit here (RequestParser.limitBody), or stop
+   * the parser to answer from the head alone.
+   */
   onHead(head: RequestHead): void;
+  /**
+   * After onHead, only for a head with `expectContinue` and a body: the body
+   * is now awaited, within every limit, so the 100 Continue it asked for may
+   * be sent (RFC 9110 §10.1.1). Never called for a head refused after onHead.
+   */
+  onContinue?(): void;
   /** The whole request has arrived. */
   onRequest(request: Request): void;
   /** The bytes broke a rule; the parser accepts nothing more. */

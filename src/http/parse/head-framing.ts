@@ -7,7 +7,6 @@
 import { HOST, isToken } from "./byte-classes.js";
 import { latin1 } from "./latin1.js";
 import type { ProtocolErrorCode } from "./errors.js";
-import type { ParserLimits } from "./limits.js";
 import { describe, type LineError } from "./line-scan.js";
 import { fieldListElements, trimOws } from "../message/field-lists.js";
 import type { Framing, Request } from "../message/request.js";
@@ -132,7 +131,7 @@ export interface HeadVerdict {
  * The empty line: judge the whole head's framing and persistence (its Host
  * fields were judged by the section's rules). An error's offset is the empty line's.
  */
-export function judgeHead(h: HeadFields, minor: 0 | 1, limits: ParserLimits): HeadVerdict | { readonly code: ProtocolErrorCode; readonly what: string } {
+export function judgeHead(h: HeadFields, minor: 0 | 1): HeadVerdict | { readonly code: ProtocolErrorCode; readonly what: string } {
   let framing: Framing = NO_BODY;
   if (h.transferEncoding !== null) {
     if (minor === 0) return { code: "TRANSFER_ENCODING_IN_HTTP10", what: `An HTTP/1.0 request carries Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
@@ -141,9 +140,7 @@ export function judgeHead(h: HeadFields, minor: 0 | 1, limits: ParserLimits): He
     if (problem !== null) return { code: problem, what: `Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
     framing = CHUNKED;
   } else if (h.contentLength > 0) {
-    if (h.contentLength > limits.maxBodyBytes) {
-      return { code: "CONTENT_TOO_LARGE", what: `Content-Length announces ${h.contentLength} bytes; the limit is ${limits.maxBodyBytes} bytes` };
-    }
+    // Whether the body fits is asked once the handler has had its say on the limit (parser.ts endOfHead).
     framing = { kind: "length", length: h.contentLength };
   }
 

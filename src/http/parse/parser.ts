@@ -467,30 +467,35 @@ export class RequestParser {
     this.emit("blank-line", lineAbs, lineAbs + lineBytes);
     const refused = sectionRule(this.section, "section-end", "", 0);
     if (refused !== null) return this.fail(refused.code, refused.what, at);
-    const verdict = judgeHead(this.fields, this.start.minor, this.limits);
+    const verdict = judgeHead(this.fields, this.start.minor);
     if ("code" in verdict) return this.fail(verdict.code, verdict.what, at);
     const framing = verdict.framing;
     const head = headOf(this.start, this.fields, verdict);
     this.head = head;
     this.bodyLimit = this.limits.maxBodyBytes;
+    // The handler learns of the head first: it may refuse it, or lower this request's body limit (limitBody).
     this.sink.onHead(head);
     if (this.closed) return false;
+    if (framing.kind === "none") {
+      this.complete();
+      return !this.closed;
+    }
     if (framing.kind === "chunked") {
       this.state = S_CHUNK_SIZE;
       startSection(this.section, true);
       this.body.reset(this.bodyLimit);
-    } else if (framing.kind === "length") {
-      // The handler may have lowered the limit for this request in onHead (limitBody).
+    } else {
+      // RFC 9110 §15.5.14: a body announced past the limit is refused before any of it is read.
       if (framing.length > this.bodyLimit) {
         return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${framing.length} bytes; ${head.path} takes at most ${this.bodyLimit}`, at);
       }
       this.state = S_FIXED_BODY;
       this.remaining = framing.length;
       this.body.reset(framing.length);
-    } else {
-      this.complete();
     }
-    return !this.closed;
+    // Only now, with every limit the head is judged by passed, may the client be told to send the body (RFC 9110 §10.1.1).
+    if (head.expectContinue) this.sink.onContinue?.();
+    return true;
   }
 
   // ---- Chunked body (RFC 9112 §7.1) ----
