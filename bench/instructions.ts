@@ -10,10 +10,10 @@
 //
 // --varied sends two requests in turn on each connection, of one length but
 // with a different last byte in the target (?a, ?b) and in the Host's port:
-// no line repeats the one before it, so startline's line memory
-// (src/http/parse/line-memory.ts) never helps and each line costs it the most a
-// miss can (a comparison up to the last byte, then a copy). Without it every
-// request is the same, as under wrk or autocannon.
+// no head repeats the one before it, so startline's head memory
+// (src/http/parse/head-memory.ts) never helps and each head costs it the most a
+// miss can (a comparison up to the last byte that differs, then a copy, until
+// it is left alone). Without it every request is the same, as under wrk or autocannon.
 //
 // Why: on a shared machine a timed run of one server swings by 30% from
 // minute to minute with the neighbours' load, so CPU time per request cannot

@@ -80,11 +80,8 @@ export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, 
   return null;
 }
 
-/**
- * Takes one header field whose value is known sound: readField's, or that of
- * a line readField took before (line-memory.ts).
- */
-export function noteField(h: HeadFields, name: string, value: string): void {
+/** Takes one header field whose value readField found sound. */
+function noteField(h: HeadFields, name: string, value: string): void {
   const fields = h.fields;
   const n = h.count;
   if (n < fields.length) {
@@ -114,11 +111,6 @@ export function noteField(h: HeadFields, name: string, value: string): void {
       h.expect = h.expect === null ? value : `${h.expect}, ${value}`;
       return;
   }
-}
-
-/** The value of the field taken last. */
-export function lastValue(h: HeadFields): string {
-  return h.fields[h.count - 1]!;
 }
 
 export interface HeadVerdict {

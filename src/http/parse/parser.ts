@@ -26,13 +26,13 @@
 
 import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
-import { headOf, judgeHead, lastValue, newHeadFields, noteField, readField, resetHeadFields } from "./head-framing.js";
-import { LineMemory } from "./line-memory.js";
+import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head-framing.js";
+import { HeadMemory } from "./head-memory.js";
 import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { isLineError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
 import type { ParserSink, Request } from "../message/request.js";
 import { isEmptyLine, MAX_CHUNK_SIZE_DIGITS, MORE, newScan, scanLine, startChunkDataEnd, startChunkSizeLine, startFieldLine, startRequestLine, type LineError, type LineRules } from "./line-scan.js";
-import { LENGTH_VALUE, newSection, sectionRule, startSection, type Section } from "./section-rules.js";
+import { newSection, sectionRule, startSection, type Section } from "./section-rules.js";
 import { chunkSizeSpans, fieldSpans, requestLineSpans, type SpanKind, type SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
@@ -70,8 +70,13 @@ export class RequestParser {
   /** The bytes of an unfinished line: carry[0, carryLen). Null when no line is cut. */
   private carry: Buffer | null = null;
   private carryLen = 0;
-  /** The lines of the heads read before, by place: a line that repeats is not scanned again. */
-  private readonly memory = new LineMemory();
+  /** The head read last: a head that repeats it is not read again (head-memory.ts). */
+  private readonly memory = new HeadMemory();
+  /** Reads so far, and lines carried over from one read to the next: a head is kept only when its lines came in one. */
+  private reads = 0;
+  /** The read the current head came in, and where in it the head starts. */
+  private headRead = -1;
+  private headFrom = 0;
   /** A line is being scanned (its scan was started). */
   private inLine = false;
 
@@ -192,6 +197,7 @@ export class RequestParser {
 
   private read(buf: Buffer): void {
     let pos = 0;
+    this.reads++;
     if (this.carryLen > 0) {
       pos = this.goOn(buf);
       if (pos < 0) return;
@@ -205,12 +211,13 @@ export class RequestParser {
       }
       if (this.state <= S_TRAILER_LINE) {
         if (!this.inLine) {
-          // A line the connection sent last time, byte for byte, is taken as it was then (line-memory.ts).
-          if (this.state <= S_HEADER_LINE && buf[pos] !== 0x0d && !this.memory.asleep(this.state === S_REQUEST_LINE ? 0 : this.section.fields + 1)) {
-            const taken = this.recall(buf, pos);
-            if (taken !== pos) {
-              if (taken < 0) return;
-              pos = taken;
+          // A head the connection sent last time, byte for byte, is taken as it was then (head-memory.ts).
+          // An empty line before a request line (CR or LF) is no head's start: it is read, not counted as a miss.
+          if (this.state === S_REQUEST_LINE && buf[pos] !== 0x0d && buf[pos] !== 0x0a) {
+            const n = this.memory.recall(buf, pos);
+            if (n !== 0) {
+              if (!this.recalled(pos, n)) return;
+              pos += n;
               continue;
             }
           }
@@ -254,7 +261,11 @@ export class RequestParser {
         this.carry = null;
         this.carryLen = 0;
         this.inLine = false;
-        return this.line(line, 0, lf) ? after : -1;
+        // The carried line counts as a read of its own: a head with a line in it is not whole in any one buffer.
+        this.reads++;
+        const ok = this.line(line, 0, lf);
+        this.reads++;
+        return ok ? after : -1;
       }
       if (lf !== MORE) {
         this.refuseLine();
@@ -281,34 +292,22 @@ export class RequestParser {
   }
 
   /**
-   * The line at buf[pos], when the memory holds it: taken with what it meant
-   * before, the section's rules asked as for a scanned line. Returns where the
-   * next line starts, pos when the scanner must read this one, or -1 when
-   * parsing must stop.
+   * The head buf[pos, pos + n) is the one the memory holds: taken with what it
+   * meant then, its parts reported as when it was read, and handed on (handOn)
+   * as a head read now would be. Returns false when parsing must stop.
    */
-  private recall(buf: Buffer, pos: number): number {
+  private recalled(pos: number, n: number): boolean {
     const memory = this.memory;
-    const section = this.section;
-    if (this.state === S_REQUEST_LINE) {
-      const lf = memory.recall(buf, pos, 0, this.limits.maxRequestLineBytes + 2);
-      if (lf === -1) return pos;
-      const lineAbs = this.enter(pos, lf);
-      return this.takeRequestLine(memory.line, buf, pos, pos + memory.mark(0, 0), pos + memory.mark(0, 1), lf - 1, lf, lineAbs) ? lf + 1 : -1;
-    }
-    const slot = section.fields + 1;
-    // The whole line fits in what the section may still hold, so its end cannot break the section's limit.
-    const lf = memory.recall(buf, pos, slot, section.room + 2);
-    if (lf === -1) return pos;
-    // A refusal at its start or its colon is the scanner's to find, word and place: nothing was changed yet.
-    if (section.oneMore !== null) return pos;
-    const colon = pos + memory.mark(slot, 0);
-    const said = sectionRule(section, "colon", memory.name(slot), 0);
-    if (said !== null && said !== LENGTH_VALUE) return pos;
-    sectionRule(section, "line-end", "", lf + 1 - pos);
-    const lineAbs = this.enter(pos, lf);
-    noteField(this.fields, memory.name(slot), memory.value(slot));
-    if (this.spans !== null) fieldSpans(this.spans, false, pos, colon, pos + memory.mark(slot, 1), pos + memory.mark(slot, 2), lineAbs, lf + 1 - pos);
-    return lf + 1;
+    const line = memory.line;
+    const blank = memory.blank;
+    if (this.spans !== null) memory.replay(this.spans, this.consumed);
+    memory.headTaken();
+    this.start = line;
+    this.section.minor = line.minor;
+    this.take(blank);
+    const lineAbs = this.enter(pos + blank, pos + n - 1);
+    this.emit("blank-line", lineAbs, lineAbs + n - blank);
+    return this.handOn(memory.head, pos + blank);
   }
 
   /** Start the scan of the next line: its first phase and what it may hold. */
@@ -382,7 +381,7 @@ export class RequestParser {
         if (isEmptyLine(scan)) return this.emptyLine(start, lineAbs);
         return this.requestLine(buf, start, start + scan.split, start + scan.mark, end, lf, lineAbs);
       case S_HEADER_LINE:
-        if (isEmptyLine(scan)) return this.endOfHead(start, lineAbs, lineBytes);
+        if (isEmptyLine(scan)) return this.endOfHead(buf, start, lf, lineAbs);
         sectionRule(this.section, "line-end", "", lineBytes);
         return this.headerLine(buf, start, start + scan.split, start + scan.mark, start + scan.valueEnd, lf, lineAbs);
       case S_CHUNK_SIZE:
@@ -432,16 +431,15 @@ export class RequestParser {
     const query = this.scan.query;
     const read = readRequestLine(buf, s, e, methodEnd, versionStart, query === -1 ? -1 : s + query);
     if (isLineError(read)) return this.failWith(read);
-    if (this.memory.keepsRequestLine()) this.memory.keepRequestLine(buf, s, lf, read, methodEnd - s, versionStart - s);
-    return this.takeRequestLine(read, buf, s, methodEnd, versionStart, e, lf, lineAbs);
-  }
-
-  /** The request line buf[s, lf] read (or recalled) as `line`: the header section begins. */
-  private takeRequestLine(line: RequestLine, buf: Buffer, s: number, methodEnd: number, versionStart: number, e: number, lf: number, lineAbs: number): boolean {
-    this.start = line;
+    this.start = read;
     this.memory.headTaken();
-    this.section.minor = line.minor;
-    if (this.spans !== null) requestLineSpans(this.spans, s, methodEnd, versionStart, e, lineAbs, lf + 1 - s);
+    this.headRead = this.reads;
+    this.headFrom = s;
+    this.section.minor = read.minor;
+    if (this.spans !== null) {
+      requestLineSpans(this.spans, s, methodEnd, versionStart, e, lineAbs, lf + 1 - s);
+      this.memory.markRequestLine(methodEnd - s, versionStart - s, e - s, lf + 1 - s);
+    }
     this.state = S_HEADER_LINE;
     startSection(this.section, false);
     return true;
@@ -455,22 +453,35 @@ export class RequestParser {
     const name = this.scan.name;
     const error = readField(fields, name, buf, vs, ve);
     if (error !== null) return this.failWith(error);
-    const slot = this.section.fields;
-    if (!this.memory.asleep(slot)) this.memory.keepField(buf, s, lf, slot, name, lastValue(fields), colon - s, vs - s, ve - s);
-    if (this.spans !== null) fieldSpans(this.spans, false, s, colon, vs, ve, lineAbs, lf + 1 - s);
+    if (this.spans !== null) {
+      fieldSpans(this.spans, false, s, colon, vs, ve, lineAbs, lf + 1 - s);
+      const from = this.headFrom;
+      this.memory.markField(s - from, colon - from, vs - from, ve - from, lf + 1 - s);
+    }
     return true;
   }
 
-  /** The empty line: judge the head (RFC 9112 §3.2, §6.3) and hand it on. */
-  private endOfHead(at: number, lineAbs: number, lineBytes: number): boolean {
+  /** The empty line buf[at, lf]: judge the head (RFC 9112 §3.2, §6.3) and hand it on. */
+  private endOfHead(buf: Buffer, at: number, lf: number, lineAbs: number): boolean {
     // The line itself is sound: it is reported before the head it ends is judged, and refused, at its first byte.
-    this.emit("blank-line", lineAbs, lineAbs + lineBytes);
+    this.emit("blank-line", lineAbs, lineAbs + lf + 1 - at);
     const refused = sectionRule(this.section, "section-end", "", 0);
     if (refused !== null) return this.fail(refused.code, refused.what, at);
     const verdict = judgeHead(this.fields, this.start.minor);
     if ("code" in verdict) return this.fail(verdict.code, verdict.what, at);
-    const framing = verdict.framing;
     const head = headOf(this.start, this.fields, verdict);
+    // A head whose lines all came in this read lies whole in buf: the memory may keep it.
+    if (this.headRead === this.reads) this.memory.keep(buf, this.headFrom, lf + 1 - this.headFrom, at - this.headFrom, this.start, head);
+    return this.handOn(head, at);
+  }
+
+  /**
+   * A sound head, read or recalled, whose empty line starts at `at`: to the
+   * sink, then to its body. What is asked here depends on more than the
+   * head's bytes (the handler's limit), so it is asked for every head.
+   */
+  private handOn(head: Request, at: number): boolean {
+    const framing = head.framing;
     this.head = head;
     this.bodyLimit = this.limits.maxBodyBytes;
     // The handler learns of the head first: it may refuse it, or lower this request's body limit (limitBody).
@@ -530,7 +541,7 @@ export class RequestParser {
     this.msgBytes = 0;
     this.leadingEmptyLines = 0;
     resetHeadFields(this.fields);
-    // The section starts with the next request line (takeRequestLine).
+    // The section starts with the next request line (requestLine).
     this.head = null;
     this.remaining = 0;
     this.body.reset(0);

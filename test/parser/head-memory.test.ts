@@ -1,0 +1,352 @@
+// The head memory (head-memory.ts): a parser that remembers the last head it
+// read must answer exactly what a fresh parser answers for each head, report
+// the same parts, whatever repeats, however the reads are cut, whatever the
+// limits; and the memory itself recalls a head only when every byte of it
+// repeats, whole.
+
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import t from "tap";
+import { HeadMemory, MAX_HEAD_BYTES, MISSES, QUIET } from "../../src/http/parse/head-memory.js";
+import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parse/parser.js";
+import type { RequestLine } from "../../src/http/parse/request-line.js";
+import type { Request, RequestHead } from "../../src/http/message/request.js";
+import type { SpanKind } from "../../src/http/parse/spans.js";
+import { bytes, feedPieces, type SeenEvent } from "./fixtures/helpers.js";
+import { smallLimitsArb } from "./fixtures/generators.js";
+
+const LINE: RequestLine = { method: "GET", target: "/a", path: "/a", query: "", minor: 1, absoluteHost: null };
+const HEAD: Request = { method: "GET", target: "/a", path: "/a", query: "", minor: 1, fields: ["host", "h"], host: "h", framing: { kind: "none" }, keepAlive: true, expectContinue: false, body: Buffer.alloc(0) };
+
+/** A read as a socket delivers it: a buffer of its own, exactly as long. */
+function read(s: string): Buffer {
+  const b = Buffer.allocUnsafeSlow(s.length);
+  b.write(s, "latin1");
+  return b;
+}
+
+/** The same bytes inside a larger buffer, as a transport that reads into one might hand them on. */
+function inLarge(s: string): Buffer {
+  return Buffer.alloc(4097 + s.length).fill(s, 4097, undefined, "latin1").subarray(4097);
+}
+
+/** Keeps buf as a whole head, its empty line its last two bytes, as the parser does at the end of a head it read. */
+function keep(memory: HeadMemory, buf: Buffer): void {
+  memory.headTaken();
+  memory.keep(buf, 0, buf.length, buf.length - 2, LINE, HEAD);
+}
+
+/** A memory past a connection's first head, when it starts keeping heads. */
+function armed(): HeadMemory {
+  const memory = new HeadMemory();
+  memory.headTaken();
+  return memory;
+}
+
+t.test("a connection's first head is not kept: one that sends a single request and stays open holds nothing", (t) => {
+  const memory = new HeadMemory();
+  const head = read("GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
+  keep(memory, head);
+  t.equal(memory.recall(head, 0), 0);
+  t.equal((memory as unknown as { bytes: Buffer }).bytes.length, 0, "nothing allocated");
+  keep(memory, head);
+  t.equal(memory.recall(head, 0), head.length, "the second head is kept");
+  t.equal(memory.head, HEAD);
+  t.equal(memory.line, LINE);
+  t.equal(memory.blank, head.length - 2);
+  t.end();
+});
+
+for (const [kind, make] of [
+  ["a read of its own", read],
+  ["inside a larger buffer", inLarge],
+] as const) {
+  t.test(`a head is recalled only when every byte repeats, whole (${kind})`, (t) => {
+    const text = "GET /a HTTP/1.1\r\nHost: example.org\r\n\r\n";
+    const head = make(text);
+    const probe = (buf: Buffer, pos = 0) => {
+      const memory = armed();
+      keep(memory, head);
+      return memory.recall(buf, pos);
+    };
+    t.equal(probe(head), head.length, "the same bytes: recalled, whole");
+    t.equal(probe(make(`${text}POST /b HTTP/1.1\r\n`)), head.length, "followed by more");
+    t.equal(probe(make(`\r\n${text}`), 2), head.length, "anywhere in a buffer");
+    t.equal(probe(head.subarray(0, head.length - 1)), 0, "not when the read ends before the last LF");
+    t.equal(probe(bytes("GET /a HTTP/1.1\r\nHost: example.org\r\nX: y\r\n\r\n")), 0, "not when it is longer");
+    t.equal(probe(bytes("GET /a HTTP/1.1\r\nHost: example.or\r\n\r\n")), 0, "not when it is shorter");
+    for (let i = 0; i < head.length; i++) {
+      const changed = Buffer.from(head);
+      changed[i] = changed[i]! ^ 0x01;
+      assert.equal(probe(changed), 0, `byte ${i} changed`);
+    }
+    t.pass("not when any one byte differs");
+    const memory = armed();
+    keep(memory, head);
+    const other = make("GET /b HTTP/1.1\r\nHost: example.org\r\n\r\n");
+    keep(memory, other);
+    t.equal(memory.recall(head, 0), 0, "the memory holds the last head kept");
+    t.equal(memory.recall(other, 0), other.length);
+    t.end();
+  });
+}
+
+t.test(`heads that differed ${MISSES} times running are left alone for ${QUIET} heads, then tried again`, (t) => {
+  const memory = armed();
+  const heads = Array.from({ length: MISSES + 1 }, (_, i) => read(`GET /${i} HTTP/1.1\r\n\r\n`));
+  keep(memory, heads[0]!);
+  // Each head is a new one: a miss, and the new head kept, as the parser does.
+  for (let i = 1; i <= MISSES; i++) {
+    t.equal(memory.recall(heads[i]!, 0), 0, `head ${i}: a miss`);
+    keep(memory, heads[i]!);
+  }
+  const last = heads[MISSES]!;
+  for (let i = 0; i < QUIET; i++) {
+    if (memory.recall(last, 0) !== 0) t.fail(`quiet head ${i}: recalled`);
+    keep(memory, last);
+  }
+  t.pass(`the next ${QUIET} heads: not recalled, though the head repeats`);
+  t.equal(memory.recall(last, 0), 0, "the first head after them is read...");
+  keep(memory, last);
+  t.equal(memory.recall(last, 0), last.length, "...and kept: the next is recalled again");
+
+  // A repeat in between starts the count again: one odd head does not silence the memory.
+  const steady = armed();
+  const a = read("GET /a HTTP/1.1\r\n\r\n");
+  const b = read("GET /b HTTP/1.1\r\n\r\n");
+  keep(steady, a);
+  for (let i = 0; i < 10; i++) {
+    t.equal(steady.recall(b, 0), 0);
+    keep(steady, b);
+    t.equal(steady.recall(b, 0), b.length, `round ${i}: recalled after one odd head`);
+    steady.headTaken();
+    t.equal(steady.recall(a, 0), 0);
+    keep(steady, a);
+    t.equal(steady.recall(a, 0), a.length);
+    steady.headTaken();
+  }
+  t.end();
+});
+
+t.test("kept heads are copied: a buffer the caller writes into again is read again", (t) => {
+  const memory = armed();
+  const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+  const large = inLarge(text);
+  keep(memory, large);
+  large.fill(0);
+  t.equal(memory.recall(bytes(text), 0), text.length, "recalled after the buffer it came in was overwritten");
+  t.notOk(
+    Object.values(memory).some((v) => Buffer.isBuffer(v) && v.buffer === large.buffer),
+    "the memory refers to no buffer of the caller's",
+  );
+
+  // One buffer, written and fed four times (a transport that reuses its read buffer):
+  // the fourth head, the same length as the first three, is judged, not recalled.
+  const reused = Buffer.allocUnsafeSlow(64);
+  const heads = [text, text, text, "DEL\x00/b HTTP/1.1\r\nHost: \x01\r\n\r\n"];
+  t.equal(heads[3]!.length, text.length);
+  const events: unknown[] = [];
+  const parser = new RequestParser({ onHead() {}, onRequest: (r) => events.push(r.target), onError: (e) => events.push(e.code) }, DEFAULT_LIMITS);
+  for (const head of heads) {
+    reused.write(head, "latin1");
+    parser.feed(reused.subarray(0, head.length));
+  }
+  t.same(events, ["/a", "/a", "/a", "INVALID_METHOD"]);
+  t.end();
+});
+
+t.test(`the memory is bounded: a head of ${MAX_HEAD_BYTES} bytes is kept, a longer one is not`, (t) => {
+  const fits = read(`GET /${"x".repeat(MAX_HEAD_BYTES - 18)} HTTP/1.1\r\n\r\n`);
+  t.equal(fits.length, MAX_HEAD_BYTES);
+  const over = read(`GET /${"x".repeat(MAX_HEAD_BYTES - 17)} HTTP/1.1\r\n\r\n`);
+  const memory = armed();
+  keep(memory, fits);
+  t.equal(memory.recall(fits, 0), fits.length, "kept");
+  keep(memory, over);
+  t.equal(memory.recall(over, 0), 0, "not kept");
+  t.equal(memory.recall(fits, 0), 0, "and the head kept before is let go");
+  t.end();
+});
+
+// ---- One parser over many heads against a fresh parser for each ----
+
+/** A parser that records what it hands on and the parts it reports, and the requests themselves. */
+function recording(limits: ParserLimits, onHead: (parser: RequestParser, head: RequestHead) => void = () => {}, onContinue: () => void = () => {}) {
+  const events: SeenEvent[] = [];
+  const spans: [SpanKind, number, number][] = [];
+  const requests: Request[] = [];
+  const parser: RequestParser = new RequestParser(
+    {
+      onHead: (head) => {
+        events.push({ kind: "head", method: head.method, target: head.target });
+        onHead(parser, head);
+      },
+      onContinue,
+      onRequest: (r) => {
+        requests.push(r);
+        events.push({ kind: "request", method: r.method, target: r.target, path: r.path, query: r.query, minor: r.minor, host: r.host, keepAlive: r.keepAlive, expectContinue: r.expectContinue, framing: r.framing.kind === "length" ? r.framing.length : r.framing.kind, fields: pairsOf(r.fields), body: r.body.toString("latin1") });
+      },
+      onError: (e) => events.push({ kind: "error", code: e.code, status: e.status, detail: e.detail, offset: e.offset }),
+    },
+    limits,
+    { span: (kind, start, end) => spans.push([kind, start, end]) },
+  );
+  return { parser, events, spans, requests };
+}
+
+function pairsOf(fields: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < fields.length; i += 2) out.push([fields[i]!, fields[i + 1]!]);
+  return out;
+}
+
+t.test("a head that repeats is handed on as what it meant, without being read again", (t) => {
+  const text = "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n";
+  const { parser, requests } = recording(DEFAULT_LIMITS);
+  for (let i = 0; i < 4; i++) parser.feed(read(text));
+  t.equal(requests.length, 4);
+  t.not(requests[1], requests[0], "the first head is read");
+  t.equal(requests[2], requests[1], "the second is read and kept: from the third on, its request is handed on again");
+  t.equal(requests[3], requests[1]);
+  const changed = read(text.replace("8080", "8081"));
+  parser.feed(changed);
+  t.not(requests[4], requests[3], "a head that differs is read");
+  t.equal(requests[4]!.host, "127.0.0.1:8081");
+  t.end();
+});
+
+t.test("what depends on more than the head is asked for every head, recalled or read", (t) => {
+  // The handler lowers the body limit for the fourth head only (a route that takes 2 bytes): the 413 comes though the head is recalled.
+  const text = "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n";
+  let heads = 0;
+  const continued: number[] = [];
+  const { parser, events, requests } = recording(
+    DEFAULT_LIMITS,
+    (p) => {
+      heads++;
+      if (heads === 4) p.limitBody(2);
+    },
+    () => continued.push(heads),
+  );
+  for (let i = 0; i < 4; i++) parser.feed(read(`${text}abc`));
+  t.equal(requests.length, 3, "three requests within the limit");
+  t.equal(requests[2]!.body.toString(), "abc");
+  t.same(continued, [1, 2, 3], "each told to send its body, the refused one never");
+  t.match(events.at(-1), { kind: "error", code: "CONTENT_TOO_LARGE", status: 413, detail: /^Content-Length announces 3 bytes; \/p takes at most 2 /, offset: text.length - 2 });
+  t.end();
+});
+
+const REQUEST_LINES = [
+  "GET /api/v1/status HTTP/1.1",
+  "GET /api/v1/statuz HTTP/1.1",
+  "GET /api/v1/status HTTP/1.0",
+  "POST /p?x=1 HTTP/1.1",
+  "UPDATE /p HTTP/1.1",
+  "OPTIONS * HTTP/1.1",
+  "CONNECT example.org:443 HTTP/1.1",
+  "GET http://example.org:8080/a?b HTTP/1.1",
+];
+
+/** Lines that break nothing alone. */
+const SOUND_LINES = ["Accept: */*", "Connection: keep-alive", "Content-Length: 3", "Expect: 100-continue", "X-Empty:", "X-Tab:\tv\t", `X-Long: ${"v".repeat(MAX_HEAD_BYTES - 60)}`];
+
+/** Lines that break a rule alone or beside another, or that end the connection. */
+const ODD_LINES = ["Host: 127.0.0.1:8081", "Host: a b", "Content-Length: 03", "Content-Length: 5", "Content-Length: 1,1", "Transfer-Encoding: chunked", "Connection: close", "Connection: close\xa0"];
+
+const HOST_LINES = ["Host: 127.0.0.1:8080", "host:127.0.0.1:8080", "Host: [::1]:80", "Host: a b"];
+
+/** A head from small pools, so that whole heads repeat often; then the body its framing asks for. */
+const messageArb: fc.Arbitrary<string> = fc
+  .record({
+    requestLine: fc.oneof({ arbitrary: fc.constant(REQUEST_LINES[0]!), weight: 4 }, { arbitrary: fc.constantFrom(...REQUEST_LINES), weight: 1 }),
+    sound: fc.oneof({ arbitrary: fc.constant([] as string[]), weight: 3 }, { arbitrary: fc.uniqueArray(fc.constantFrom(...SOUND_LINES), { maxLength: 3 }), weight: 1 }),
+    odd: fc.option(fc.constantFrom(...ODD_LINES), { freq: 6 }),
+    host: fc.option(fc.constantFrom(...HOST_LINES), { freq: 10 }),
+  })
+  .map(({ requestLine, sound, odd, host }) => {
+    const fields = [...sound];
+    if (odd !== null) fields.push(odd);
+    if (host !== null) fields.unshift(host);
+    let body = "";
+    const length = fields.find((f) => /^Content-Length: \d+$/.test(f));
+    if (fields.includes("Transfer-Encoding: chunked")) body = "1\r\nz\r\n0\r\n\r\n";
+    else if (length !== undefined) body = "b".repeat(Number(length.slice("Content-Length: ".length)));
+    return `${requestLine}\r\n${fields.map((f) => `${f}\r\n`).join("")}\r\n${body}`;
+  });
+
+/** What fresh parsers give for the messages one after the other, up to the first that ends the connection, and the parts they report, placed in the stream. */
+function freshEach(messages: readonly string[], limits: ParserLimits): { events: SeenEvent[]; spans: [SpanKind, number, number][] } {
+  const events: SeenEvent[] = [];
+  const spans: [SpanKind, number, number][] = [];
+  let at = 0;
+  for (const m of messages) {
+    const fresh = recording(limits);
+    fresh.parser.feed(bytes(m));
+    events.push(...fresh.events);
+    for (const [kind, start, end] of fresh.spans) spans.push([kind, at + start, at + end]);
+    at += m.length;
+    if (fresh.parser.closed) break;
+  }
+  return { events, spans };
+}
+
+/** Body bytes are reported a piece per read: pieces that follow one another are joined, so that reads cut anywhere compare. */
+function joined(spans: readonly [SpanKind, number, number][]): [SpanKind, number, number][] {
+  const out: [SpanKind, number, number][] = [];
+  for (const [kind, start, end] of spans) {
+    const last = out.at(-1);
+    if (last !== undefined && last[0] === kind && last[2] === start && (kind === "body" || kind === "chunk-data")) last[2] = end;
+    else out.push([kind, start, end]);
+  }
+  return out;
+}
+
+t.test("one parser over many heads answers, and reports, what a fresh parser does for each", (t) => {
+  let recalled = 0;
+  const details = fc.check(
+    fc.property(
+      // A few messages, sent in a random order: whole heads repeat, in a row and not.
+      fc.array(messageArb, { minLength: 1, maxLength: 3 }).chain((pool) => fc.array(fc.constantFrom(...pool), { minLength: 3, maxLength: 10 })),
+      fc.oneof(fc.constant(DEFAULT_LIMITS), fc.constant({ ...DEFAULT_LIMITS, maxHeaderBytes: 200, maxHeaderCount: 5 }), smallLimitsArb),
+      fc.constantFrom("each", "one", "cut"),
+      fc.boolean(),
+      fc.array(fc.nat(), { maxLength: 4 }),
+      (messages, limits, reads, large, cutsAt) => {
+        const expected = freshEach(messages, limits);
+        const whole = messages.join("");
+        let texts: string[];
+        if (reads === "each") texts = messages;
+        else if (reads === "one") texts = [whole];
+        else {
+          // Cut anywhere: a head cut by a read, or one with a line carried over, must be read as well as a whole one.
+          const cuts = [...new Set(cutsAt.map((c) => c % whole.length))].sort((a, b) => a - b);
+          texts = [...cuts, whole.length].map((c, i, all) => whole.slice(i === 0 ? 0 : all[i - 1], c)).filter((s) => s.length > 0);
+        }
+        const one = recording(limits);
+        for (const text of texts) one.parser.feed((large ? inLarge : read)(text));
+        assert.deepEqual(one.events, expected.events);
+        assert.deepEqual(joined(one.spans), joined(expected.spans));
+        // The same requests from the parser without a span listener, as a socket's is.
+        assert.deepEqual(feedPieces(texts.map(read), limits).outcome.events, expected.events);
+        for (let i = 1; i < one.requests.length; i++) if (one.requests[i] === one.requests[i - 1]) recalled++;
+      },
+    ),
+    { numRuns: 1500, includeErrorInReport: true },
+  );
+  t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details) ?? ""}` : ""}`);
+  t.ok(recalled > 100, `heads were recalled (${recalled} of the requests), so the runs tried the memory`);
+  t.end();
+});
+
+t.test("empty lines before a request line are read, and do not count against the memory", (t) => {
+  const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+  // MISSES empty lines before each head, in the read that holds the head: counted as misses, they would silence the memory.
+  const messages = Array.from({ length: 3 + MISSES }, (_, i) => (i < 2 ? text : `${"\r\n".repeat(MISSES)}${text}`));
+  const { parser, requests, spans, events } = recording(DEFAULT_LIMITS);
+  for (const m of messages) parser.feed(read(m));
+  t.equal(requests.length, messages.length);
+  t.equal(requests.at(-1), requests[1], "every head after the second recalled, an empty line before each");
+  t.same(events, freshEach(messages, DEFAULT_LIMITS).events);
+  t.equal(spans.filter(([kind]) => kind === "empty-line").length, MISSES * (messages.length - 2));
+  t.end();
+});
