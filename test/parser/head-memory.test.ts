@@ -205,12 +205,16 @@ t.test("a head that repeats is handed on as what it meant, without being read ag
   const { parser, requests } = recording(DEFAULT_LIMITS);
   for (let i = 0; i < 4; i++) parser.feed(read(text));
   t.equal(requests.length, 4);
-  t.not(requests[1], requests[0], "the first head is read");
-  t.equal(requests[2], requests[1], "the second is read and kept: from the third on, its request is handed on again");
-  t.equal(requests[3], requests[1]);
+  t.not(requests[1]!.fields, requests[0]!.fields, "the first head is read");
+  t.equal(requests[2]!.fields, requests[1]!.fields, "the second is read and kept: from the third on, what it meant is handed on again");
+  t.equal(requests[3]!.fields, requests[1]!.fields);
+  t.same(requests[3], requests[0]);
+  t.not(requests[2], requests[1], "each request an object of its own: what one handler attaches to it, no other sees");
+  t.not(requests[3], requests[2]);
+  t.ok(Object.isFrozen(requests[3]!.fields), "and the fields they share cannot be changed by one of them");
   const changed = read(text.replace("8080", "8081"));
   parser.feed(changed);
-  t.not(requests[4], requests[3], "a head that differs is read");
+  t.not(requests[4]!.fields, requests[3]!.fields, "a head that differs is read");
   t.equal(requests[4]!.host, "127.0.0.1:8081");
   t.end();
 });
@@ -328,7 +332,7 @@ t.test("one parser over many heads answers, and reports, what a fresh parser doe
         assert.deepEqual(joined(one.spans), joined(expected.spans));
         // The same requests from the parser without a span listener, as a socket's is.
         assert.deepEqual(feedPieces(texts.map(read), limits).outcome.events, expected.events);
-        for (let i = 1; i < one.requests.length; i++) if (one.requests[i] === one.requests[i - 1]) recalled++;
+        for (let i = 1; i < one.requests.length; i++) if (one.requests[i]!.fields === one.requests[i - 1]!.fields) recalled++;
       },
     ),
     { numRuns: 1500, includeErrorInReport: true },
@@ -345,7 +349,7 @@ t.test("empty lines before a request line are read, and do not count against the
   const { parser, requests, spans, events } = recording(DEFAULT_LIMITS);
   for (const m of messages) parser.feed(read(m));
   t.equal(requests.length, messages.length);
-  t.equal(requests.at(-1), requests[1], "every head after the second recalled, an empty line before each");
+  t.equal(requests.at(-1)!.fields, requests[1]!.fields, "every head after the second recalled, an empty line before each");
   t.same(events, freshEach(messages, DEFAULT_LIMITS).events);
   t.equal(spans.filter(([kind]) => kind === "empty-line").length, MISSES * (messages.length - 2));
   t.end();

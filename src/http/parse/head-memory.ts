@@ -5,7 +5,8 @@
 // connection. HTTP/2 turned that redundancy into compression (HPACK, RFC 7541
 // §2.3); here it saves work, not bytes: a head equal to the last one is taken
 // with what it meant then, without its lines being scanned, its fields made
-// into strings or the head judged again.
+// into strings or the head judged again; only the request object handed on
+// is new (head-framing.ts, headAgain).
 //
 // It judges nothing: it holds copies of what the parser concluded about a
 // whole head (the request line read, the request handed on, where each part
@@ -98,7 +99,7 @@ export class HeadMemory {
     return this.requestLine!;
   }
 
-  /** The request the recalled head was handed on as. Only after recall found it. */
+  /** What the recalled head was handed on as, the last time it was read. Only after recall found it. */
   get head(): Request {
     return this.request!;
   }
@@ -151,6 +152,8 @@ export class HeadMemory {
     this.length = n;
     this.blankAt = blankAt;
     this.requestLine = line;
+    // Handed on again with each recall (headAgain): frozen, so that no request can change another's fields.
+    Object.freeze(request.fields);
     this.request = request;
     const marks = this.marks;
     this.marks = this.reading;

@@ -26,7 +26,7 @@
 
 import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
-import { headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head-framing.js";
+import { headAgain, headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head-framing.js";
 import { HeadMemory } from "./head-memory.js";
 import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
 import { isLineError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
@@ -307,7 +307,7 @@ export class RequestParser {
     this.take(blank);
     const lineAbs = this.enter(pos + blank, pos + n - 1);
     this.emit("blank-line", lineAbs, lineAbs + n - blank);
-    return this.handOn(memory.head, pos + blank);
+    return this.handOn(headAgain(memory.head), pos + blank);
   }
 
   /** Start the scan of the next line: its first phase and what it may hold. */
