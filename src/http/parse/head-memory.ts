@@ -144,10 +144,10 @@ export class HeadMemory {
     // Asleep (left alone): nothing is kept, so nothing is recalled either.
     if (this.heads < 2 || this.heads < this.wake) return;
     if (n > MAX_HEAD_BYTES) {
-      this.length = 0;
+      this.forget();
       return;
     }
-    if (this.bytes.length < n) this.bytes = Buffer.allocUnsafeSlow(Math.max(n, 2 * this.bytes.length));
+    if (this.bytes.length < n) this.bytes = Buffer.allocUnsafeSlow(Math.min(MAX_HEAD_BYTES, Math.max(n, 2 * this.bytes.length)));
     buf.copy(this.bytes, 0, pos, pos + n);
     this.length = n;
     this.blankAt = blankAt;
@@ -165,10 +165,14 @@ export class HeadMemory {
       this.misses = 0;
       // Left alone for the next QUIET heads: this head is number heads + 1, the first kept again heads + QUIET + 2.
       this.wake = this.heads + QUIET + 2;
-      this.length = 0;
-      this.requestLine = null;
-      this.request = null;
+      this.forget();
     }
     return 0;
+  }
+
+  private forget(): void {
+    this.length = 0;
+    this.requestLine = null;
+    this.request = null;
   }
 }
