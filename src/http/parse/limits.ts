@@ -15,14 +15,14 @@ export interface ParserLimits {
   readonly allowBareLf: boolean;
 }
 
-export const DEFAULT_LIMITS: ParserLimits = {
+export const DEFAULT_LIMITS: ParserLimits = Object.freeze({
   maxRequestLineBytes: 8 * 1024,
   maxHeaderBytes: 16 * 1024,
   maxHeaderCount: 100,
   maxBodyBytes: 1024 * 1024,
   maxChunkExtensionBytes: 4 * 1024,
   allowBareLf: false,
-};
+});
 
 const COUNTED = ["maxRequestLineBytes", "maxHeaderBytes", "maxHeaderCount", "maxBodyBytes", "maxChunkExtensionBytes"] as const;
 
@@ -30,12 +30,14 @@ const COUNTED = ["maxRequestLineBytes", "maxHeaderBytes", "maxHeaderCount", "max
  * Limits are counted in whole bytes and fields: a line of exactly the limit
  * fits, one byte more does not. The scanner's rooms (line-scan.ts) draw that
  * edge exactly only for whole numbers, so a fraction, a negative number or
- * NaN is refused up front.
+ * NaN is refused up front. Returns limits that cannot change.
  */
 export function checkLimits(limits: ParserLimits): ParserLimits {
   for (const name of COUNTED) {
     const value = limits[name];
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`The parser limit ${name} must be a whole number, 0 or more; it is ${value}`);
   }
-  return limits;
+  // Frozen: a parser's limits are its for its whole life (what it remembers of a head was judged under them).
+  // A frozen object is taken as it is, so that the server's one copy serves every connection.
+  return Object.isFrozen(limits) ? limits : Object.freeze({ ...limits });
 }

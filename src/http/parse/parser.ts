@@ -109,14 +109,14 @@ export class RequestParser {
     this.sink = sink;
     this.limits = checkLimits(limits);
     this.spans = spans;
-    this.section = newSection(limits.maxHeaderCount, limits.maxHeaderBytes);
+    this.section = newSection(this.limits.maxHeaderCount, this.limits.maxHeaderBytes);
     this.rules = {
-      allowBareLf: limits.allowBareLf,
+      allowBareLf: this.limits.allowBareLf,
       section: this.section,
       chunkRoom: 0,
       bodyLimit: 0,
       extensionRoom: 0,
-      maxExtensions: limits.maxChunkExtensionBytes,
+      maxExtensions: this.limits.maxChunkExtensionBytes,
     };
   }
 
