@@ -171,18 +171,22 @@ t.test(`the memory is bounded: a head of ${MAX_HEAD_BYTES} bytes is kept, a long
 // ---- One parser over many heads against a fresh parser for each ----
 
 /** A parser that records what it hands on and the parts it reports, and the requests themselves. */
-function recording(limits: ParserLimits, onHead: (parser: RequestParser, head: RequestHead) => void = () => {}, onContinue: () => void = () => {}) {
+function recording(limits: ParserLimits, onHead: (parser: RequestParser, head: RequestHead) => void = () => {}, onContinue: () => void = () => {}, onRequest: (parser: RequestParser) => void = () => {}) {
   const events: SeenEvent[] = [];
   const spans: [SpanKind, number, number][] = [];
   const requests: Request[] = [];
   const parser: RequestParser = new RequestParser(
     {
       onHead: (head) => {
+        // What the connection reads while it answers from the head (a refusal's target, the log line).
+        assert.equal(parser.current.method, head.method);
+        assert.equal(parser.current.target, head.target);
         events.push({ kind: "head", method: head.method, target: head.target });
         onHead(parser, head);
       },
       onContinue,
       onRequest: (r) => {
+        onRequest(parser);
         requests.push(r);
         events.push({ kind: "request", method: r.method, target: r.target, path: r.path, query: r.query, minor: r.minor, host: r.host, keepAlive: r.keepAlive, expectContinue: r.expectContinue, framing: r.framing.kind === "length" ? r.framing.length : r.framing.kind, fields: pairsOf(r.fields), body: r.body.toString("latin1") });
       },
@@ -315,7 +319,8 @@ t.test("one parser over many heads answers, and reports, what a fresh parser doe
       fc.constantFrom("each", "one", "cut"),
       fc.boolean(),
       fc.array(fc.nat(), { maxLength: 4 }),
-      (messages, limits, reads, large, cutsAt) => {
+      fc.boolean(),
+      (messages, limits, reads, large, cutsAt, pausing) => {
         const expected = freshEach(messages, limits);
         const whole = messages.join("");
         let texts: string[];
@@ -326,8 +331,23 @@ t.test("one parser over many heads answers, and reports, what a fresh parser doe
           const cuts = [...new Set(cutsAt.map((c) => c % whole.length))].sort((a, b) => a - b);
           texts = [...cuts, whole.length].map((c, i, all) => whole.slice(i === 0 ? 0 : all[i - 1], c)).filter((s) => s.length > 0);
         }
-        const one = recording(limits);
-        for (const text of texts) one.parser.feed((large ? inLarge : read)(text));
+        // A connection that pauses after each request and resumes once it has answered (its bytes wait in the parser).
+        let paused = 0;
+        const one = recording(limits, undefined, undefined, (p) => {
+          if (!pausing) return;
+          p.pause();
+          paused++;
+        });
+        const resumeAll = () => {
+          for (let left = paused; left > 0; left = paused) {
+            paused = 0;
+            one.parser.resume();
+          }
+        };
+        for (const text of texts) {
+          one.parser.feed((large ? inLarge : read)(text));
+          resumeAll();
+        }
         assert.deepEqual(one.events, expected.events);
         assert.deepEqual(joined(one.spans), joined(expected.spans));
         // The same requests from the parser without a span listener, as a socket's is.
@@ -352,5 +372,32 @@ t.test("empty lines before a request line are read, and do not count against the
   t.equal(requests.at(-1)!.fields, requests[1]!.fields, "every head after the second recalled, an empty line before each");
   t.same(events, freshEach(messages, DEFAULT_LIMITS).events);
   t.equal(spans.filter(([kind]) => kind === "empty-line").length, MISSES * (messages.length - 2));
+  t.end();
+});
+
+t.test("a head whose request line was cut by a read is not kept under other bytes", (t) => {
+  // The second head's request line is carried over from one read to the next: its bytes are in the parser's copy,
+  // not in the read that holds the rest of the head. Were that head kept, the read's bytes would be taken as it.
+  const pieces = ["GET / HTTP/1.1\r\nHost: h\r\n\r\n", "GET", " / HTTP/1.1\r\nHost: h\r\n\r\n", " / HTTP/1.1\r\nHost: h\r\n\r\n"];
+  const { parser, events } = recording(DEFAULT_LIMITS);
+  for (const piece of pieces) parser.feed(read(piece));
+  t.same(events, freshEach([pieces.join("")], DEFAULT_LIMITS).events);
+  t.equal(events.at(-1)?.kind, "error", "the fourth piece is no request");
+  t.end();
+});
+
+t.test("a parser's limits cannot change under it: what it remembers was judged under them", (t) => {
+  const limits = { ...DEFAULT_LIMITS };
+  const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+  const { parser, events } = recording(limits);
+  parser.feed(read(text));
+  parser.feed(read(text));
+  limits.maxHeaderCount = 0;
+  parser.feed(read(text));
+  parser.feed(read("GET /b HTTP/1.1\r\nHost: h\r\n\r\n"));
+  t.same(events.filter((e) => e.kind === "request").length, 4, "the limits the parser was made with hold, for recalled heads and read ones");
+  t.throws(() => {
+    (DEFAULT_LIMITS as { maxHeaderCount: number }).maxHeaderCount = 0;
+  }, TypeError, "the defaults are frozen");
   t.end();
 });
