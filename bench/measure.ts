@@ -86,7 +86,8 @@ async function settledRss(pid: number): Promise<number> {
 }
 
 /**
- * `count` connections, each sending one request and reading its answer, then
+ * `count` connections, each sending a request and reading its answer (as
+ * many times as the scenario's idleRequests, one after another), then
  * held open and silent (by this process, on the client core; at most 100
  * being opened at a time): the server's RSS with them, less its RSS before.
  */
@@ -101,11 +102,17 @@ export async function idleRun(scenario: Scenario, server: Server, round: number,
     new Promise<void>((resolve) => {
       const socket = net.connect(server.port, "127.0.0.1", () => socket.write(request));
       let text = "";
+      let answered = 0;
       socket.once("error", () => (refused++, socket.destroy(), resolve()));
       socket.on("data", (d: Buffer) => {
         const end = (text += d.toString("latin1")).indexOf("\r\n\r\n");
         const length = /\r\ncontent-length: *(\d+)/i.exec(text);
         if (end < 0 || length === null || text.length < end + 4 + Number(length[1])) return;
+        if (/^HTTP\/1\.1 2/.test(text) && ++answered < (scenario.idleRequests ?? 1)) {
+          text = "";
+          socket.write(request);
+          return;
+        }
         socket.removeAllListeners("data").removeAllListeners("error");
         if (/^HTTP\/1\.1 2/.test(text)) sockets.push(socket.on("close", () => closedEarly++).on("error", () => {}));
         else (refused++, socket.destroy());

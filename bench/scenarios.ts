@@ -35,6 +35,8 @@ export interface Scenario {
   readonly workers?: number;
   /** Not a load run: this many idle keep-alive connections, and the RSS they cost. */
   readonly idle?: number;
+  /** Requests each idle connection sends, one after another, before it falls silent (1 when absent). */
+  readonly idleRequests?: number;
   /** On SQLite, with posts p0... before each run: filled through HTTP (every server), or directly into startline's store. */
   readonly fill?: { readonly posts: number; readonly direct?: boolean; readonly bodyChars?: number };
   /** What is wrong with a server's answer to one request before the run; absent: it must be startline's status and body. */
@@ -66,6 +68,8 @@ export const SCENARIOS: readonly Scenario[] = [
   { name: "status-tls", what: "GET /api/v2/status over HTTPS, persistent connections", method: "GET", path: "/api/v2/status", tls: true, servers: ENGINE, quick: true },
   { name: "status-workers2", what: "GET /api/v2/status, 2 worker processes per server", method: "GET", path: "/api/v2/status", workers: 2, servers: ENGINE, quick: true },
   { name: "idle-10k", what: "10,000 idle keep-alive connections, each after one GET /api/v2/status", method: "GET", path: "/api/v2/status", idle: 10_000, servers: ENGINE, quick: true },
+  // Three heads alike: startline's parser then holds the connection's last head (src/http/parse/head-memory.ts).
+  { name: "idle-10k-repeat", what: "the same, each after three GET /api/v2/status in turn", method: "GET", path: "/api/v2/status", idle: 10_000, idleRequests: 3, servers: ENGINE },
   // The data endpoints on SQLite with 1,000 posts, beside fastify and the data ceiling (issue 28).
   {
     name: "post-one",
