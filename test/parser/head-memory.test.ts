@@ -164,7 +164,29 @@ t.test(`the memory is bounded: a head of ${MAX_HEAD_BYTES} bytes is kept, a long
   t.equal(memory.recall(fits, 0), fits.length, "kept");
   keep(memory, over);
   t.equal(memory.recall(over, 0), 0, "not kept");
-  t.equal(memory.recall(fits, 0), 0, "and the head kept before is let go");
+  t.equal(memory.recall(fits, 0), 0, "and the head kept before is let go...");
+  const held = memory as unknown as { bytes: Buffer; request: Request | null; requestLine: RequestLine | null };
+  t.equal(held.request, null, "...with the request it meant");
+  t.equal(held.requestLine, null);
+
+  // The copy grows as longer heads come, but never past the bound.
+  const growing = armed();
+  keep(growing, read(`GET /${"x".repeat(600 - 18)} HTTP/1.1\r\n\r\n`));
+  keep(growing, read(`GET /${"x".repeat(1000 - 18)} HTTP/1.1\r\n\r\n`));
+  t.ok((growing as unknown as { bytes: Buffer }).bytes.length <= MAX_HEAD_BYTES, `the copy holds at most ${MAX_HEAD_BYTES} bytes`);
+  t.end();
+});
+
+t.test("a head sent a byte at a time is read as a fresh parser reads it, and costs the memory nothing", (t) => {
+  // A client that sends its heads in pieces of one byte: each head is cut by reads, so none is kept, and each
+  // read costs one check of the kept head's length against what the read holds.
+  const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+  const { parser, events } = recording(DEFAULT_LIMITS);
+  for (let i = 0; i < 4; i++) for (let j = 0; j < text.length; j++) parser.feed(read(text[j]!));
+  t.same(events, freshEach([text, text, text, text], DEFAULT_LIMITS).events);
+  const memory = (parser as unknown as { memory: { bytes: Buffer; length: number } }).memory;
+  t.equal(memory.length, 0, "no head kept");
+  t.equal(memory.bytes.length, 0, "no copy made");
   t.end();
 });
 
