@@ -175,7 +175,9 @@ export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): 
  * A request of the same meaning as `kept`, for a head that repeats it
  * byte for byte (head-memory.ts): an object of its own, so that nothing a
  * handler attaches to one request, or keys by it, is found on another. The
- * fields array is shared; the memory froze it when it kept the head.
+ * fields array is shared; the memory froze it when it kept the head. Written
+ * out field by field: `{ ...kept }` costs about 250 instructions more per
+ * request (callgrind, the parser alone).
  */
 export function headAgain(kept: Request): Request {
   return {
