@@ -6,7 +6,7 @@
 //
 //   npm run bench:instructions -- [--path /api/v1/status] [--requests 10000]
 //   (npm run bench -- --instructions ...)
-//     [--connections 10] [--servers startline,node-http,ceiling] [--top 30] [--varied]
+//     [--connections 10] [--servers startline,node-http,ceiling] [--top 30] [--varied] [--cache]
 //
 // --varied sends two requests in turn on each connection, of one length but
 // with a different last byte in the target (?a, ?b) and in the Host's port:
@@ -21,6 +21,16 @@
 // windows of the same server agree within about 3%. It is not the whole
 // cost (cache misses, branch mispredictions and the kernel are not in it), so
 // it complements the timed runs of `npm run bench`; it does not replace them.
+//
+// --cache asks valgrind to simulate this machine's caches and branch
+// predictor as well (--cache-sim, --branch-sim; about twice as slow) and adds,
+// per request, the misses of the first-level instruction and data caches, of
+// the last level, and the mispredicted branches. They are a model, not a
+// measurement (the kernel, which runs between the reads and writes, is not
+// in it, nor are prefetchers), but a deterministic one: it shows what an
+// instruction count cannot, why two servers a few percent apart in
+// instructions can be farther apart in time. Each miss costs a few to a few
+// dozen cycles where an instruction costs under one.
 //
 // Each server is warmed up first (20,000 requests one at a time, 20,000 ten
 // at a time, 10,000 one at a time), under valgrind, which runs about 50 times slower, so that
@@ -52,8 +62,22 @@ interface Counted {
   readonly kind: ServerKind;
   /** Instructions per request, by depth, one entry per window. */
   readonly perRequest: Map<number, number[]>;
+  /** --cache: the simulated misses per request, by depth, one entry per window. */
+  readonly misses: Map<number, Misses[]>;
   /** --top: the functions of the last window of each depth. */
   readonly top: Map<number, string[]>;
+}
+
+/** What --cache adds to a window, per request: valgrind's cache and branch model. */
+interface Misses {
+  /** First-level instruction cache: code fetched from farther away. */
+  readonly i1: number;
+  /** First-level data cache, reads and writes. */
+  readonly d1: number;
+  /** Last-level cache, code and data: memory. */
+  readonly ll: number;
+  /** Conditional and indirect branches mispredicted. */
+  readonly branches: number;
 }
 
 interface Valgrinded {
@@ -65,13 +89,14 @@ interface Valgrinded {
   stop(): Promise<void>;
 }
 
-async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boolean): Promise<Valgrinded> {
+async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boolean, cache: boolean): Promise<Valgrinded> {
   // callgrind names the file with the pid (%p), and each dump adds its part number: <kind>.<pid>.<part>.
   const outFile = join(dir, `${kind}.%p`);
   // --perf-basic-prof also makes V8 write a log; into the temporary directory with it, not the repository.
   const nodeArgs = symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : [];
   const env = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" };
-  const server = await launch(kind, env, { wrap: ["valgrind", "--tool=callgrind", `--callgrind-out-file=${outFile}`], nodeArgs });
+  const simulate = cache ? ["--cache-sim=yes", "--branch-sim=yes"] : [];
+  const server = await launch(kind, env, { wrap: ["valgrind", "--tool=callgrind", ...simulate, `--callgrind-out-file=${outFile}`], nodeArgs });
   const pid = server.pid;
   let parts = 0;
   return {
@@ -95,11 +120,23 @@ async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boole
   };
 }
 
-/** The "summary:" line of a callgrind dump: instructions executed in the window. */
-function instructionsIn(file: string): number {
-  const m = /^summary:\s+(\d+)/m.exec(readFileSync(file, "utf8"));
-  if (m === null) throw new Error(`no summary line in ${file}`);
-  return Number(m[1]);
+/**
+ * The "summary:" line of a callgrind dump, named by its "events:" line:
+ * Ir (instructions executed in the window) and, under --cache-sim and
+ * --branch-sim, I1mr, D1mr, D1mw, ILmr, DLmr, DLmw (cache misses), Bcm and
+ * Bim (mispredicted branches).
+ */
+export function eventsIn(text: string): Map<string, number> {
+  const names = /^events:\s+(.*)$/m.exec(text);
+  const counts = /^summary:\s+(.*)$/m.exec(text);
+  if (names === null || counts === null) throw new Error("a callgrind dump without its events: or summary: line");
+  const values = counts[1]!.trim().split(/\s+/).map(Number);
+  return new Map(names[1]!.trim().split(/\s+/).map((name, i) => [name, values[i] ?? 0]));
+}
+
+function missesIn(events: Map<string, number>, requests: number): Misses {
+  const sum = (...names: string[]) => names.reduce((total, name) => total + (events.get(name) ?? 0), 0) / requests;
+  return { i1: sum("I1mr"), d1: sum("D1mr", "D1mw"), ll: sum("ILmr", "DLmr", "DLmw"), branches: sum("Bcm", "Bim") };
 }
 
 /**
@@ -171,10 +208,10 @@ function topFunctions(file: string, pid: number, requests: number, count: number
     .map(([name, n]) => `${(n / requests).toFixed(0).padStart(7)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name.replace(/file:\/\/.*\/dist\//, "")}`);
 }
 
-async function count(kind: ServerKind, dir: string, request: Buffer | readonly Buffer[], requests: number, connections: number, top: number): Promise<Counted> {
-  const server = await startUnderCallgrind(kind, dir, top > 0);
+async function count(kind: ServerKind, dir: string, request: Buffer | readonly Buffer[], requests: number, connections: number, top: number, cache: boolean): Promise<Counted> {
+  const server = await startUnderCallgrind(kind, dir, top > 0, cache);
   const load = (total: number, depth: number) => sendFixedLoad({ port: server.port, request, total, connections, depth });
-  const counted: Counted = { kind, perRequest: new Map(), top: new Map() };
+  const counted: Counted = { kind, perRequest: new Map(), misses: new Map(), top: new Map() };
   try {
     await load(20_000, 1);
     await load(20_000, 10);
@@ -184,9 +221,11 @@ async function count(kind: ServerKind, dir: string, request: Buffer | readonly B
       server.zero();
       await load(requests, depth);
       const file = await server.dump();
+      const events = eventsIn(readFileSync(file, "utf8"));
       const list = counted.perRequest.get(depth) ?? [];
-      list.push(instructionsIn(file) / requests);
+      list.push(events.get("Ir")! / requests);
       counted.perRequest.set(depth, list);
+      if (cache) counted.misses.set(depth, [...(counted.misses.get(depth) ?? []), missesIn(events, requests)]);
       if (top > 0) counted.top.set(depth, topFunctions(file, server.pid, requests, top));
       rmSync(file);
     }
@@ -219,6 +258,7 @@ async function main(): Promise<void> {
   const kinds = option("--servers", "startline,node-http,ceiling").split(",") as ServerKind[];
   for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`--servers: unknown server "${kind}" (startline, node-http, ceiling)`);
   const varied = process.argv.includes("--varied");
+  const cache = process.argv.includes("--cache");
   const requestTo = (target: string, port: number) => Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, "latin1");
   const sep = path.includes("?") ? "&" : "?";
   const request = varied ? [requestTo(`${path}${sep}a`, 8080), requestTo(`${path}${sep}b`, 8081)] : requestTo(path, 8080);
@@ -227,7 +267,7 @@ async function main(): Promise<void> {
   try {
     for (const kind of kinds) {
       console.error(`counting ${SERVER_LABEL[kind]} under callgrind (a minute or two)...`);
-      results.push(await count(kind, dir, request, requests, connections, top));
+      results.push(await count(kind, dir, request, requests, connections, top, cache));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -249,6 +289,23 @@ async function main(): Promise<void> {
       const ceiling = of("ceiling", depth);
       const ratio = (base: number | undefined) => (base === undefined ? "" : `${(mine / base).toFixed(2)}×`);
       console.log(`| ${SERVER_LABEL[r.kind]} | ${depth} | ${windows} | ${thousands(mine)} | ${ratio(node)} | ${ratio(ceiling)} |`);
+    }
+  }
+  if (cache) {
+    const missOf = (r: Counted, depth: number, field: keyof Misses) => median(r.misses.get(depth)!.map((m) => m[field]));
+    const ceiling = results.find((c) => c.kind === "ceiling");
+    console.log(`\nSimulated misses per request (valgrind's model of the caches and branch predictor; medians of the windows${ceiling === undefined ? "" : "; × the ceiling's"})\n`);
+    console.log("| server | depth | L1 instruction | L1 data | last level | mispredicted branches |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const depth of [1, 10]) {
+      for (const r of results) {
+        const cell = (field: keyof Misses) => {
+          const mine = missOf(r, depth, field);
+          const base = ceiling === undefined || r === ceiling ? undefined : missOf(ceiling, depth, field);
+          return `${mine.toFixed(1)}${base === undefined || base === 0 ? "" : ` (${(mine / base).toFixed(2)}×)`}`;
+        };
+        console.log(`| ${SERVER_LABEL[r.kind]} | ${depth} | ${cell("i1")} | ${cell("d1")} | ${cell("ll")} | ${cell("branches")} |`);
+      }
     }
   }
   for (const r of results) {

@@ -29,8 +29,9 @@ const USAGE = `Usage: npm run bench -- [options]
                        (--cycles and --slice: the same as --rounds and --duration)
   --profile            startline runs under --cpu-prof; its profiles go to <results-dir>/profiles/
   --results-dir dir    where every run goes as JSON (default bench/results)
-  --instructions [--servers startline,node-http,ceiling] [--varied] [--path P] [--requests N] [--top N]
-                       instructions per request under valgrind's callgrind (bench/instructions.ts)
+  --instructions [--servers startline,node-http,ceiling] [--varied] [--path P] [--requests N] [--top N] [--cache]
+                       instructions per request under valgrind's callgrind (bench/instructions.ts);
+                       --cache adds the simulated cache misses and mispredicted branches per request
   --alloc [--path P] [--requests N]
                        bytes allocated per request, the real Connection over an in-memory socket (bench/alloc.ts)
 
