@@ -92,8 +92,13 @@ interface Valgrinded {
 async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boolean, cache: boolean): Promise<Valgrinded> {
   // callgrind names the file with the pid (%p), and each dump adds its part number: <kind>.<pid>.<part>.
   const outFile = join(dir, `${kind}.%p`);
+  // V8's memory reducer runs full collections when a process seems idle, judged by bytes allocated per
+  // millisecond; under valgrind, 50 to 100 times slower, every server seems idle, and such a collection of
+  // startline's heap (its documents, schemas and page) put 2,000 to 10,000 instructions per request into
+  // one window of three (seen with --cache). Under wrk, at full speed, it never ran (--trace-gc: scavenges
+  // only, over 9 s); here it is off, so that the windows count what a loaded server does.
   // --perf-basic-prof also makes V8 write a log; into the temporary directory with it, not the repository.
-  const nodeArgs = symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : [];
+  const nodeArgs = ["--no-memory-reducer", ...(symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : [])];
   const env = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" };
   const simulate = cache ? ["--cache-sim=yes", "--branch-sim=yes"] : [];
   const server = await launch(kind, env, { wrap: ["valgrind", "--tool=callgrind", ...simulate, `--callgrind-out-file=${outFile}`], nodeArgs });
