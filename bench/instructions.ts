@@ -178,20 +178,32 @@ export function perfMapNames(text: string): (address: number) => string | undefi
   };
 }
 
-/** The functions of a dump with the most instructions of their own, per request. */
-function topFunctions(file: string, pid: number, requests: number, count: number): string[] {
-  const text = execFileSync("callgrind_annotate", ["--threshold=100", "--auto=no", "--inclusive=no", file], { encoding: "utf8", maxBuffer: 64 << 20 });
-  const mapFile = `/tmp/perf-${pid}.map`;
-  const find = perfMapNames(existsSync(mapFile) ? readFileSync(mapFile, "utf8") : "");
-  const self = new Map<string, number>();
-  let total = 0;
+/** What callgrind_annotate is asked to show for --top: the instructions, and with --cache the misses too. */
+const TOP_EVENTS = ["Ir", "I1mr", "D1mr", "D1mw", "Bcm", "Bim"] as const;
+
+/**
+ * callgrind_annotate's table of functions, each with `columns` counts of its
+ * own (a count, a count with its share in brackets, or "." for none), as
+ * counts by name: JIT code through `find` (the perf map), native code by its
+ * symbol without its file or arguments. Also the PROGRAM TOTALS line.
+ */
+export function ownCounts(text: string, columns: number, find: (address: number) => string | undefined): { totals: number[]; self: Map<string, number[]> } {
+  const self = new Map<string, number[]>();
+  let totals: number[] = [];
+  const cell = /^\s*([\d,]+|\.)(?: \([\s\d.]+%\))?/;
   for (const line of text.split("\n")) {
-    const m = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
-    if (m === null) continue;
-    const n = Number(m[1]!.replace(/,/g, ""));
-    let name = m[2]!;
+    const counts: number[] = [];
+    let rest = line;
+    for (let k = 0; k < columns; k++) {
+      const m = cell.exec(rest);
+      if (m === null) break;
+      counts.push(m[1] === "." ? 0 : Number(m[1]!.replace(/,/g, "")));
+      rest = rest.slice(m[0].length);
+    }
+    if (counts.length < columns || !/^\s+\S/.test(rest)) continue;
+    let name = rest.trim();
     if (name.includes("PROGRAM TOTALS")) {
-      total = n;
+      totals = counts;
       continue;
     }
     const jit = /^\?\?\?:0x([0-9a-f]+) \[\?\?\?\]$/.exec(name);
@@ -204,13 +216,29 @@ function topFunctions(file: string, pid: number, requests: number, count: number
         .replace(/\(.*\)( const)?$/, "");
     }
     // The frames every sample sits under (main, the event loop) carry the whole count; they say nothing.
-    if (total > 0 && n > 0.9 * total) continue;
-    self.set(name, (self.get(name) ?? 0) + n);
+    if (totals.length > 0 && counts[0]! > 0.9 * totals[0]!) continue;
+    const sum = self.get(name);
+    if (sum === undefined) self.set(name, counts);
+    else for (let k = 0; k < columns; k++) sum[k]! += counts[k]!;
   }
+  return { totals, self };
+}
+
+/** The functions of a dump with the most instructions of their own, per request; with --cache, their misses beside. */
+function topFunctions(file: string, pid: number, requests: number, count: number, cache: boolean): string[] {
+  const events = cache ? TOP_EVENTS : TOP_EVENTS.slice(0, 1);
+  const args = ["--threshold=100", "--auto=no", "--inclusive=no", `--show=${events.join(",")}`, "--sort=Ir", file];
+  const text = execFileSync("callgrind_annotate", args, { encoding: "utf8", maxBuffer: 64 << 20 });
+  const mapFile = `/tmp/perf-${pid}.map`;
+  const { totals, self } = ownCounts(text, events.length, perfMapNames(existsSync(mapFile) ? readFileSync(mapFile, "utf8") : ""));
+  const per = (n: number, digits: number) => (n / requests).toFixed(digits);
   return [...self]
-    .sort((a, b) => b[1] - a[1])
+    .sort((a, b) => b[1][0]! - a[1][0]!)
     .slice(0, count)
-    .map(([name, n]) => `${(n / requests).toFixed(0).padStart(7)}  ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name.replace(/file:\/\/.*\/dist\//, "")}`);
+    .map(([name, [ir, i1 = 0, d1r = 0, d1w = 0, bc = 0, bi = 0]]) => {
+      const misses = cache ? `  I1 ${per(i1, 1).padStart(5)}  D1 ${per(d1r + d1w, 1).padStart(5)}  branches ${per(bc + bi, 1).padStart(5)}` : "";
+      return `${per(ir!, 0).padStart(7)}  ${((100 * ir!) / (totals[0] ?? ir!)).toFixed(1).padStart(5)}%${misses}  ${name.replace(/file:\/\/.*\/dist\//, "")}`;
+    });
 }
 
 async function count(kind: ServerKind, dir: string, request: Buffer | readonly Buffer[], requests: number, connections: number, top: number, cache: boolean): Promise<Counted> {
@@ -231,7 +259,7 @@ async function count(kind: ServerKind, dir: string, request: Buffer | readonly B
       list.push(events.get("Ir")! / requests);
       counted.perRequest.set(depth, list);
       if (cache) counted.misses.set(depth, [...(counted.misses.get(depth) ?? []), missesIn(events, requests)]);
-      if (top > 0) counted.top.set(depth, topFunctions(file, server.pid, requests, top));
+      if (top > 0) counted.top.set(depth, topFunctions(file, server.pid, requests, top, cache));
       rmSync(file);
     }
   } finally {
@@ -315,7 +343,7 @@ async function main(): Promise<void> {
   }
   for (const r of results) {
     for (const [depth, lines] of r.top) {
-      console.log(`\n${SERVER_LABEL[r.kind]}, depth ${depth}: instructions per request by function (own, not callees)`);
+      console.log(`\n${SERVER_LABEL[r.kind]}, depth ${depth}: instructions per request by function (own, not callees)${cache ? ", and their simulated misses" : ""}`);
       for (const line of lines) console.log(`  ${line}`);
     }
   }
