@@ -69,7 +69,7 @@ interface Counted {
 }
 
 /** What --cache adds to a window, per request: valgrind's cache and branch model. */
-interface Misses {
+export interface Misses {
   /** First-level instruction cache: code fetched from farther away. */
   readonly i1: number;
   /** First-level data cache, reads and writes. */
@@ -139,7 +139,7 @@ export function eventsIn(text: string): Map<string, number> {
   return new Map(names[1]!.trim().split(/\s+/).map((name, i) => [name, values[i] ?? 0]));
 }
 
-function missesIn(events: Map<string, number>, requests: number): Misses {
+export function missesIn(events: Map<string, number>, requests: number): Misses {
   const sum = (...names: string[]) => names.reduce((total, name) => total + (events.get(name) ?? 0), 0) / requests;
   return { i1: sum("I1mr"), d1: sum("D1mr", "D1mw"), ll: sum("ILmr", "DLmr", "DLmw"), branches: sum("Bcm", "Bim") };
 }

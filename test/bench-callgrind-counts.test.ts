@@ -4,7 +4,7 @@
 // and, for --top, each function's own counts from callgrind_annotate's table.
 
 import t from "tap";
-import { eventsIn, ownCounts } from "../bench/instructions.js";
+import { eventsIn, missesIn, ownCounts } from "../bench/instructions.js";
 
 t.test("a plain count: the instructions", async (t) => {
   const events = eventsIn(["# callgrind format", "events: Ir", "fn=(1) main", "summary: 184044923", "totals: 184044923", ""].join("\n"));
@@ -56,4 +56,10 @@ t.test("--top without --cache: one column", async (t) => {
   const { totals, self } = ownCounts(["18,404,000 (100.0%)  PROGRAM TOTALS", "   854,000 ( 4.64%)  ???:Builtins_LoadIC [/usr/bin/node]", ""].join("\n"), 1, () => undefined);
   t.same(totals, [18404000]);
   t.same([...self], [["Builtins_LoadIC", [854000]]]);
+});
+
+t.test("--cache's table: misses per request, reads and writes together, conditional and indirect branches together", async (t) => {
+  const events = eventsIn(["events: Ir I1mr D1mr D1mw ILmr DLmr DLmw Bcm Bim", "summary: 1000000 20000 8000 2000 30 10 10 5000 1000", ""].join("\n"));
+  t.same(missesIn(events, 1000), { i1: 20, d1: 10, ll: 0.05, branches: 6 });
+  t.same(missesIn(eventsIn("events: Ir\nsummary: 1000\n"), 10), { i1: 0, d1: 0, ll: 0, branches: 0 }, "a dump without the simulation: no misses, not NaN");
 });
