@@ -178,7 +178,7 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
         try {
           value = decodeURIComponent(segment);
         } catch {
-          return { kind: "bad-path", detail: `The path segment "${segment}" has malformed percent-encoding` };
+          return { kind: "bad-path", detail: badSegment(segment) };
         }
         (params ??= {})[node.param.name] = value;
         node = node.param.node;
@@ -191,4 +191,17 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
   }
 
   return { lookup, allMethods, routes };
+}
+
+/**
+ * Why a path segment could not be decoded, and how to write it: decodeURIComponent
+ * refuses both a "%" that starts no escape (RFC 3986 §2.1: "%" HEXDIG HEXDIG) and
+ * escapes whose bytes are not UTF-8, and only the first is malformed.
+ */
+function badSegment(segment: string): string {
+  const stray = /%(?![0-9A-Fa-f]{2})/.exec(segment);
+  if (stray !== null) {
+    return `The path segment "${segment}" has a "%" at position ${stray.index + 1} that is not followed by two hex digits (RFC 3986 §2.1). Send a literal "%" as %25.`;
+  }
+  return `The path segment "${segment}" decodes to bytes that are not UTF-8. Percent-encode each character as its UTF-8 bytes (é is %C3%A9).`;
 }

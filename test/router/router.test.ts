@@ -112,6 +112,20 @@ t.test("malformed percent-encoding in a parameter is a 400", async (t) => {
   t.equal(JSON.parse(body(r)).type, "/problems/bad-path");
 });
 
+t.test("a 400 for a bad path segment says what is wrong with it, truly, and how to write it", async (t) => {
+  // Well-formed escapes (RFC 3986 §2.1) of bytes that are not UTF-8: the escapes are not what is wrong.
+  const notUtf8 = JSON.parse(body(await call("GET", "/api/v1/items/%FF%FE"))).detail as string;
+  t.notMatch(notUtf8, /malformed percent-encoding/, "well-formed escapes are not called malformed");
+  t.match(notUtf8, /not UTF-8/, "it says the decoded bytes are not UTF-8");
+  t.match(notUtf8, /%C3%A9/, "and shows how a character is escaped: its UTF-8 bytes");
+  // A % that does not start an escape.
+  for (const target of ["/api/v1/items/100%", "/api/v1/items/a%zzb", "/api/v1/items/%4"]) {
+    const detail = JSON.parse(body(await call("GET", target))).detail as string;
+    t.match(detail, /two hex digits/, `${target}: it says what a % must be followed by`);
+    t.match(detail, /%25/, `${target}: and how to send a literal %`);
+  }
+});
+
 t.test("the table is checked when compiled", async (t) => {
   const h = reply("x");
   t.throws(() => createRouter([{ method: "GE T", path: "/", summary: "", handler: h }]), /not a token/);
