@@ -118,7 +118,7 @@ export const TARGET_SET = ALNUM | classes(CLASS_TOKEN_SYMBOL, CLASS_COLON, CLASS
  */
 export const FIELD_VALUE_SET = ~classes(CLASS_CONTROL, CLASS_CR, CLASS_LF) & ((1 << CLASS_COUNT) - 1);
 
-/** RFC 9112 §7.1.1: qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (a quoted chunk-ext-val). */
+/** RFC 9110 §5.6.4: qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (a quoted chunk-ext-val, RFC 9112 §7.1.1). */
 export const QDTEXT_SET = FIELD_VALUE_SET & ~classes(CLASS_DQUOTE, CLASS_BACKSLASH);
 
 /** RFC 3986 §3.2.2 reg-name / IP-literal / port characters of a Host value (RFC 9112 §3.2). */

@@ -257,7 +257,7 @@ function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
     codings.push(coding.toLowerCase());
   }
   if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
-  // RFC 9112 §7: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
+  // RFC 9112 §6.1: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
   if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return "CHUNKED_TWICE";
   if (codings[codings.length - 1] !== "chunked") return "CHUNKED_NOT_FINAL";
   if (codings.length > 1) return "UNSUPPORTED_TRANSFER_CODING";
