@@ -29,7 +29,7 @@ export const enum State {
 }
 
 export const enum Event {
-  /** What the connection waits for now, found after a read was parsed or a response left (deadlines.ts says how): */
+  /** What the connection waits for now, found after a read was parsed or a response left (Connection.update; deadlines.ts times each): */
   Idle,
   Head,
   Body,

@@ -18,7 +18,7 @@
 // flag test per read.
 //
 // The queue also carries the connections that yield after REQUESTS_PER_TURN
-// requests of one read (connection.ts): they resume on the next turn, after
+// requests of one read (flow.ts): they resume on the next turn, after
 // the reads that were already waiting.
 //
 // Bodies sent in pieces (send-body.ts) share a budget too: all of a server's

@@ -1,6 +1,6 @@
 // Media types and the Accept field (RFC 9110 §8.3.1, §12.5.1), parsed with
 // their parameters and weights. Small and strict enough for negotiation:
-// anything unparseable in Accept is skipped, as §12.4.2 lets a recipient do.
+// anything unparseable in Accept is skipped, as §2.4 lets a recipient do.
 // Whitespace around parts is SP and HTAB only (RFC 9110 §5.6.3), never trim().
 
 import { fieldListElements, trimOws } from "./field-lists.js";

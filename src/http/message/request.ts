@@ -32,7 +32,7 @@ export interface RequestHead {
   readonly path: string;
   /** Text after the first "?" of the target, without the "?"; "" when absent. */
   readonly query: string;
-  /** Minor version: 0 for HTTP/1.0, 1 for HTTP/1.1 and any higher 1.x (RFC 9112 §2.3). */
+  /** Minor version: 0 for HTTP/1.0, 1 for HTTP/1.1 and any higher 1.x (RFC 9110 §6.2). */
   readonly minor: 0 | 1;
   /** Header fields in arrival order, flattened: lower-cased name, value, name, value... */
   readonly fields: readonly string[];

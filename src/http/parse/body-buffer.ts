@@ -6,7 +6,8 @@
 // sent. So only the first piece is kept as a slice (the common case, a body
 // that arrives in one read, is never copied); from the second piece on, the
 // bytes are copied into one buffer that grows by doubling, up to `limit`.
-// At most twice the bytes received are ever held.
+// At most twice the bytes received, or MIN_CAPACITY for a small body, are
+// ever held.
 
 const EMPTY = Buffer.alloc(0);
 /** The smallest buffer worth allocating once copying starts. */

@@ -3,8 +3,9 @@
 //
 // One function, classOf, sorts the 256 byte values into classes so that each
 // set the grammar names is a union of whole classes. Everything else is
-// derived from it: the parser's lookup tables (TCHAR, TARGET_SET, ...: one load
-// per byte on the hot path), and the token test that the router applies to a
+// derived from it: the grammar table of the parser's scanner (line-scan.ts:
+// one load per byte on the hot path), the sets and lookup tables (TOKEN_SET,
+// HOST, ...), and the token test that the router applies to a
 // route's method and that the page script applies to a method typed in the
 // form (tokenPattern). A byte can therefore not be a token to the parser and
 // something else to the router or the page.
@@ -104,7 +105,7 @@ export const TOKEN_SET = ALNUM | classes(CLASS_TOKEN_SYMBOL, CLASS_TOKEN_ONLY);
 /**
  * RFC 9112 §3.2 with RFC 3986: the bytes a request-target may hold as sent:
  * unreserved, sub-delims, ":" "@" "/" "?", "%" of percent-encoding, and "[" "]"
- * of IP literals. Anything else (space, controls, `"<>\^`{|}`, non-ASCII) must
+ * of IP literals. Anything else (space, controls, `"#<>\^`{|}`, non-ASCII) must
  * be percent-encoded by the client.
  */
 export const TARGET_SET = ALNUM | classes(CLASS_TOKEN_SYMBOL, CLASS_COLON, CLASS_COMMA, CLASS_SEMICOLON, CLASS_EQUALS, CLASS_BRACKET, CLASS_TARGET_ONLY, CLASS_QUESTION);
@@ -117,7 +118,7 @@ export const TARGET_SET = ALNUM | classes(CLASS_TOKEN_SYMBOL, CLASS_COLON, CLASS
  */
 export const FIELD_VALUE_SET = ~classes(CLASS_CONTROL, CLASS_CR, CLASS_LF) & ((1 << CLASS_COUNT) - 1);
 
-/** RFC 9112 §7.1.1: qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (a quoted chunk-ext-val). */
+/** RFC 9110 §5.6.4: qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (a quoted chunk-ext-val, RFC 9112 §7.1.1). */
 export const QDTEXT_SET = FIELD_VALUE_SET & ~classes(CLASS_DQUOTE, CLASS_BACKSLASH);
 
 /** RFC 3986 §3.2.2 reg-name / IP-literal / port characters of a Host value (RFC 9112 §3.2). */
@@ -156,7 +157,7 @@ export function tokenPattern(): string {
 /** Values of a hex digit, or 255 for a byte that is not one (chunk-size, RFC 9112 §7.1). */
 export const HEX: Uint8Array = Uint8Array.from({ length: 256 }, (_, b) => (!inSet(HEXDIG_SET, b) ? 255 : b <= 0x39 ? b - 0x30 : (b | 0x20) - 0x61 + 10));
 
-/** A set as a 256-entry table of 0 and 1: the parser's inner loops test `TABLE[b] === 1`, one load per byte. */
+/** A set as a 256-entry table of 0 and 1, tested `TABLE[b] === 1`: one load per byte (the Host check, the writer's field names). */
 function tableOf(mask: number): Uint8Array {
   return Uint8Array.from({ length: 256 }, (_, b) => (inSet(mask, b) ? 1 : 0));
 }

@@ -60,7 +60,7 @@ const NO_BODY: Framing = { kind: "none" };
 const CHUNKED: Framing = { kind: "chunked" };
 
 /**
- * Takes one header field, name already lower-cased and interned, value
+ * Takes one header field, name already lower-cased (interned when common), value
  * buf[vs, ve) without the OWS around it. Returns an error, or null.
  */
 export function readField(h: HeadFields, name: string, buf: Buffer, vs: number, ve: number): LineError | null {
@@ -94,7 +94,7 @@ function noteField(h: HeadFields, name: string, value: string): void {
       h.host = value;
       return;
     case "content-length":
-      // RFC 9110 §8.6: the scan let through only 1 to 15 significant digits, OWS around (LENGTH_* phases, line-scan.ts).
+      // RFC 9110 §8.6: the scan let through only 1*DIGIT, at most 15 of them significant (LENGTH_* phases, line-scan.ts).
       h.contentLength = Number(value);
       return;
     case "transfer-encoding":
@@ -132,7 +132,7 @@ export function judgeHead(h: HeadFields, minor: 0 | 1): HeadVerdict | { readonly
     if (problem !== null) return { code: problem, what: `Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
     framing = CHUNKED;
   } else if (h.contentLength > 0) {
-    // Whether the body fits is asked once the handler has had its say on the limit (parser.ts endOfHead).
+    // Whether the body fits is asked once the handler has had its say on the limit (parser.ts handOn).
     framing = { kind: "length", length: h.contentLength };
   }
 
@@ -257,7 +257,7 @@ function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
     codings.push(coding.toLowerCase());
   }
   if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
-  // RFC 9112 §7: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
+  // RFC 9112 §6.1: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
   if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return "CHUNKED_TWICE";
   if (codings[codings.length - 1] !== "chunked") return "CHUNKED_NOT_FINAL";
   if (codings.length > 1) return "UNSUPPORTED_TRANSFER_CODING";

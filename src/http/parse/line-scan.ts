@@ -12,18 +12,18 @@
 // line, in the header or the trailer section (RFC 9112 §5, §7.1.2), a
 // chunk-size line and the CRLF that ends a chunk's data (RFC 9112 §7.1), a
 // line with nothing before its end. What they share is the line's end: in
-// every phase a CR leads to END (it must be followed by LF, RFC 9112 §2.2)
-// and a lone LF to BARE_LF; what the end of the line means in a phase is
-// AT_END.
+// every phase a CR leads to CELL_END (it must be followed by LF, RFC 9112
+// §2.2) and a lone LF to CELL_BARE_LF; what the end of the line means in a
+// phase is AT_END.
 //
-// A refusal is an entry of `R` below: a code of the protocol error table
+// A refusal is an `R_*` constant below: a code of the protocol error table
 // (errors.ts), worded by refuseBy with the bytes that show it. What a line's
 // verdict depends on beyond its bytes (how many fields a section holds, a
 // Content-Length before it) is not here: the scanner asks section-rules.ts.
 //
-// The scanner is in this file with the table because the phases are a const
-// enum: literal numbers to the code in the file that declares them, and
-// property loads anywhere else.
+// The scanner is in this file with the table because the phases are plain
+// constants of this file: an imported binding is checked at every use, and
+// the scanner compares against a phase at every step.
 //
 import {
   CLASS,
@@ -77,7 +77,7 @@ const TARGET_REST = 3;
 const TARGET_QUERY = 4;
 /**
  * HTTP-version = HTTP-name "/" DIGIT "." DIGIT; HTTP-name = %s"HTTP"
- * (RFC 9112 §2.3): a literal, matched byte by byte (VERSION cells).
+ * (RFC 9112 §2.3): a literal, matched byte by byte (CELL_VERSION cells).
  */
 const VERSION = 5;
 /** After the version only the line's CR LF may come. */
@@ -190,8 +190,9 @@ export const REFUSAL_CODE: readonly ProtocolErrorCode[] = [
 
 /**
  * A cell: a phase (below CELL_SPECIAL), or one of the cells below. Phases
- * that count their bytes (COUNTED) keep them with COUNT rather than their own
- * number, so that the scanner's run-skipping loop never passes over them.
+ * that count or match their bytes (COUNTED) keep them with CELL_COUNT or
+ * CELL_VERSION rather than their own number, so that the scanner's
+ * run-skipping loop never passes over them.
  */
 const CELL_SPECIAL = 0x40;
 /** A CR: the line ends if LF follows (RFC 9112 §2.2). */
@@ -200,12 +201,12 @@ const CELL_END = 0x40;
 const CELL_BARE_LF = 0x41;
 /** A byte of the version literal. */
 const CELL_VERSION = 0x42;
-/** A digit of a phase that counts them (LENGTH_DIGITS, CHUNK_START, CHUNK_DIGITS). */
+/** A digit of a phase that counts them (LENGTH_OWS, LENGTH_DIGITS, CHUNK_START, CHUNK_DIGITS). */
 const CELL_COUNT = 0x43;
-/** REFUSED + R: the byte breaks the rule R. */
+/** CELL_REFUSED + R_*: the byte breaks that rule. */
 const CELL_REFUSED = 0x80;
 
-/** The table: GRAMMAR[phase * CLASS_COUNT + class], a phase or a Cell. */
+/** The table: GRAMMAR[phase * CLASS_COUNT + class], a phase or a CELL_* value. */
 export const GRAMMAR = new Uint8Array(PHASE_COUNT * CLASS_COUNT);
 /** What the end of the line (its CR LF) means in each phase: R_NONE, or a refusal. */
 export const AT_END = new Uint8Array(PHASE_COUNT);
@@ -275,7 +276,7 @@ for (let p = 0; p < PHASE_COUNT; p++) {
   for (let b = 0; b < 256; b++) BY_BYTE[(p << 8) | b] = GRAMMAR[p * CLASS_COUNT + CLASS[b]!]!;
 }
 
-/** The classes that keep each phase where it is (derived from the table; the tests read it). */
+/** The classes that keep each phase where it is (derived from the table). */
 export function staysIn(phase: number): number {
   let stay = 0;
   for (let c = 0; c < CLASS_COUNT; c++) if (GRAMMAR[phase * CLASS_COUNT + c] === phase) stay |= 1 << c;
@@ -416,7 +417,7 @@ export function scanLine(buf: Buffer, s: number, end: number, scan: Scan, rules:
   // Past `limit` a byte that is neither CR nor LF breaks the line's limit; the loop stops there.
   let limit = s + scan.room;
   let stop = limit < end ? limit : end;
-  // The table as a local: an imported binding is checked at every use.
+  // The table as a local: a module binding is checked at every use.
   const table = BY_BYTE;
   for (;;) {
     const row = phase << 8;

@@ -12,8 +12,9 @@
 // This class holds the state between lines and turns a scanned line into
 // what it means: request-line.ts reads the request line's tokens, and
 // head-framing.ts turns fields into framing and keep-alive; body-buffer.ts
-// holds body bytes. Only an unfinished line is ever copied (into `carry`),
-// and the scan goes on from where it stopped when its next bytes arrive.
+// holds body bytes. A line is copied only when a read cuts it (into `carry`),
+// where the scan goes on from where it stopped when its next bytes arrive,
+// or as part of a head kept to be recalled (head-memory.ts).
 // Strings are made once per token, never per byte.
 //
 // The parts of each line go to a span listener when there is one (the wire
@@ -182,7 +183,7 @@ export class RequestParser {
     }
   }
 
-  /** Stop after the request being completed; later bytes wait for resume(). */
+  /** Stop before the next line or piece of body (so, called from onRequest, right after that request); later bytes wait for resume(). */
   pause(): void {
     this.paused = true;
   }

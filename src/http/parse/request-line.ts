@@ -26,7 +26,7 @@ export const NO_REQUEST_LINE: RequestLine = Object.freeze({ method: "", target: 
  */
 export function readRequestLine(buf: Buffer, s: number, e: number, methodEnd: number, versionStart: number, question: number): RequestLine | LineError {
   const method = methodName(buf, s, methodEnd);
-  // RFC 9112 §2.3: a higher minor version of 1.x is answered as 1.1.
+  // RFC 9110 §6.2: a higher minor version of 1.x is answered as 1.1.
   const minor = buf[e - 1] === 0x30 ? 0 : 1;
   const ts = methodEnd + 1;
   const target = latin1(buf, ts, versionStart - 1);

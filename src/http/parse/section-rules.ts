@@ -85,7 +85,7 @@ export const LENGTH_VALUE: Refused = Object.freeze({ code: "INVALID_CONTENT_LENG
 export function sectionRule(section: Section, moment: Moment, name: string, lineBytes: number): Refused | null {
   switch (moment) {
     case "field-start":
-      // RFC 9112 §5, and a bound of this server: a section holds at most maxFields lines.
+      // RFC 9110 §5.4 lets a server bound a section: this one holds at most maxFields lines.
       return section.fields < section.maxFields ? null : tooManyFields(section);
     case "colon":
       // RFC 9112 §7.1.2: a trailer frames nothing and routes nothing: it is checked as a field line, then dropped.
