@@ -122,11 +122,17 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   };
   // allowHalfOpen: a client that half-closes after its last request still gets its
   // responses; the connection ends its side itself once they are written.
+  // A handshake is part of getting a request's head: it gets the head's time (node's own default is 2 minutes).
   const server: net.Server = options.tls
-    ? tls.createServer({ cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"], allowHalfOpen: true }, accept)
+    ? tls.createServer(
+        { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"], allowHalfOpen: true, handshakeTimeout: connectionOptions.headersTimeoutMs },
+        accept,
+      )
     : net.createServer({ noDelay: true, allowHalfOpen: true }, accept);
-  // A TLS handshake that fails (a plain-HTTP client on the HTTPS port, a scanner) is the client's problem.
-  server.on("tlsClientError", () => {});
+  // A TLS handshake that fails (a plain-HTTP client on the HTTPS port, a scanner, one that times out) is the
+  // client's problem, and its socket is closed here: node reports a handshake that timed out and leaves the
+  // socket open, so one that connects and never finishes its handshake would otherwise be held for good.
+  server.on("tlsClientError", (_error: Error, socket: tls.TLSSocket) => socket.destroy());
   // Errors while listening are the listen() promise's to report; later ones (rare: the
   // listening socket itself failing) are logged, since nobody else would see them.
   let listening = false;

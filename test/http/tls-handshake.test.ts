@@ -1,0 +1,61 @@
+// TLS connections before their handshake is done: a connection that never
+// completes one is closed at the headers timeout, like a request head that
+// never ends, and closed for good. Node's TLS server reports a handshake that
+// times out as a 'tlsClientError' and leaves the socket open: before this
+// test, startline ignored that event, so every connection that stopped
+// before its handshake was done (a client that connects and sends nothing,
+// one that sends a byte and stalls, one that closes at once) kept a socket
+// and a file descriptor for as long as the process lived (found against
+// `npm start` over HTTPS: 4,000 such connections, their clients long gone,
+// still held ten minutes later, in CLOSE_WAIT).
+// A certificate is made by openssl at test time (no key is ever committed).
+
+import t from "tap";
+import net from "node:net";
+import tls from "node:tls";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { once } from "node:events";
+import { promisify } from "node:util";
+import { happens } from "../helpers/hang.js";
+import { listen } from "../helpers/wire.js";
+
+const run = promisify(execFile);
+const dir = mkdtempSync(path.join(tmpdir(), "startline-tls-handshake-"));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+await run("openssl", [
+  "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+  "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1",
+]);
+const files = { cert: readFileSync(path.join(dir, "cert.pem")), key: readFileSync(path.join(dir, "key.pem")) };
+
+/** A TCP connection to `port` that behaves as `kind` says and never completes a handshake; resolves when the server has closed it. */
+async function stalled(port: number, kind: "nothing" | "one byte" | "half a hello" | "FIN at once"): Promise<void> {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  await once(socket, "connect");
+  // A TLS record header (handshake, TLS 1.0 record version) and nothing after it.
+  if (kind === "one byte") socket.write(Buffer.from([0x16]));
+  if (kind === "half a hello") socket.write(Buffer.from("160301", "hex"));
+  if (kind === "FIN at once") socket.end();
+  await once(socket, "close");
+}
+
+t.test("a connection that never completes its TLS handshake is closed at the headers timeout, whatever it sent", async (t) => {
+  const s = await listen(() => ({ status: 200, body: "ok" }), { tls: files, headersTimeoutMs: 200 });
+  t.teardown(s.close);
+  for (const kind of ["nothing", "one byte", "half a hello", "FIN at once"] as const) {
+    await happens(t, stalled(s.port, kind), `${kind}: closed by the server`);
+  }
+  // And the server still serves a client that completes its handshake.
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = tls.connect({ port: s.port, host: "127.0.0.1", rejectUnauthorized: false }, () => socket.write("GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
+    let text = "";
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  });
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, "a handshake that completes is served");
+});
