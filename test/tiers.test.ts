@@ -4,7 +4,8 @@
 // tests reach such a program only through the modules below. This test reads
 // every test file's imports, and the imports of the files they import, and
 // fails when the list and the imports disagree: a new PostgreSQL test cannot
-// slip into the fast tier, and a list entry cannot outlive its reason.
+// slip into the fast tier, and a list entry cannot outlive its reason. And
+// since both tiers run *.test.ts files alone, no other file may hold tests.
 
 import t from "tap";
 import { readdirSync, readFileSync } from "node:fs";
@@ -70,6 +71,20 @@ function testFiles(dir: string): string[] {
 
 const files = testFiles("test");
 
+/** Every TypeScript file under `dir` that is not a test file: helpers, suites, fixtures. */
+function otherFiles(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) return otherFiles(relative);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [relative] : [];
+  });
+}
+
+/** Whether `source` takes a value from tap (its test runner), not only its types. */
+function runsTap(source: string): boolean {
+  return /\bimport\s*\(\s*["']tap["']\s*\)|\bimport\s+(?!type\b)[^;]*?\bfrom\s*["']tap["']/.test(source);
+}
+
 t.test("the reader of imports finds what it must", async (t) => {
   t.same([...programsOf("test/scaling/nginx.test.ts")].sort(), ["PostgreSQL", "nginx"], "through the helpers");
   t.same([...programsOf("test/docs/browser.test.ts")], ["Chromium"], "a package import");
@@ -92,4 +107,14 @@ t.test("npm test runs every tier; npm run test:fast runs the list's complement",
   t.match(pkg.scripts.test, /&& tap$/, "npm test runs tap over the default set");
   t.match(pkg.scripts["test:fast"], /node test\/fast\.mjs$/);
   t.match(readFileSync(path.join(ROOT, "test", "fast.mjs"), "utf8"), /external\.json/, "test/fast.mjs excludes what the list names");
+});
+
+t.test("only test files run tests: tap runs *.test.ts files, and nothing else", async (t) => {
+  t.ok(runsTap('import t from "tap";'), "the reader sees a default import");
+  t.ok(runsTap('const { default: tap } = await import("tap");'), "and a dynamic one");
+  t.notOk(runsTap('import type { Test } from "tap";'), "types only are not running tests");
+  // A helper that starts tests of its own (when run by hand, say) has them skipped by npm test without a word.
+  for (const file of otherFiles("test")) {
+    t.notOk(runsTap(readFileSync(path.join(ROOT, file), "utf8")), `${file} takes only tap's types (tests it held would never run)`);
+  }
 });

@@ -3,8 +3,6 @@
 // details every error must carry.
 
 import type { Test } from "tap";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createApp, type App } from "../../src/app.js";
 import { hashToken } from "../../src/policies/auth.js";
 import type { ServerOptions } from "../../src/http/connection/server.js";
@@ -108,37 +106,4 @@ export async function fetched(res: Response): Promise<{ status: number; headers:
   const headers: Record<string, string> = {};
   res.headers.forEach((value, name) => (headers[name] = value));
   return { status: res.status, headers, body: await res.text() };
-}
-
-// `npx tap test/api/` runs every .ts file in the directory, this one too. Run
-// directly, it checks what the other files rely on: that raw() delivers the
-// exact bytes it was given (invalid UTF-8 included) with a correct
-// Content-Length, and that checkProblem accepts a real problem response.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  const { default: tap } = await import("tap");
-  tap.test("raw() sends exactly the given head fields and body bytes", async (t) => {
-    let seen: { method: string; target: string; fields: readonly string[]; body: Buffer } | undefined;
-    const s = await listen((request) => {
-      seen = { method: request.method, target: request.target, fields: request.fields, body: request.body };
-      return { status: 200, headers: { "Content-Type": "text/plain" }, body: "ok" };
-    });
-    t.teardown(s.close);
-    const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x7d]);
-    const r = await raw(s.port, "UPDATE", "/x?y=1", { "X-A": "1", "Content-Type": "application/json" }, bytes);
-    t.equal(r.status, 200);
-    t.equal(r.body, "ok");
-    t.equal(seen?.method, "UPDATE");
-    t.equal(seen?.target, "/x?y=1");
-    t.same(seen?.fields, ["host", `127.0.0.1:${s.port}`, "x-a", "1", "content-type", "application/json", "content-length", "5", "connection", "close"]);
-    t.same(seen?.body, bytes, "body bytes unchanged");
-    await raw(s.port, "GET", "/");
-    t.same(seen?.fields, ["host", `127.0.0.1:${s.port}`, "connection", "close"], "no Content-Length without a body");
-    t.equal(seen?.body.length, 0);
-  });
-  tap.test("checkProblem accepts a real problem response", async (t) => {
-    const api = await startApi(t);
-    const r = await raw(api.port, "GET", "/api/v1/post/none");
-    const body = checkProblem(t, r, 404, /"none"/, "/api/v1/post/none");
-    t.equal(body?.type, "/problems/not-found");
-  });
 }

@@ -2,7 +2,18 @@
 // an operator can see when v1 has no clients left (docs/api.md, section 8).
 
 import t from "tap";
+import net from "node:net";
+import { once } from "node:events";
 import { bearer, jsonOf, raw, startApi, USER_TOKEN } from "./client.js";
+import { readUntil, splitResponses } from "../helpers/wire.js";
+
+/** Everything `socket` receives from now until it closes. */
+async function talkOn(socket: net.Socket): Promise<Buffer> {
+  const received: Buffer[] = [];
+  socket.on("data", (d: Buffer) => received.push(d));
+  await once(socket, "close");
+  return Buffer.concat(received);
+}
 
 t.test("GET /api/usage counts the requests of each version made on that app", async (t) => {
   const api = await startApi(t);
@@ -45,8 +56,17 @@ t.test("GET /api/usage counts the requests of each version made on that app", as
 
 t.test("keep-alive requests on one connection are each counted", async (t) => {
   const api = await startApi(t);
-  // fetch reuses its connection: three requests, likely on one socket.
-  for (let i = 0; i < 3; i++) await (await fetch(`${api.base}/api/v1/status`)).text();
+  // Three requests on one socket, one after another's answer: the last asks to close.
+  const get = (close: boolean) => `GET /api/v1/status HTTP/1.1\r\nHost: t\r\n${close ? "Connection: close\r\n" : ""}\r\n`;
+  const socket = net.connect(api.port, "127.0.0.1");
+  await once(socket, "connect");
+  for (const close of [false, false]) {
+    socket.write(get(close));
+    await readUntil(socket, "}");
+  }
+  const last = talkOn(socket);
+  socket.write(get(true));
+  t.equal(splitResponses(await last)[0]?.status, 200, "the third answered on the same connection, which then closes");
   t.same(jsonOf(await raw(api.port, "GET", "/api/usage")).versions, { v1: 3, "v1-1": 0, v2: 0 });
 });
 

@@ -12,6 +12,7 @@ import { createApp } from "../../src/app.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { listen, readUntil, splitResponses, talk } from "../helpers/wire.js";
 import { happens } from "../helpers/hang.js";
+import { stopsMoving } from "../helpers/quiet.js";
 
 const run = promisify(execFile);
 
@@ -202,12 +203,7 @@ t.test("back-pressure: a client that pipelines and never reads cannot make the s
   // The last request asks to close, so the server's FIN marks the end of every answer.
   socket.write(request.repeat(total - 1) + "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
   // Wait until the server's progress stops: it must have stopped reading.
-  let last = -1;
-  while (handled !== last) {
-    last = handled;
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await happens(t, stopsMoving(() => handled), "the server handles requests, then stops");
   t.ok(handled < total / 4, `server stopped after ${handled} of ${total} requests while the client did not read`);
   // Now read everything: every response arrives, in order, complete.
   let bytes = 0;

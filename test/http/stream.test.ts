@@ -9,6 +9,7 @@ import type { Handler } from "../../src/http/connection/service.js";
 import { inject } from "../../src/http/connection/inject.js";
 import { listen, readUntil, splitResponses, talk } from "../helpers/wire.js";
 import { happens } from "../helpers/hang.js";
+import { stopsMoving } from "../helpers/quiet.js";
 
 const get = (path: string, extra = "") => `GET ${path} HTTP/1.1\r\nHost: t\r\n${extra}\r\n`;
 
@@ -183,12 +184,8 @@ t.test("a producer that writes every piece into one buffer: each piece is taken 
   socket.on("data", (d: Buffer) => received.push(d));
   socket.pause();
   socket.write(request);
-  // Turns of the event loop until 20 pass with no piece made: the server waits for the client.
-  for (let seen = -1, still = 0; still < 20; ) {
-    await new Promise((r) => setImmediate(r));
-    if (state.made === seen) still++;
-    else [seen, still] = [state.made, 0];
-  }
+  // Until pieces stop being made (helpers/quiet.ts): the server waits for the client.
+  await happens(t, stopsMoving(() => state.made), "the server makes pieces, then stops");
   t.ok(state.made < 4000, `the server waits for the client (${state.made} of 4000 pieces made)`);
   socket.resume();
   await happens(t, once(socket, "close"), "the whole body arrives once the client reads");
