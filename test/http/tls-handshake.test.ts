@@ -59,3 +59,16 @@ t.test("a connection that never completes its TLS handshake is closed at the hea
   });
   t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, "a handshake that completes is served");
 });
+
+t.test("connections still in their handshake count toward maxConnections: past it, a new one is closed before its handshake", async (t) => {
+  // A long headers timeout: a close that comes within the hang bound is the limit's, not the timeout's.
+  const s = await listen(() => ({ status: 200, body: "ok" }), { tls: files, headersTimeoutMs: 60_000, maxConnections: 2 });
+  t.teardown(s.close);
+  const held = [net.connect(s.port, "127.0.0.1"), net.connect(s.port, "127.0.0.1")];
+  for (const socket of held) {
+    socket.on("error", () => {});
+    await once(socket, "connect");
+  }
+  await happens(t, stalled(s.port, "nothing"), "a third connection, past the limit, is closed by the server");
+  for (const socket of held) socket.destroy();
+});

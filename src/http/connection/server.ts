@@ -24,7 +24,7 @@ export interface ServerOptions extends Partial<Omit<ConnectionOptions, "limits">
   readonly limits?: Partial<ParserLimits>;
   /** Serve HTTPS: the same connection code runs over node:tls sockets (ALPN http/1.1). */
   readonly tls?: TlsFiles;
-  /** Open connections at most; past it a new connection gets a 503 and is closed. */
+  /** Open connections at most; past it a new connection gets a 503 and is closed (over TLS, closed before its handshake: connections in one count). */
   readonly maxConnections?: number;
   /** One call per response, for the access log. */
   readonly onExchange?: (exchange: Exchange) => void;
@@ -133,6 +133,17 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   // client's problem, and its socket is closed here: node reports a handshake that timed out and leaves the
   // socket open, so one that connects and never finishes its handshake would otherwise be held for good.
   server.on("tlsClientError", (_error: Error, socket: tls.TLSSocket) => socket.destroy());
+  if (options.tls !== undefined && maxConnections !== Infinity) {
+    // A connection counts from its TCP accept, handshake included: uncounted, connections that never finish
+    // a handshake would hold sockets past the cap. Past it, one is closed before its handshake (a 503 could
+    // only be read after one); the TLS wrapper, already listening, sees it fail and lets it go.
+    let open = 0;
+    server.on("connection", (raw: net.Socket) => {
+      open++;
+      raw.once("close", () => open--);
+      if (open > maxConnections) raw.destroy();
+    });
+  }
   // Errors while listening are the listen() promise's to report; later ones (rare: the
   // listening socket itself failing) are logged, since nobody else would see them.
   let listening = false;
