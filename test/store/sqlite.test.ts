@@ -7,6 +7,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { StoreOpenError } from "../../src/store/errors.js";
 import { createSqliteStore, MAX_INSERT_GROUP } from "../../src/store/sqlite.js";
+import { openDatabase } from "../../src/store/sqlite-open.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { representationOf } from "../../src/store/representation.js";
@@ -83,7 +84,21 @@ t.test("an unwritable directory is refused with a clear message", async (t) => {
   t.throws(() => createSqliteStore(path.join(locked, "sub", "db.sqlite")), { name: "StoreOpenError", message: /Check that DATA_DIR exists and is writable/ });
 });
 
-t.test("full durability is a setting", async (t) => {
+t.test("full durability is a setting: synchronous=FULL on the connection the store opens, NORMAL by default", async (t) => {
+  // What the setting changes is how a commit reaches the disk, which no read-back after a clean close can
+  // tell: the connection's own pragma is what says it (per connection, so asked of the one the store opens).
+  const synchronous = (options: Parameters<typeof openDatabase>[1]) => {
+    const db = openDatabase(freshFile(), options);
+    try {
+      return db.pragma("synchronous", { simple: true });
+    } finally {
+      db.close();
+    }
+  };
+  t.equal(synchronous({ durability: "full" }), 2, "full: synchronous=FULL (2), every commit synced");
+  t.equal(synchronous({}), 1, "by default: synchronous=NORMAL (1), which WAL keeps consistent");
+  t.equal(synchronous({ durability: "normal" }), 1);
+  // And a store opened so works as any other.
   const file = freshFile();
   const s = createSqliteStore(file, { durability: "full" });
   await s.posts.create({ id: "x", title: "t", body: "b" });

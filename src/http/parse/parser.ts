@@ -141,7 +141,7 @@ export class RequestParser {
     return this.start;
   }
 
-  /** Stop reading: every later byte is ignored (used on timeouts and shutdown). */
+  /** Stop reading: every later byte is ignored (after an error, and when the connection closes or times out, answers from the head, or the client half-closes). */
   stop(): void {
     this.state = S_CLOSED;
     this.pending = null;
