@@ -5,15 +5,7 @@ import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
 import { bearer, jsonOf, raw, startApi, USER_TOKEN } from "./client.js";
-import { readUntil, splitResponses } from "../helpers/wire.js";
-
-/** Everything `socket` receives from now until it closes. */
-async function talkOn(socket: net.Socket): Promise<Buffer> {
-  const received: Buffer[] = [];
-  socket.on("data", (d: Buffer) => received.push(d));
-  await once(socket, "close");
-  return Buffer.concat(received);
-}
+import { readUntil, receivedUntilClose, splitResponses } from "../helpers/wire.js";
 
 t.test("GET /api/usage counts the requests of each version made on that app", async (t) => {
   const api = await startApi(t);
@@ -64,7 +56,7 @@ t.test("keep-alive requests on one connection are each counted", async (t) => {
     socket.write(get(close));
     await readUntil(socket, "}");
   }
-  const last = talkOn(socket);
+  const last = receivedUntilClose(socket);
   socket.write(get(true));
   t.equal(splitResponses(await last)[0]?.status, 200, "the third answered on the same connection, which then closes");
   t.same(jsonOf(await raw(api.port, "GET", "/api/usage")).versions, { v1: 3, "v1-1": 0, v2: 0 });

@@ -95,10 +95,16 @@ export async function listen(handler: Handler | Service, options: ServerOptions 
 export async function talk(port: number, chunks: readonly (string | Buffer)[], opts: { halfClose?: boolean } = {}): Promise<Buffer> {
   const socket = net.connect(port, "127.0.0.1");
   await once(socket, "connect");
-  const received: Buffer[] = [];
-  socket.on("data", (d: Buffer) => received.push(d));
+  const received = receivedUntilClose(socket);
   for (const c of chunks) socket.write(c);
   if (opts.halfClose) socket.end();
+  return received;
+}
+
+/** Everything an open `socket` receives from now until it closes. */
+export async function receivedUntilClose(socket: net.Socket): Promise<Buffer> {
+  const received: Buffer[] = [];
+  socket.on("data", (d: Buffer) => received.push(d));
   await once(socket, "close");
   return Buffer.concat(received);
 }

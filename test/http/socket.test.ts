@@ -10,19 +10,11 @@ import type { Handler } from "../../src/http/connection/service.js";
 import { createRouter } from "../../src/router/router.js";
 import { createApp } from "../../src/app.js";
 import { createMemoryStore } from "../../src/store/memory.js";
-import { listen, readUntil, splitResponses, talk } from "../helpers/wire.js";
+import { listen, readUntil, receivedUntilClose, splitResponses, talk } from "../helpers/wire.js";
 import { happens } from "../helpers/hang.js";
 import { stopsMoving } from "../helpers/quiet.js";
 
 const run = promisify(execFile);
-
-/** Everything `socket` receives from now until it closes. */
-async function talkOn(socket: net.Socket): Promise<Buffer> {
-  const received: Buffer[] = [];
-  socket.on("data", (d: Buffer) => received.push(d));
-  await once(socket, "close");
-  return Buffer.concat(received);
-}
 
 /** A router with a test route for a custom method, as a client of the engine would write it. */
 const testRouter = createRouter([
@@ -197,7 +189,7 @@ t.test("idle keep-alive timeout: a quiet connection is closed without a response
   const order: string[] = [];
   const socket = net.connect(s.port, "127.0.0.1");
   await once(socket, "connect");
-  const closed = talkOn(socket).then((out) => (order.push("idle"), out));
+  const closed = receivedUntilClose(socket).then((out) => (order.push("idle"), out));
   socket.write("GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n");
   await readUntil(socket, "is up.");
   // Started once the idle one is answered: it is older, and its deadline (100 ms) nearer, whatever the machine's pace.
