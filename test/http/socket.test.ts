@@ -16,6 +16,14 @@ import { stopsMoving } from "../helpers/quiet.js";
 
 const run = promisify(execFile);
 
+/** Everything `socket` receives from now until it closes. */
+async function talkOn(socket: net.Socket): Promise<Buffer> {
+  const received: Buffer[] = [];
+  socket.on("data", (d: Buffer) => received.push(d));
+  await once(socket, "close");
+  return Buffer.concat(received);
+}
+
 /** A router with a test route for a custom method, as a client of the engine would write it. */
 const testRouter = createRouter([
   {
@@ -122,6 +130,8 @@ t.test("headers timeout: an unfinished head gets a 408 and the connection closes
   const [r] = splitResponses(out);
   t.equal(r!.status, 408);
   t.equal(r!.headers.connection, "close");
+  // The server's own default would also end it, later: the detail says which limit did.
+  t.match(JSON.parse(r!.body).detail, /^The request head was not complete 100 ms\b/, "the detail names the timeout the server was given");
 });
 
 t.test("body timeout: a stalled body gets a 408", async (t) => {
@@ -129,7 +139,9 @@ t.test("body timeout: a stalled body gets a 408", async (t) => {
   const s = await listen(handler, { bodyTimeoutMs: 100 });
   t.teardown(s.close);
   const out = await talk(s.port, ["POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc"]);
-  t.equal(splitResponses(out)[0]!.status, 408);
+  const [r] = splitResponses(out);
+  t.equal(r!.status, 408);
+  t.match(JSON.parse(r!.body).detail, /^The request body stalled for 100 ms\b/, "the detail names the timeout the server was given");
 });
 
 t.test("request timeout: a body trickled a byte at a time cannot outlast REQUEST_TIMEOUT_MS", async (t) => {
@@ -178,12 +190,23 @@ t.test("a request line that can only be refused is answered at once, without wai
 });
 
 t.test("idle keep-alive timeout: a quiet connection is closed without a response", async (t) => {
-  const s = await listen(createApp({ store: createMemoryStore() }).handle, { keepAliveTimeoutMs: 100 });
+  // A second timer of the same server, 30 times the one under test and shorter than its default (5 s):
+  // a server that ignored keepAliveTimeoutMs would end the other connection first. An order, not a time.
+  const s = await listen(createApp({ store: createMemoryStore() }).handle, { keepAliveTimeoutMs: 100, headersTimeoutMs: 3000 });
   t.teardown(s.close);
-  const out = await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n"]);
-  const rs = splitResponses(out);
+  const order: string[] = [];
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  const closed = talkOn(socket).then((out) => (order.push("idle"), out));
+  socket.write("GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n");
+  await readUntil(socket, "is up.");
+  // Started once the idle one is answered: it is older, and its deadline (100 ms) nearer, whatever the machine's pace.
+  const unfinished = talk(s.port, ["GET /api/v2/status HTTP/1.1\r\n"]).then(() => order.push("unfinished head"));
+  const rs = splitResponses(await closed);
   t.equal(rs.length, 1, "the one request is answered, then the idle connection is closed");
   t.equal(rs[0]!.status, 200);
+  await unfinished;
+  t.same(order, ["idle", "unfinished head"], "closed by its own timeout, before the longer headers timeout ended the other");
 });
 
 t.test("back-pressure: a client that pipelines and never reads cannot make the server buffer without bound", async (t) => {

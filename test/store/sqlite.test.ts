@@ -7,6 +7,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { StoreOpenError } from "../../src/store/errors.js";
 import { createSqliteStore, MAX_INSERT_GROUP } from "../../src/store/sqlite.js";
+import { openDatabase } from "../../src/store/sqlite-open.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { representationOf } from "../../src/store/representation.js";
@@ -83,7 +84,21 @@ t.test("an unwritable directory is refused with a clear message", async (t) => {
   t.throws(() => createSqliteStore(path.join(locked, "sub", "db.sqlite")), { name: "StoreOpenError", message: /Check that DATA_DIR exists and is writable/ });
 });
 
-t.test("full durability is a setting", async (t) => {
+t.test("full durability is a setting: synchronous=FULL on the connection the store opens, NORMAL by default", async (t) => {
+  // What the setting changes is how a commit reaches the disk, which no read-back after a clean close can
+  // tell: the connection's own pragma is what says it (per connection, so asked of the one the store opens).
+  const synchronous = (options: Parameters<typeof openDatabase>[1]) => {
+    const db = openDatabase(freshFile(), options);
+    try {
+      return db.pragma("synchronous", { simple: true });
+    } finally {
+      db.close();
+    }
+  };
+  t.equal(synchronous({ durability: "full" }), 2, "full: synchronous=FULL (2), every commit synced");
+  t.equal(synchronous({}), 1, "by default: synchronous=NORMAL (1), which WAL keeps consistent");
+  t.equal(synchronous({ durability: "normal" }), 1);
+  // And a store opened so works as any other.
   const file = freshFile();
   const s = createSqliteStore(file, { durability: "full" });
   await s.posts.create({ id: "x", title: "t", body: "b" });
@@ -279,4 +294,41 @@ t.test("a group whose transaction fails fails every post in it, and writes none"
   );
   t.equal((await store.posts.list()).length, 0, "and none was");
   t.equal((await store.posts.create({ id: "f0", title: "t", body: "b" })).kind, "created", "the next group, with the lock free, is written");
+});
+
+t.test("a random fact is found through the id's B-tree: no statement facts.random() runs walks the table", async (t) => {
+  // With a million facts (each POST /api/v2/facts adds one), a pick that counted
+  // the table and skipped to an OFFSET walked it twice: 150 to 400 ms of the one
+  // thread per GET /api/v2/facts/random, and ten of them at once held a status
+  // request for 5 s. What random() runs is recorded here and each statement's
+  // plan asked of SQLite: a SCAN visits every row; a SEARCH goes down the B-tree.
+  const file = freshFile();
+  const store = createSqliteStore(file, { random: () => 0.7 });
+  t.teardown(() => store.close());
+  for (const text of ["a", "b", "c", "d", "e"]) await store.facts.create(text, "api");
+  const probe = new Database(file, { readonly: true });
+  t.teardown(() => probe.close());
+  const Statement = probe.prepare("SELECT 1").constructor.prototype as Record<string, (...args: unknown[]) => unknown> & { source?: string };
+  const ran: [string, unknown[]][] = [];
+  const methods = ["get", "all", "iterate", "run"] as const;
+  const originals = methods.map((m) => Statement[m]!);
+  methods.forEach((m, i) => {
+    Statement[m] = function (this: { source: string }, ...args: unknown[]) {
+      ran.push([this.source, args]);
+      return originals[i]!.apply(this, args);
+    };
+  });
+  let picked;
+  try {
+    picked = await store.facts.random();
+  } finally {
+    methods.forEach((m, i) => (Statement[m] = originals[i]!));
+  }
+  t.equal(picked?.text, "d", "the pick is list()[floor(0.7 * 5)], as before");
+  t.ok(ran.length > 0, "random() ran statements");
+  for (const [sql, args] of ran) {
+    const plan = probe.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[];
+    // SCAN CONSTANT ROW is the one row of a SELECT without FROM, not a table.
+    t.notOk(plan.some((step) => /^SCAN (?!CONSTANT ROW)/.test(step.detail)), `no SCAN in: ${sql}`, { plan: plan.map((step) => step.detail) });
+  }
 });
