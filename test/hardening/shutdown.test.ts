@@ -12,7 +12,8 @@
 //     them, while it is still finishing;
 //   - the request that was half-way through its head when the signal came is
 //     answered (with Connection: close);
-//   - the process exits 0, within the grace period.
+//   - the process exits 0 by itself: the grace period is an hour, so it
+//     cannot have run out; the wait for the exit is bounded only as a hang.
 //
 // (SIGKILL in the middle of writes, losing no acknowledged write, is
 // test/store/durability.test.ts.)
@@ -22,13 +23,14 @@ import net from "node:net";
 import { once } from "node:events";
 import autocannon from "autocannon";
 import { startServer } from "../helpers/process.js";
+import { happens } from "../helpers/hang.js";
 import { readUntil } from "../helpers/wire.js";
 
-// Long enough that a loaded machine never reaches it: the server must exit
-// because everything finished, and the grace period only bounds a failure.
-const GRACE_MS = 20_000;
+// The most SHUTDOWN_GRACE_MS takes: the server must exit because everything
+// finished, never because the grace ran out, whatever the machine's pace.
+const GRACE_MS = 3_600_000;
 
-t.test("SIGTERM under autocannon load: nothing received is lost, new connections refused, exit 0 within the grace period", async (t) => {
+t.test("SIGTERM under autocannon load: nothing received is lost, new connections refused, exit 0 once all is answered", async (t) => {
   const server = startServer({ QUIET: "1", SHUTDOWN_GRACE_MS: String(GRACE_MS), HEADERS_TIMEOUT_MS: "60000" });
   t.teardown(() => {
     if (server.child.exitCode === null) server.child.kill("SIGKILL");
@@ -46,7 +48,6 @@ t.test("SIGTERM under autocannon load: nothing received is lost, new connections
   let responses = 0;
   const statuses = new Map<number, number>();
   const errors = new Map<string, number>();
-  let signalled = 0;
   let responsesAtSignal = 0;
   let finish!: (result: autocannon.Result) => void;
   const finished = new Promise<autocannon.Result>((resolve) => (finish = resolve));
@@ -58,7 +59,6 @@ t.test("SIGTERM under autocannon load: nothing received is lost, new connections
       responses++;
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
       if (responses === 3000) {
-        signalled = performance.now();
         responsesAtSignal = responses;
         server.child.kill("SIGTERM");
         resolve();
@@ -87,10 +87,9 @@ t.test("SIGTERM under autocannon load: nothing received is lost, new connections
   t.match(partialResponse, /\r\nConnection: close\r\n/i, "with Connection: close");
   await once(partial, "close");
 
-  const code = await server.exited();
-  const exitMs = performance.now() - signalled;
+  // Only a bound on a hang: a server that waited for its grace would wait an hour.
+  const code = await happens(t, server.exited(), "the server exits by itself once its requests are done", 60_000);
   t.equal(code, 0, "exit code 0");
-  t.ok(exitMs < GRACE_MS, `exited ${exitMs.toFixed(0)} ms after SIGTERM (grace ${GRACE_MS} ms)`);
 
   instance.stop();
   const result = await finished;

@@ -190,9 +190,9 @@ t.test("a request line that can only be refused is answered at once, without wai
 });
 
 t.test("idle keep-alive timeout: a quiet connection is closed without a response", async (t) => {
-  // A second timer of the same server, set longer than the one under test and shorter than its default (5 s):
+  // A second timer of the same server, 30 times the one under test and shorter than its default (5 s):
   // a server that ignored keepAliveTimeoutMs would end the other connection first. An order, not a time.
-  const s = await listen(createApp({ store: createMemoryStore() }).handle, { keepAliveTimeoutMs: 100, headersTimeoutMs: 1000 });
+  const s = await listen(createApp({ store: createMemoryStore() }).handle, { keepAliveTimeoutMs: 100, headersTimeoutMs: 3000 });
   t.teardown(s.close);
   const order: string[] = [];
   const socket = net.connect(s.port, "127.0.0.1");

@@ -168,13 +168,13 @@ export const PROTOCOL_ERRORS = {
   CHUNKED_NOT_FINAL: {
     status: 501,
     title: "Transfer coding does not end with chunked",
-    rule: "RFC 9112 §6.3",
+    rule: "RFC 9112 §6.1",
     fix: "When Transfer-Encoding is used on a request, `chunked` must be the final coding.",
   },
   CHUNKED_TWICE: {
     status: 400,
     title: "chunked applied more than once",
-    rule: "RFC 9112 §7",
+    rule: "RFC 9112 §6.1",
     fix: "Apply the chunked coding once: `Transfer-Encoding: chunked`.",
   },
   INVALID_TRANSFER_ENCODING: {

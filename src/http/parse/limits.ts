@@ -1,5 +1,7 @@
 // What one request may cost the parser: every buffer it keeps has a bound here.
 
+import { MAX_CHUNK_SIZE_DIGITS, MAX_LENGTH_DIGITS } from "./line-scan.js";
+
 export interface ParserLimits {
   /** Longest request line, CRLF excluded (414 when the target is what overflows). */
   readonly maxRequestLineBytes: number;
@@ -24,6 +26,15 @@ export const DEFAULT_LIMITS: ParserLimits = Object.freeze({
   allowBareLf: false,
 });
 
+/**
+ * The largest body limit: the scanner stops reading a Content-Length at
+ * MAX_LENGTH_DIGITS significant digits and a chunk size at
+ * MAX_CHUNK_SIZE_DIGITS hex digits, and calls what goes on larger than any
+ * body this server takes. That is true only for a limit below both, 16^12 - 1
+ * bytes (256 TiB).
+ */
+export const MAX_BODY_LIMIT = Math.min(10 ** MAX_LENGTH_DIGITS, 16 ** MAX_CHUNK_SIZE_DIGITS) - 1;
+
 const COUNTED = ["maxRequestLineBytes", "maxHeaderBytes", "maxHeaderCount", "maxBodyBytes", "maxChunkExtensionBytes"] as const;
 
 /**
@@ -36,6 +47,9 @@ export function checkLimits(limits: ParserLimits): ParserLimits {
   for (const name of COUNTED) {
     const value = limits[name];
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`The parser limit ${name} must be a whole number, 0 or more; it is ${value}`);
+  }
+  if (limits.maxBodyBytes > MAX_BODY_LIMIT) {
+    throw new RangeError(`The parser limit maxBodyBytes must be at most ${MAX_BODY_LIMIT} (a chunk size of ${MAX_CHUNK_SIZE_DIGITS} hex digits); it is ${limits.maxBodyBytes}`);
   }
   // Frozen: a parser's limits are its for its whole life (what it remembers of a head was judged under them).
   // A frozen object is taken as it is, so that the server's one copy serves every connection.

@@ -398,9 +398,9 @@ export interface LineRules {
 
 /** "HTTP/" DIGIT "." DIGIT (RFC 9112 §2.3); 0 stands for a digit. */
 const VERSION_LITERAL = [0x48, 0x54, 0x54, 0x50, 0x2f, 0, 0x2e, 0];
-/** Significant digits of a Content-Length past which it is larger than any body limit (10^15 bytes). */
+/** Significant digits of a Content-Length past which it is larger than any body limit (10^15 bytes; limits.ts, MAX_BODY_LIMIT). */
 export const MAX_LENGTH_DIGITS = 15;
-/** Hex digits in a chunk size before it is certainly larger than any body limit. */
+/** Hex digits in a chunk size past which it is larger than any body limit (16^12 bytes; limits.ts, MAX_BODY_LIMIT). */
 export const MAX_CHUNK_SIZE_DIGITS = 12;
 
 /**
