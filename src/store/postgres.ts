@@ -205,10 +205,14 @@ const Q = {
   ),
   factList: statement("fact-list", `SELECT ${FACT} FROM facts ORDER BY id`),
   factGet: statement("fact-get", `SELECT ${FACT} FROM facts WHERE id = $1`),
-  // pickIndex (records.ts) in SQL, in one statement so the count and the row agree: floor(r * n), kept in [0, n - 1].
+  // pickIndex (records.ts) in SQL over the ids first..last, in one statement so the ids and the row agree:
+  // the first fact from first + floor(r * n), kept in [first, last]. Each step goes down the id's index; a
+  // count(*) and an OFFSET walked the table, hundreds of milliseconds per request with a million facts,
+  // holding a pooled connection all along. Facts are never deleted, so first..last holds them all; an id
+  // the sequence gave to an insert that then failed is skipped, and the fact after it is picked.
   factRandom: statement(
     "fact-random",
-    `SELECT ${FACT} FROM facts ORDER BY id OFFSET (SELECT GREATEST(LEAST(floor($1::float8 * count(*)), count(*) - 1), 0) FROM facts)::bigint LIMIT 1`,
+    `SELECT ${FACT} FROM facts WHERE id >= (SELECT lo + GREATEST(LEAST(floor($1::float8 * (hi - lo + 1)), hi - lo), 0) FROM (SELECT min(id) AS lo, max(id) AS hi FROM facts) AS ids)::bigint ORDER BY id LIMIT 1`,
   ),
   factInsert: statement("fact-insert", `INSERT INTO facts (text, source, created_at) VALUES ($1, $2, $3) RETURNING ${FACT}`),
   tokenInsert: statement(

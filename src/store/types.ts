@@ -310,7 +310,9 @@ export interface FactStore extends PagedCollection<Fact> {
   /**
    * A fact chosen with the store's random source: with facts `list()` and
    * `r = random()` in [0, 1), the fact `list()[Math.floor(r * length)]`.
-   * Undefined when there are no facts.
+   * Undefined when there are no facts. Found by id, never by walking the
+   * facts: where ids have a gap (a PostgreSQL sequence skips the id of an
+   * insert that failed), a pick that falls in it takes the fact after it.
    */
   random(): Promise<Fact | undefined>;
   /** Adds a fact with the next id; a fact has no natural key, so no "exists". */

@@ -239,3 +239,46 @@ t.test("a database of schema version 4 keeps each post as its stored JSON alone:
   const columns = await query<{ column_name: string }>(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'posts' AND table_schema = current_schema() ORDER BY ordinal_position");
   t.strictSame(columns.map((c) => c.column_name).sort(), ["id", "json", "seq", "tag"], "the row holds the JSON, not the fields a second time");
 });
+
+t.test("a random fact is found down the id's index: no step of the query facts.random() runs reads more than a row or two", async (t) => {
+  // With a million facts, a pick that counted the table and skipped to an OFFSET
+  // read every row (hundreds of milliseconds a request, a pooled connection held
+  // all along). The query random() sends is recorded here, and PostgreSQL's own
+  // account of it (EXPLAIN ANALYZE) says how many rows each step produced.
+  const url = await db.fresh();
+  const store = await open(t, url, { random: () => 0.7 });
+  await query(url, "INSERT INTO facts (text, source, created_at) SELECT 'fact ' || i, 'api', now() FROM generate_series(1, 1000) AS i");
+  const sent: { text: string; values: unknown[] }[] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+    if (typeof first === "string") sent.push({ text: first, values: second ?? [] });
+    else if (first !== null && typeof first === "object" && "text" in first) sent.push({ text: first.text, values: first.values ?? [] });
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  let picked;
+  try {
+    picked = await store.facts.random();
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+  const all = await store.facts.list();
+  t.equal(picked?.id, all[Math.floor(0.7 * all.length)]!.id, "the pick is list()[floor(0.7 * length)], as before");
+  const facts = sent.filter((q) => /\bfacts\b/.test(q.text));
+  t.ok(facts.length > 0, "random() sent its query");
+  for (const q of facts) {
+    const [row] = await query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(url, `EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values);
+    const most = maxRows(row!["QUERY PLAN"][0].Plan);
+    t.ok(most <= 2, `at most 2 rows from any step (${most}): ${q.text}`);
+  }
+});
+
+interface PlanNode {
+  readonly "Actual Rows": number;
+  readonly "Actual Loops": number;
+  readonly Plans?: readonly PlanNode[];
+}
+
+function maxRows(node: PlanNode): number {
+  return Math.max(node["Actual Rows"] * node["Actual Loops"], ...(node.Plans ?? []).map(maxRows));
+}
