@@ -70,8 +70,8 @@ export class Connection implements ParserSink, LiveConnection {
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    // The client finished sending (half-close): answer what it asked, then close.
-    socket.on("end", () => this.onEnd());
+    // The client finished sending (half-close): the parser reads what it still holds, then onInputEnd.
+    socket.on("end", () => this.parser.end());
     socket.on("drain", () => this.updateFlow());
     // Resets and broken pipes end in "close"; there is nobody left to answer.
     socket.on("error", () => {});
@@ -399,10 +399,11 @@ export class Connection implements ParserSink, LiveConnection {
   }
 
   /**
-   * The client half-closed: it will send nothing more. Requests it completed
-   * are answered, the last response closes; one it left unfinished is dropped.
+   * The client half-closed: it will send nothing more, and the parser has
+   * read all it sent before (RequestParser.end). Requests it completed are
+   * answered, the last response closes; one it left unfinished is dropped.
    */
-  private onEnd(): void {
+  onInputEnd(): void {
     if (!isOpen(this.state)) return;
     this.parser.stop();
     this.protocol.halfClose();

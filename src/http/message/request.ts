@@ -20,6 +20,12 @@ export interface ParserSink {
   onRequest(request: Request): void;
   /** The bytes broke a rule; the parser accepts nothing more. */
   onError(error: ProtocolError): void;
+  /**
+   * The client sends nothing more (RequestParser.end), and every byte it sent
+   * before has been read: a request it completed was handed on first, even
+   * one that waited in a paused parser when the end came.
+   */
+  onInputEnd?(): void;
 }
 
 /** What the head of a request says, once every framing rule has been checked. */

@@ -85,6 +85,8 @@ export class RequestParser {
   private running = false;
   /** Bytes not yet read while paused. */
   private pending: Buffer | null = null;
+  /** The client's end of input came while bytes were pending: the sink hears of it once they are read. */
+  private endPending = false;
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
@@ -194,6 +196,22 @@ export class RequestParser {
     const pending = this.pending;
     this.pending = null;
     this.feed(pending);
+    if (this.endPending && this.pending === null) this.end();
+  }
+
+  /**
+   * The client sends nothing more (a TCP FIN): like h11's end of data, it
+   * comes after the bytes before it. A request they complete is handed on
+   * before the sink hears onInputEnd, even one held while paused; so a
+   * client that pipelines and half-closes gets every answer it asked for.
+   */
+  end(): void {
+    if (this.pending !== null) {
+      this.endPending = true;
+      return;
+    }
+    this.endPending = false;
+    this.sink.onInputEnd?.();
   }
 
   private read(buf: Buffer): void {
