@@ -201,3 +201,29 @@ t.test("over a socket: a client cut for not reading is reset, and the kernel dro
   // before the FIN; reset, the client has only what had reached its own receive buffer.
   t.ok(received < MiB, `the client got ${received} bytes after the cut, not the server's queue`);
 });
+
+t.test("pipelined requests for large answers, from a client that does not read: the answers waiting behind the one being sent stay within a budget too", async (t) => {
+  // 64 requests of 31 bytes each, in one write, each asking for a fresh 1 MiB
+  // answer (as /api/lab/bytes/1048576 does), and a client that reads nothing:
+  // every answer made while the client reads nothing is held whole in memory
+  // (the one being sent, and those queued behind it in order). The requests
+  // cost 2 KiB; what waits for the client must stay near the budget, not grow
+  // with the pipeline's depth (64 MiB here). An async handler's answer is not
+  // known to be large until it resolves, and the handlers of one read start
+  // together: for them the bound is still the pipeline's depth (maxPipelined).
+  for (const kind of ["sync"] as const) {
+    let made = 0;
+    const handler: Handler = () => {
+      made++;
+      const response: Response = { status: 200, body: Buffer.alloc(MiB, 0x62) };
+      return kind === "sync" ? response : Promise.resolve(response);
+    };
+    const client = stallingClient(KERNEL);
+    connect(handler, client, GET.repeat(64));
+    await client.quiet();
+    const bound = (KERNEL + OUTPUT_BUDGET) / MiB + 2;
+    t.ok(made <= bound, `${kind} handler: ${made} answers of 1 MiB made while the client reads nothing (at most ${bound} held: the one being sent and the next)`);
+    const all = await client.readAll((b) => b.toString("latin1").split("HTTP/1.1 200").length - 1 === 64 && body(b.subarray(b.lastIndexOf("HTTP/1.1 200"))) !== null);
+    t.equal(all.toString("latin1").split("HTTP/1.1 200").length - 1, 64, `${kind}: every answer, once the client reads`);
+  }
+});

@@ -348,7 +348,7 @@ export class Connection implements ParserSink, LiveConnection {
   }
 
   private updateFlow(): void {
-    if (isOpen(this.state)) this.flow.update(this.protocol.waiting);
+    if (isOpen(this.state)) this.flow.update(this.protocol.waiting, this.protocol.sending);
   }
 
   /** Called by the server's sweep; acts when the current state has run out. */

@@ -1,7 +1,9 @@
 // Whether a connection reads now. It stops while its client is not reading
 // its responses (the socket's back-pressure), while too many of its requests
 // wait for answers (a client cannot make the server buffer without bound by
-// pipelining and never reading), and while it waits its turn of the event
+// pipelining and never reading), while a body leaves in pieces (send-body.ts:
+// an answer made behind it could only wait, whole, in memory, however large,
+// until the client has read that body), and while it waits its turn of the event
 // loop (turns.ts): after REQUESTS_PER_TURN requests of one read, and while
 // new connections arrive. This is flow control, not the connection's
 // lifecycle (lifecycle.ts): a paused connection is still Busy, or reading a
@@ -62,9 +64,9 @@ export class Flow {
     return this.turnRequests;
   };
 
-  /** Pause or resume reading, given how many requests wait for their answers. */
-  update(waiting: number): void {
-    const stop = this.yielded || this.socket.writableNeedDrain || waiting >= this.maxPipelined;
+  /** Pause or resume reading, given how many requests wait for their answers and whether a body leaves in pieces. */
+  update(waiting: number, sendingBody: boolean): void {
+    const stop = this.yielded || sendingBody || this.socket.writableNeedDrain || waiting >= this.maxPipelined;
     if (stop && !this.paused) {
       this.paused = true;
       this.parser.pause();
