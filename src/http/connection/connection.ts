@@ -306,6 +306,8 @@ export class Connection implements ParserSink, LiveConnection {
   /** The interim answer an Expect: 100-continue asked for (RFC 9110 §10.1.1). */
   private sendContinue(exchange: Exchange): void {
     exchange.continueOwed = false;
+    // The client sends its body from now: the whole request is timed again from here.
+    this.deadlines.continued();
     this.out.send(CONTINUE);
     this.trace?.response(CONTINUE, undefined, false);
   }
@@ -338,7 +340,8 @@ export class Connection implements ParserSink, LiveConnection {
     if (!isOpen(this.state)) return;
     const parser = this.parser;
     let event: Event;
-    if (parser.inBody) event = Event.Body;
+    // A body the server has not yet asked for (its 100 Continue waits behind earlier answers) is not late.
+    if (parser.inBody) event = this.protocol.awaitingContinue ? Event.Busy : Event.Body;
     // Bytes the server itself stopped parsing (back-pressure, a turn) are not a client that is slow to send.
     else if (!parser.idle && !parser.closed) event = this.flow.paused ? Event.Busy : Event.Head;
     else if (!this.protocol.idle) event = Event.Busy;

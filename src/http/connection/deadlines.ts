@@ -115,6 +115,15 @@ export class Deadlines {
     }
   }
 
+  /**
+   * A 100 Continue went out: a client that waited for it sends its body from
+   * now, so the whole-request deadline starts again when the body is next
+   * awaited, rather than counting the time the server made it wait.
+   */
+  continued(): void {
+    this.requestTimed = -1;
+  }
+
   /** What has run out by `now` in `state`, with `unsent` bytes waiting to be sent. */
   check(state: State, now: number, unsent: number): Expired {
     switch (this.sends.check(unsent, now, this.options.sendTimeoutMs)) {

@@ -63,6 +63,15 @@ export class Protocol {
   }
 
   /** The 100 Continue is sent only when every earlier response is out, lest it be taken for theirs. */
+  /**
+   * The request being read asked for a 100 Continue that has not gone out
+   * (answers before it are still on their way): its client waits for the
+   * server, as RFC 9110 §10.1.1 tells it to, and is not sending its body late.
+   */
+  get awaitingContinue(): boolean {
+    return this.reading !== null && this.reading.continueOwed;
+  }
+
   continueNow(exchange: Exchange): boolean {
     return exchange.continueOwed && this.queue[0] === exchange && !this.sending;
   }
