@@ -21,11 +21,27 @@ import { listen } from "../helpers/wire.js";
 
 const TIMEOUT = 100;
 
-async function pipelinedContinue(t: Test, options: { bodyTimeoutMs: number; requestTimeoutMs: number }): Promise<void> {
-  const handler: Handler = (request) =>
-    request.target === "/slow"
-      ? new Promise((resolve) => setTimeout(() => resolve({ status: 200, body: "slow" }), 5 * TIMEOUT))
-      : { status: 200, body: `got ${request.body.toString("latin1")}` };
+/**
+ * `split`: the upload's head starts in the read that carries the slow request
+ * and ends in a later one (sent once the slow handler has been called, so
+ * after that read), so its whole-request deadline starts with its first byte,
+ * long before the 100 Continue; and the client sends its body `bodyDelayMs`
+ * after the 100, long enough for the server's sweep to see a deadline that
+ * had run out, well within one that starts again at the 100.
+ */
+async function pipelinedContinue(
+  t: Test,
+  options: { bodyTimeoutMs: number; requestTimeoutMs: number },
+  split: { slowMs: number; bodyDelayMs: number } | null = null,
+): Promise<void> {
+  const splitHead = split !== null;
+  let slowCalled!: () => void;
+  const slowSeen = new Promise<void>((resolve) => (slowCalled = resolve));
+  const handler: Handler = (request) => {
+    if (request.target !== "/slow") return { status: 200, body: `got ${request.body.toString("latin1")}` };
+    slowCalled();
+    return new Promise((resolve) => setTimeout(() => resolve({ status: 200, body: "slow" }), split?.slowMs ?? 5 * TIMEOUT));
+  };
   const s = await listen(handler, { ...options, headersTimeoutMs: 60_000 });
   t.teardown(s.close);
   const socket = net.connect(s.port, "127.0.0.1");
@@ -37,14 +53,18 @@ async function pipelinedContinue(t: Test, options: { bodyTimeoutMs: number; requ
     // The client sends the body when, and only when, it is told to continue.
     if (!sentBody && received.includes("HTTP/1.1 100 Continue\r\n\r\n")) {
       sentBody = true;
-      socket.write("hello");
+      if (split === null) socket.write("hello");
+      else setTimeout(() => socket.write("hello"), split.bodyDelayMs);
     }
   });
   socket.on("error", () => {});
-  socket.write(
-    "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n" +
-      "POST /upload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n",
-  );
+  const upload = "POST /upload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n";
+  const cut = splitHead ? upload.indexOf("Host") : upload.length;
+  socket.write("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n" + upload.slice(0, cut));
+  if (splitHead) {
+    await happens(t, slowSeen, "the slow request reaches its handler");
+    socket.write(upload.slice(cut));
+  }
   await happens(t, once(socket, "close"), "the server answers both and closes");
   t.notMatch(received, /408 Request Timeout/, "no 408 for a body the server had not yet asked for", { received });
   t.match(received, /HTTP\/1\.1 200 OK[\s\S]*slow[\s\S]*HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK[\s\S]*got hello/, "the slow answer, then 100 Continue, then the upload's answer");
@@ -54,3 +74,7 @@ t.test("pipelined behind a slow answer, a request waiting for its 100 Continue i
   pipelinedContinue(t, { bodyTimeoutMs: TIMEOUT, requestTimeoutMs: 60_000 }));
 
 t.test("nor by the whole-request timeout", (t) => pipelinedContinue(t, { bodyTimeoutMs: 60_000, requestTimeoutMs: TIMEOUT }));
+
+t.test("nor by the whole-request timeout when the head began long before the 100 Continue: it runs again from the 100", (t) =>
+  // The sweep looks every 75 ms (a quarter of 300); the body comes 150 ms after the 100.
+  pipelinedContinue(t, { bodyTimeoutMs: 60_000, requestTimeoutMs: 300 }, { slowMs: 1500, bodyDelayMs: 150 }));
