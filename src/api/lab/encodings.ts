@@ -8,15 +8,23 @@
 
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import { BROTLI_OPTIONS } from "../../http/message/compression.js";
 import type { Request } from "../../http/message/request.js";
 import type { Response } from "../../http/message/response.js";
 import { describe } from "../echo.js";
 
-/** The lab's name for each coding, and the Content-Encoding token (RFC 9110 §18.6 registry) it is sent as. */
+const brotli = promisify(zlib.brotliCompress);
+
+/**
+ * The lab's name for each coding, and the Content-Encoding token (RFC 9110
+ * §18.6 registry) it is sent as. Brotli's settings are the server's own: its
+ * default, quality 11, cost 2 s of CPU per MiB of echo, in libuv's thread
+ * pool, which every compressed answer of the server waits for.
+ */
 export const LAB_CODINGS = {
   gzip: { token: "gzip", encode: promisify(zlib.gzip) },
   deflate: { token: "deflate", encode: promisify(zlib.deflate) }, // "deflate" is the zlib format (RFC 1950), not raw deflate
-  brotli: { token: "br", encode: promisify(zlib.brotliCompress) },
+  brotli: { token: "br", encode: (b: Buffer) => brotli(b, BROTLI_OPTIONS) },
 } as const;
 
 export type LabCoding = keyof typeof LAB_CODINGS;

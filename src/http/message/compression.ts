@@ -28,7 +28,7 @@ export const MIN_COMPRESS_BYTES = 1024;
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
 /** Quality 5 of 11: most of brotli's gain at a fraction of its top setting's CPU, for bodies made per request. */
-const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
+export const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
 
 const COMPRESSIBLE = /^(?:text\/|application\/(?:json|yaml|javascript|xml|[a-z0-9.+-]*\+(?:json|xml|yaml))\b)/i;
 const CODING_SUFFIX = /\+(?:br|gzip)"$/;
