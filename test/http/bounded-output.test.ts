@@ -208,10 +208,9 @@ t.test("pipelined requests for large answers, from a client that does not read: 
   // every answer made while the client reads nothing is held whole in memory
   // (the one being sent, and those queued behind it in order). The requests
   // cost 2 KiB; what waits for the client must stay near the budget, not grow
-  // with the pipeline's depth (64 MiB here). An async handler's answer is not
-  // known to be large until it resolves, and the handlers of one read start
-  // together: for them the bound is still the pipeline's depth (maxPipelined).
-  for (const kind of ["sync"] as const) {
+  // with the pipeline's depth (64 MiB here), whether the handler answers at
+  // once or later.
+  for (const kind of ["sync", "async"] as const) {
     let made = 0;
     const handler: Handler = () => {
       made++;
@@ -226,4 +225,29 @@ t.test("pipelined requests for large answers, from a client that does not read: 
     const all = await client.readAll((b) => b.toString("latin1").split("HTTP/1.1 200").length - 1 === 64 && body(b.subarray(b.lastIndexOf("HTTP/1.1 200"))) !== null);
     t.equal(all.toString("latin1").split("HTTP/1.1 200").length - 1, 64, `${kind}: every answer, once the client reads`);
   }
+});
+
+t.test("large answers pipelined behind one that comes later are not made before it: nothing waits whole behind an answer not yet known", async (t) => {
+  // The first request's handler answers later (a slow store, /api/lab/delay);
+  // the 63 behind it answer at once with 1 MiB each. Made as they were read,
+  // all 63 would wait whole in memory behind the first (63 MiB for 3 KiB of
+  // requests), before anything could be sent.
+  let later!: (response: Response) => void;
+  let made = 0;
+  const handler: Handler = (request) => {
+    if (request.path === "/slow") return new Promise<Response>((resolve) => (later = resolve));
+    made++;
+    return { status: 200, body: Buffer.alloc(MiB, 0x62) };
+  };
+  const client = stallingClient(KERNEL);
+  connect(handler, client, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n" + GET.repeat(63));
+  await client.quiet();
+  t.equal(made, 0, "no answer is made behind one still being made");
+  later({ status: 200, body: "slow" });
+  await client.quiet();
+  const bound = (KERNEL + OUTPUT_BUDGET) / MiB + 2;
+  t.ok(made <= bound, `${made} answers of 1 MiB made once the first is out, while the client reads nothing (at most ${bound})`);
+  const all = await client.readAll((b) => b.toString("latin1").split("HTTP/1.1 200").length - 1 === 64 && body(b.subarray(b.lastIndexOf("HTTP/1.1 200"))) !== null);
+  t.equal(all.toString("latin1").split("HTTP/1.1 200").length - 1, 64, "every answer, in order, once the client reads");
+  t.match(all.toString("latin1", 0, 200), /\r\n\r\nslow/, "the first answer first");
 });
