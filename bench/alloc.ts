@@ -113,7 +113,7 @@ async function main(): Promise<void> {
 
   // As the server runs it with QUIET=1: no access log, so no onExchange hook.
   const startline: Serve = (socket) => {
-    new Connection(socket, app, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, maxPipelined: 1 << 20 }, {
+    new Connection(socket, app, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS }, {
       onHandlerError: (e) => console.error(e),
       onClose: () => {},
     });

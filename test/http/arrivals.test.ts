@@ -24,7 +24,7 @@ const NEWCOMERS = 30;
 const REQUEST = "GET /x HTTP/1.1\r\nHost: t\r\n\r\n";
 
 t.test("a burst of new connections is answered within a few rounds of the busy ones, not one round per newcomer", async (t) => {
-  const running = await listen(() => ({ status: 200, body: "ok" }), { maxPipelined: DEPTH });
+  const running = await listen(() => ({ status: 200, body: "ok" }));
   const sockets: net.Socket[] = [];
   t.teardown(async () => {
     for (const socket of sockets) socket.destroy();

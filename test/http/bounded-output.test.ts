@@ -7,6 +7,7 @@
 
 import t from "tap";
 import net from "node:net";
+import { readFileSync } from "node:fs";
 import { once } from "node:events";
 import { Duplex } from "node:stream";
 import { Connection } from "../../src/http/connection/connection.js";
@@ -17,6 +18,7 @@ import type { Response } from "../../src/http/message/response.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { docsApp } from "../helpers/app.js";
 import { happens } from "../helpers/hang.js";
+import { stopsMoving } from "../helpers/quiet.js";
 import { dechunk, listen } from "../helpers/wire.js";
 
 const MiB = 1024 * 1024;
@@ -111,6 +113,11 @@ function body(bytes: Buffer): Buffer | null {
 }
 
 const KERNEL = 256 * 1024;
+
+/** The most a TCP socket's send or receive buffer may grow to on this machine (Linux: min, default, max). */
+function kernelMax(which: "tcp_wmem" | "tcp_rmem"): number {
+  return Number(readFileSync(`/proc/sys/net/ipv4/${which}`, "utf8").trim().split(/\s+/)[2]);
+}
 
 t.test("whatever the response's size and kind, what waits for a client that stopped reading stays within OUTPUT_BUDGET", async (t) => {
   const cases: [string, () => Response["body"], number][] = [
@@ -208,10 +215,9 @@ t.test("pipelined requests for large answers, from a client that does not read: 
   // every answer made while the client reads nothing is held whole in memory
   // (the one being sent, and those queued behind it in order). The requests
   // cost 2 KiB; what waits for the client must stay near the budget, not grow
-  // with the pipeline's depth (64 MiB here). An async handler's answer is not
-  // known to be large until it resolves, and the handlers of one read start
-  // together: for them the bound is still the pipeline's depth (maxPipelined).
-  for (const kind of ["sync"] as const) {
+  // with the pipeline's depth (64 MiB here), whether the handler answers at
+  // once or later.
+  for (const kind of ["sync", "async"] as const) {
     let made = 0;
     const handler: Handler = () => {
       made++;
@@ -226,4 +232,65 @@ t.test("pipelined requests for large answers, from a client that does not read: 
     const all = await client.readAll((b) => b.toString("latin1").split("HTTP/1.1 200").length - 1 === 64 && body(b.subarray(b.lastIndexOf("HTTP/1.1 200"))) !== null);
     t.equal(all.toString("latin1").split("HTTP/1.1 200").length - 1, 64, `${kind}: every answer, once the client reads`);
   }
+});
+
+t.test("large answers pipelined behind one that comes later are not made before it: nothing waits whole behind an answer not yet known", async (t) => {
+  // The first request's handler answers later (a slow store, /api/lab/delay);
+  // the 63 behind it answer at once with 1 MiB each. Made as they were read,
+  // all 63 would wait whole in memory behind the first (63 MiB for 3 KiB of
+  // requests), before anything could be sent.
+  let later!: (response: Response) => void;
+  let made = 0;
+  const handler: Handler = (request) => {
+    if (request.path === "/slow") return new Promise<Response>((resolve) => (later = resolve));
+    made++;
+    return { status: 200, body: Buffer.alloc(MiB, 0x62) };
+  };
+  const client = stallingClient(KERNEL);
+  connect(handler, client, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n" + GET.repeat(63));
+  await client.quiet();
+  t.equal(made, 0, "no answer is made behind one still being made");
+  later({ status: 200, body: "slow" });
+  await client.quiet();
+  const bound = (KERNEL + OUTPUT_BUDGET) / MiB + 2;
+  t.ok(made <= bound, `${made} answers of 1 MiB made once the first is out, while the client reads nothing (at most ${bound})`);
+  const all = await client.readAll((b) => b.toString("latin1").split("HTTP/1.1 200").length - 1 === 64 && body(b.subarray(b.lastIndexOf("HTTP/1.1 200"))) !== null);
+  t.equal(all.toString("latin1").split("HTTP/1.1 200").length - 1, 64, "every answer, in order, once the client reads");
+  t.match(all.toString("latin1", 0, 200), /\r\n\r\nslow/, "the first answer first");
+});
+
+t.test("over a socket: large answers pipelined behind one that comes later are made only as the client reads", async (t) => {
+  let later!: (response: Response) => void;
+  let slowRuns!: () => void;
+  const running = new Promise<void>((resolve) => (slowRuns = resolve));
+  let made = 0;
+  const handler: Handler = (request) => {
+    if (request.path === "/slow") {
+      slowRuns();
+      return new Promise<Response>((resolve) => (later = resolve));
+    }
+    made++;
+    return { status: 200, body: Buffer.alloc(MiB, 0x62) };
+  };
+  const s = await listen(handler);
+  t.teardown(s.close);
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.pause(); // reads nothing until the end
+  // The last asks to close: the server's FIN marks the end of every answer.
+  socket.write("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n" + GET.repeat(62) + "GET /big HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  await happens(t, running, "the first handler runs");
+  later({ status: 200, body: "slow" });
+  // The answers go out until the kernel's buffers on both sides are full (at most their sizes' maxima), then nothing more is made.
+  const kernelMiB = Math.ceil((kernelMax("tcp_wmem") + kernelMax("tcp_rmem")) / MiB);
+  const stalled = await happens(t, stopsMoving(() => made), "the server makes answers, then stops");
+  t.ok(stalled <= kernelMiB + 2, `${stalled} answers of 1 MiB made while the client reads nothing: what the kernel holds (${kernelMiB} MiB) and two (made as read, all 63 were)`);
+  let bytes = 0;
+  socket.on("data", (d: Buffer) => (bytes += d.length));
+  const ended = once(socket, "end");
+  socket.resume();
+  await happens(t, ended, "every answer, then the server's FIN");
+  t.equal(made, 63, "every request answered once the client reads");
+  t.ok(bytes > 63 * MiB, `every body arrived (${bytes} bytes)`);
+  socket.destroy();
 });

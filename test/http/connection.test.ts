@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { inject } from "../../src/http/connection/inject.js";
 import type { Request } from "../../src/http/message/request.js";
 import type { Response } from "../../src/http/message/response.js";
+import { happens } from "../helpers/hang.js";
 import { listen, splitResponses, talk } from "../helpers/wire.js";
 
 const echo: Handler = (req: Request): Response => ({
@@ -43,7 +44,29 @@ t.test("a valid request followed by an invalid one: the valid one is answered fi
   t.match(problem.detail, /RFC 9112 §5\.1/);
 });
 
-t.test("async handlers that finish out of order still answer in order", async (t) => {
+t.test("pipelined requests: by default, a handler starts once the answer before it is out", async (t) => {
+  // Made before /slow's answer is known, /next's answer could only wait for it, whole, in memory.
+  const started: string[] = [];
+  let release!: () => void;
+  let slowRuns!: () => void;
+  const running = new Promise<void>((resolve) => (slowRuns = resolve));
+  const handler: Handler = (req) => {
+    started.push(req.path);
+    if (req.path !== "/slow") return { status: 200, body: req.path };
+    slowRuns();
+    return new Promise<Response>((resolve) => (release = () => resolve({ status: 200, body: req.path })));
+  };
+  // One read holds both requests: taken as it was parsed, /next would run at once.
+  const result = inject(handler, get("/slow") + get("/next"));
+  await happens(t, running, "the first handler runs");
+  t.same(started, ["/slow"], "the request behind it is not taken yet");
+  release();
+  const { output } = await result;
+  t.same(started, ["/slow", "/next"]);
+  t.same(splitResponses(output).map((r) => r.body), ["/slow", "/next"], "both answered, in order");
+});
+
+t.test("async handlers that finish out of order still answer in order (maxUnanswered 3: three in the making at once)", async (t) => {
   // Each handler waits for its own release; the test releases them in the
   // opposite order to their arrival, once all three are waiting.
   const release = new Map<string, () => void>();
@@ -58,7 +81,7 @@ t.test("async handlers that finish out of order still answer in order", async (t
     finished.push(req.path);
     return { status: 200, body: req.path };
   };
-  const result = inject(handler, get("/slow") + get("/fast") + get("/mid"));
+  const result = inject(handler, get("/slow") + get("/fast") + get("/mid"), { maxUnanswered: 3 });
   await waiting;
   for (const path of ["/fast", "/mid", "/slow"]) {
     release.get(path)!();

@@ -10,6 +10,10 @@
 //
 // The answer is held for a few times the timeout under test: these tests are
 // about timeouts, so time must pass; the hang bound is the usual one.
+//
+// By default (maxUnanswered 1) the upload's head is not even read until the
+// slow answer is out; with two answers in the making at once it is read
+// first, and its 100 Continue waits behind the slow answer. Both are run.
 
 import t from "tap";
 import type { Test } from "tap";
@@ -31,7 +35,7 @@ const TIMEOUT = 100;
  */
 async function pipelinedContinue(
   t: Test,
-  options: { bodyTimeoutMs: number; requestTimeoutMs: number },
+  options: { bodyTimeoutMs: number; requestTimeoutMs: number; maxUnanswered: number },
   split: { slowMs: number; bodyDelayMs: number } | null = null,
 ): Promise<void> {
   const splitHead = split !== null;
@@ -70,11 +74,14 @@ async function pipelinedContinue(
   t.match(received, /HTTP\/1\.1 200 OK[\s\S]*slow[\s\S]*HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK[\s\S]*got hello/, "the slow answer, then 100 Continue, then the upload's answer");
 }
 
-t.test("pipelined behind a slow answer, a request waiting for its 100 Continue is not cut by the body timeout", (t) =>
-  pipelinedContinue(t, { bodyTimeoutMs: TIMEOUT, requestTimeoutMs: 60_000 }));
+for (const maxUnanswered of [1, 2]) {
+  const making = `maxUnanswered ${maxUnanswered}`;
+  t.test(`${making}: pipelined behind a slow answer, a request waiting for its 100 Continue is not cut by the body timeout`, (t) =>
+    pipelinedContinue(t, { bodyTimeoutMs: TIMEOUT, requestTimeoutMs: 60_000, maxUnanswered }));
 
-t.test("nor by the whole-request timeout", (t) => pipelinedContinue(t, { bodyTimeoutMs: 60_000, requestTimeoutMs: TIMEOUT }));
+  t.test(`${making}: nor by the whole-request timeout`, (t) => pipelinedContinue(t, { bodyTimeoutMs: 60_000, requestTimeoutMs: TIMEOUT, maxUnanswered }));
 
-t.test("nor by the whole-request timeout when the head began long before the 100 Continue: it runs again from the 100", (t) =>
-  // The sweep looks every 75 ms (a quarter of 300); the body comes 150 ms after the 100.
-  pipelinedContinue(t, { bodyTimeoutMs: 60_000, requestTimeoutMs: 300 }, { slowMs: 1500, bodyDelayMs: 150 }));
+  t.test(`${making}: nor by the whole-request timeout when the head began long before the 100 Continue: it runs again from the 100`, (t) =>
+    // The sweep looks every 75 ms (a quarter of 300); the body comes 150 ms after the 100.
+    pipelinedContinue(t, { bodyTimeoutMs: 60_000, requestTimeoutMs: 300, maxUnanswered }, { slowMs: 1500, bodyDelayMs: 150 }));
+}

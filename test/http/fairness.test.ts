@@ -38,7 +38,7 @@ function memorySocket(): { socket: Duplex; output: () => Buffer } {
 
 t.test("in process: a read of 1000 pipelined requests yields after REQUESTS_PER_TURN; another connection's request is answered in between", async (t) => {
   const { handler, seen } = recording();
-  const options = { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, maxPipelined: DEEP + 1 };
+  const options = { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS };
   const hooks = { onHandlerError: (e: unknown) => t.fail(String(e)), onClose: () => {} };
   const deep = memorySocket();
   const other = memorySocket();
@@ -61,7 +61,7 @@ t.test("in process: a read of 1000 pipelined requests yields after REQUESTS_PER_
 
 t.test("over a socket: a 1000-request burst, taken in turns, is answered whole and in order", async (t) => {
   const { handler } = recording();
-  const running = await listen(handler, { maxPipelined: DEEP + 1 });
+  const running = await listen(handler);
   t.teardown(() => running.close());
   const socket = net.connect(running.port, "127.0.0.1");
   await once(socket, "connect");

@@ -208,7 +208,7 @@ t.test("back-pressure: a client that pipelines and never reads cannot make the s
     handled++;
     return { status: 200, body: big };
   };
-  const s = await listen(handler, { maxPipelined: 16 });
+  const s = await listen(handler);
   t.teardown(s.close);
   const socket = net.connect(s.port, "127.0.0.1");
   await once(socket, "connect");

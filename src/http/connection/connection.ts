@@ -64,7 +64,7 @@ export class Connection implements ParserSink, LiveConnection {
     this.trace = options.trace?.(socket) ?? null;
     this.parser = new RequestParser(this, options.limits, this.trace);
     this.turns = options.turns ?? LONE_TURNS;
-    this.flow = new Flow(socket, this.parser, this.turns, options.maxPipelined, () => this.parse(null), () => this.updateFlow());
+    this.flow = new Flow(socket, this.parser, this.turns, options.maxUnanswered, () => this.parse(null), () => this.updateFlow());
     this.deadlines = new Deadlines(options);
     this.plainWrite = Object.freeze({ omitBody: false, close: false, confirmKeepAlive: false, extraFields: options.responseFields, chunked: true });
     // Responses are written whole; waiting for more (Nagle) would only add latency.
@@ -171,7 +171,7 @@ export class Connection implements ParserSink, LiveConnection {
           (response) => this.settle(exchange, response),
           (error: unknown) => this.settle(exchange, this.internalError(error, request)),
         );
-        // Between two requests of one read: stop parsing here if too many now wait for answers.
+        // An answer still in the making: no request after it is read until it is out (maxUnanswered).
         this.updateFlow();
         return;
       }
@@ -351,7 +351,7 @@ export class Connection implements ParserSink, LiveConnection {
   }
 
   private updateFlow(): void {
-    if (isOpen(this.state)) this.flow.update(this.protocol.waiting, this.protocol.sending);
+    if (isOpen(this.state)) this.flow.update(this.protocol.unanswered, this.protocol.sending);
   }
 
   /** Called by the server's sweep; acts when the current state has run out. */

@@ -1,28 +1,46 @@
 // Whether a connection reads now. It stops while its client is not reading
-// its responses (the socket's back-pressure), while too many of its requests
-// wait for answers (a client cannot make the server buffer without bound by
-// pipelining and never reading), while a body leaves in pieces (send-body.ts:
-// an answer made behind it could only wait, whole, in memory, however large,
-// until the client has read that body), and while it waits its turn of the event
-// loop (turns.ts): after REQUESTS_PER_TURN requests of one read, and while
-// new connections arrive. This is flow control, not the connection's
-// lifecycle (lifecycle.ts): a paused connection is still Busy, or reading a
-// head, as before.
+// its responses (the socket's back-pressure), while an answer is still being
+// made (maxUnanswered, 1 by default: an answer made behind one not yet known
+// could only wait, whole, in memory, however large, for the one before it;
+// so a client cannot make the server buffer without bound by pipelining and
+// never reading), while a body leaves in pieces (send-body.ts: the same, for
+// an answer behind that body), and while it waits its turn of the event loop
+// (turns.ts): after REQUESTS_PER_TURN requests of one read, and while new
+// connections arrive. This is flow control, not the connection's lifecycle
+// (lifecycle.ts): a paused connection is still Busy, or reading a head, as
+// before.
+//
+// Stopping is in two steps. The parser stops first: it takes no further
+// request, and it keeps what the socket brings meanwhile (one read). Only
+// when bytes do arrive behind it does the socket pause, so that the client's
+// next bytes wait in the kernel (TCP's own back-pressure). A client that
+// waits for each answer before it sends the next request, as most do, never
+// has its socket paused and resumed for a request whose answer comes later.
 
 import type { RequestParser } from "../parse/parser.js";
 import type { Transport } from "./options.js";
 import { REQUESTS_PER_TURN, type Turns } from "./turns.js";
 
+/** How far the connection has stopped reading. */
+const enum Hold {
+  /** Reading and parsing. */
+  None,
+  /** The parser takes no further request; what the socket brings waits in it. */
+  Parser,
+  /** Bytes came while the parser was held: the socket is paused too. */
+  Socket,
+}
+
 export class Flow {
   private readonly socket: Transport;
   private readonly parser: RequestParser;
   private readonly turns: Turns;
-  private readonly maxPipelined: number;
+  private readonly maxUnanswered: number;
   /** Parse what the parser holds (called on resuming). */
   private readonly resumeParsing: () => void;
   /** The connection's own look at its flow: it calls update() while it is open (a closing one reads and drops). */
   private readonly refresh: () => void;
-  paused = false;
+  private hold = Hold.None;
   /** Parsing a read: its responses' flushes leave the state to be recomputed once, after it. */
   inRead = false;
   /** Requests taken since the read (or resumption) began; at REQUESTS_PER_TURN, the connection yields. */
@@ -30,17 +48,27 @@ export class Flow {
   /** Waiting for a turn of the event loop, for the other connections' sake. */
   private yielded = false;
 
-  constructor(socket: Transport, parser: RequestParser, turns: Turns, maxPipelined: number, resumeParsing: () => void, refresh: () => void) {
+  constructor(socket: Transport, parser: RequestParser, turns: Turns, maxUnanswered: number, resumeParsing: () => void, refresh: () => void) {
     this.socket = socket;
     this.parser = parser;
     this.turns = turns;
-    this.maxPipelined = maxPipelined;
+    this.maxUnanswered = maxUnanswered;
     this.resumeParsing = resumeParsing;
     this.refresh = refresh;
   }
 
+  /** True while the connection has stopped reading (the parser at least). */
+  get paused(): boolean {
+    return this.hold !== Hold.None;
+  }
+
   /** A read arrived: it starts a turn's count; while connections arrive, it waits for its turn (see turns.ts). */
   read(): void {
+    if (this.hold === Hold.Parser) {
+      // The parser keeps this read; the next ones wait in the kernel.
+      this.hold = Hold.Socket;
+      this.socket.pause();
+    }
     this.turnRequests = 0;
     if (this.turns.queuing && !this.yielded) this.waitTurn();
   }
@@ -64,16 +92,15 @@ export class Flow {
     return this.turnRequests;
   };
 
-  /** Pause or resume reading, given how many requests wait for their answers and whether a body leaves in pieces. */
-  update(waiting: number, sendingBody: boolean): void {
-    const stop = this.yielded || sendingBody || this.socket.writableNeedDrain || waiting >= this.maxPipelined;
-    if (stop && !this.paused) {
-      this.paused = true;
+  /** Stop or go on reading, given how many requests handed on have no answer out yet and whether a body leaves in pieces. */
+  update(unanswered: number, sendingBody: boolean): void {
+    const stop = this.yielded || sendingBody || this.socket.writableNeedDrain || unanswered >= this.maxUnanswered;
+    if (stop && this.hold === Hold.None) {
+      this.hold = Hold.Parser;
       this.parser.pause();
-      this.socket.pause();
-    } else if (!stop && this.paused) {
-      this.paused = false;
-      this.socket.resume();
+    } else if (!stop && this.hold !== Hold.None) {
+      if (this.hold === Hold.Socket) this.socket.resume();
+      this.hold = Hold.None;
       this.turnRequests = 0;
       this.resumeParsing();
     }
@@ -81,9 +108,7 @@ export class Flow {
 
   /** The connection closes: read (and drop) what the client still sends, whatever held the reading. */
   release(): void {
-    if (this.paused) {
-      this.paused = false;
-      this.socket.resume();
-    }
+    if (this.hold === Hold.Socket) this.socket.resume();
+    this.hold = Hold.None;
   }
 }

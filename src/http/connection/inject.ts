@@ -14,6 +14,8 @@ import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
 export interface InjectOptions {
   readonly limits?: Partial<ParserLimits>;
   readonly onHandlerError?: (error: unknown) => void;
+  /** Requests whose answers may be in the making at once (ConnectionOptions.maxUnanswered); 1 unless said. */
+  readonly maxUnanswered?: number;
   /**
    * Deliver each chunk of the input on a turn of the event loop of its own,
    * and only once the connection is quiet (no handler busy, nothing left to
@@ -45,7 +47,11 @@ export interface InjectResult {
  */
 export function inject(handler: Handler | Service, input: string | Buffer | readonly (string | Buffer)[], options: InjectOptions = {}): Promise<InjectResult> {
   const chunks = (Array.isArray(input) ? input : [input]).map((c: string | Buffer) => (typeof c === "string" ? Buffer.from(c, "latin1") : c));
-  const connectionOptions: ConnectionOptions = { ...DEFAULT_CONNECTION_OPTIONS, limits: { ...DEFAULT_LIMITS, ...options.limits } };
+  const connectionOptions: ConnectionOptions = {
+    ...DEFAULT_CONNECTION_OPTIONS,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    maxUnanswered: options.maxUnanswered ?? DEFAULT_CONNECTION_OPTIONS.maxUnanswered,
+  };
   if (options.stepwise === true || options.keepBytes !== undefined) return stepwise(handler, chunks, connectionOptions, options);
   const written: Buffer[] = [];
   const exchanges: Exchange[] = [];

@@ -31,8 +31,17 @@ export interface ConnectionOptions {
   readonly requestTimeoutMs: number;
   /** How long a connection may wait, with nothing in flight, for its next request. */
   readonly keepAliveTimeoutMs: number;
-  /** Unanswered requests on one connection before the server stops reading from it. */
-  readonly maxPipelined: number;
+  /**
+   * Requests on one connection whose answers may be in the making at once
+   * (handlers that have not answered, answers waiting behind an earlier
+   * one); at this many the server reads no further request from it until one
+   * leaves. 1, as nginx and Go's net/http do: a pipelined request is read once
+   * the answer before it is out, so no answer waits whole in memory behind
+   * one not yet known, however large it is and however long the client does
+   * not read. Pipelined requests whose handlers answer at once are unaffected:
+   * a read's answers still leave together.
+   */
+  readonly maxUnanswered: number;
   /** After a closing response, how long to drain the client's bytes before closing hard. */
   readonly lingerMs: number;
   /** How long responses may wait to be sent without any progress (a client that stopped reading). */
@@ -50,7 +59,7 @@ export const DEFAULT_CONNECTION_OPTIONS = {
   bodyTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
-  maxPipelined: 64,
+  maxUnanswered: 1,
   lingerMs: 2_000,
   sendTimeoutMs: 20_000,
   responseFields: "",

@@ -36,9 +36,9 @@ export class Protocol {
   /** The front exchange's body is going out in pieces (send-body.ts): what follows waits for it. */
   sending = false;
 
-  /** Requests waiting for their answers to leave. */
-  get waiting(): number {
-    return this.queue.length;
+  /** Requests handed on (or refused) whose answers have not left yet; the one still being read is not among them. */
+  get unanswered(): number {
+    return this.reading === null ? this.queue.length : this.queue.length - 1;
   }
 
   /** Nothing in flight: no request waits for an answer and no body is going out. */

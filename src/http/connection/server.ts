@@ -95,7 +95,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     bodyTimeoutMs: options.bodyTimeoutMs ?? d.bodyTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? d.keepAliveTimeoutMs,
-    maxPipelined: options.maxPipelined ?? d.maxPipelined,
+    maxUnanswered: options.maxUnanswered ?? d.maxUnanswered,
     lingerMs: options.lingerMs ?? d.lingerMs,
     sendTimeoutMs: options.sendTimeoutMs ?? d.sendTimeoutMs,
     responseFields: options.responseFields ?? d.responseFields,
