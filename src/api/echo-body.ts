@@ -13,13 +13,13 @@
 // JS string and converting it made about six times the body in garbage per
 // client (strings in V8's young generation, which grew to its largest, and a
 // Buffer per piece), and 40 clients of a 1 MiB echo took some 30 MiB of RSS
-// more for it (docs/reliability.md). The YAML is the dump of the rest, with
-// the content as a double-quoted scalar in JSON's escapes, which YAML 1.2
-// reads alike (js-yaml refuses DEL, the C1 controls and a few others raw in a
-// document, so those are escaped too).
+// more for it (docs/reliability.md). The YAML is echo-yaml.ts's, whose
+// strings are double-quoted scalars in JSON's escapes, which YAML 1.2 reads
+// alike (js-yaml refuses DEL, the C1 controls and a few others raw in a
+// document, so those are escaped too), the content's among them.
 
 import { isUtf8 } from "node:buffer";
-import { toYaml } from "../representation/yaml.js";
+import { echoYaml } from "./echo-yaml.js";
 import type { Format } from "../representation/negotiate.js";
 
 /** Bodies above this are echoed in pieces; below it the answer is built whole (with a Content-Length). */
@@ -139,10 +139,10 @@ export async function* echoPieces(
   wrap: (echo: object) => object = (echo) => echo,
 ): AsyncGenerator<string | Uint8Array, void, undefined> {
   const withSlot = wrap({ ...shown, body: { length: body.length, encoding, content: SLOT } });
-  const text = format === "json" ? JSON.stringify(withSlot) : toYaml(withSlot);
-  const at = text.lastIndexOf(format === "json" ? `"${SLOT}"` : SLOT);
+  const text = format === "json" ? JSON.stringify(withSlot) : echoYaml(withSlot);
+  const at = text.lastIndexOf(`"${SLOT}"`);
   yield text.slice(0, at) + '"';
-  const after = text.slice(at + SLOT.length + (format === "json" ? 2 : 0));
+  const after = text.slice(at + SLOT.length + 2);
   if (encoding === "base64") {
     // Whole groups of three bytes encode on their own: the slices' base64 is the whole's.
     const step = ECHO_PIECE_BYTES - (ECHO_PIECE_BYTES % 3);

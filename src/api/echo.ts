@@ -10,7 +10,8 @@ import { ANY_METHOD, type Route, type RouteResponseDoc } from "../router/route.j
 import { JSON_OR_YAML, NOT_ACCEPTABLE } from "./docs.js";
 import type { BodyStream, Response } from "../http/message/response.js";
 import { ECHO_WHOLE_BYTES, echoEncoding, echoPieces } from "./echo-body.js";
-import { chooseFormat, MEDIA_TYPES, represent, VARY, type Format } from "../representation/negotiate.js";
+import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
+import { echoYaml } from "./echo-yaml.js";
 
 /** What the server received, as the echo reports it. */
 export interface Echo {
@@ -80,9 +81,12 @@ function answer(request: Request): Response {
   // HEAD gets the header fields GET would get (RFC 9110 §9.3.2), Content-Length included:
   // so it is described as the GET it stands for, and the connection drops the body.
   const asked = request.method === "HEAD" ? { ...request, method: "GET" } : request;
-  if (request.body.length <= ECHO_WHOLE_BYTES) return represent(request, 200, describe(asked), OFFERED, NO_STORE, LENIENT);
-  // A large body is echoed in pieces as the client reads them (echo-body.ts): never rendered whole.
   const format = chooseFormat(request, OFFERED, LENIENT);
+  if (request.body.length <= ECHO_WHOLE_BYTES) {
+    const echo = describe(asked);
+    return { status: 200, headers: { "Content-Type": MEDIA_TYPES[format], ...NO_STORE, Vary: VARY }, body: format === "json" ? JSON.stringify(echo) : echoYaml(echo) };
+  }
+  // A large body is echoed in pieces as the client reads them (echo-body.ts): never rendered whole.
   const { body: _empty, ...rest } = describe({ ...asked, body: Buffer.alloc(0) });
   const headers = { "Content-Type": MEDIA_TYPES[format], Vary: VARY, ...NO_STORE };
   return { status: 200, headers, body: echoPieces(rest, request.body, echoEncoding(request.body), format) };
