@@ -126,9 +126,19 @@ export function echoEncoding(body: Buffer): "utf-8" | "base64" {
   return isUtf8(body) ? "utf-8" : "base64";
 }
 
-/** The pieces of the text of `shown` (an Echo whose body.content is left out), with `body` as its content. */
-export async function* echoPieces(shown: object, body: Buffer, encoding: "utf-8" | "base64", format: Format): AsyncGenerator<string | Uint8Array, void, undefined> {
-  const withSlot = { ...shown, body: { length: body.length, encoding, content: SLOT } };
+/**
+ * The pieces of the text of `shown` (an Echo whose body.content is left out),
+ * with `body` as its content; inside `wrap`'s document when given (the lab's
+ * answers hold the echo as a member).
+ */
+export async function* echoPieces(
+  shown: object,
+  body: Buffer,
+  encoding: "utf-8" | "base64",
+  format: Format,
+  wrap: (echo: object) => object = (echo) => echo,
+): AsyncGenerator<string | Uint8Array, void, undefined> {
+  const withSlot = wrap({ ...shown, body: { length: body.length, encoding, content: SLOT } });
   const text = format === "json" ? JSON.stringify(withSlot) : toYaml(withSlot);
   const at = text.lastIndexOf(format === "json" ? `"${SLOT}"` : SLOT);
   yield text.slice(0, at) + '"';

@@ -6,6 +6,8 @@
 // decoded as strict UTF-8 (400).
 
 import t from "tap";
+import { MAX_JSON_VALUES } from "../../src/representation/body.js";
+import { illFormedPlace } from "../../src/representation/unicode.js";
 import { ADMIN_TOKEN, checkProblem, jsonOf, raw, startApi } from "./client.js";
 
 const MP = { "Content-Type": "application/merge-patch+json" };
@@ -79,11 +81,13 @@ t.test("a text/plain fact cannot carry a surrogate: UTF-8-encoded surrogates are
 });
 
 t.test("a body nested a hundred thousand levels deep is checked without running out of stack", async (t) => {
+  const deep = (depth: number) => `{"title": ${"[".repeat(depth)}${LONE}${"]".repeat(depth)}}`;
+  const text = deep(100_000);
+  t.match(illFormedPlace(text, JSON.parse(text)), { path: /^title\/0\/0\/0\//, what: "value" }, "found, at its place");
+  // A body holds at most MAX_JSON_VALUES values, so the deepest one the API reads is that deep.
   const api = await startApi(t);
   await api.store.posts.create({ id: "p", title: "T", body: "B" });
-  const depth = 100_000;
-  const deep = `{"title": ${"[".repeat(depth)}${LONE}${"]".repeat(depth)}}`;
-  const r = await raw(api.port, "PATCH", "/api/v1/post/p", MP, deep);
+  const r = await raw(api.port, "PATCH", "/api/v1/post/p", MP, deep(MAX_JSON_VALUES - 1));
   checkProblem(t, r, 422, /^"title\/0\/0\/0\/0.{0,100}" holds a lone surrogate/);
   t.ok(r.body.length < 2000, "the detail names the place in a bounded number of characters");
 });

@@ -11,7 +11,7 @@ import { formatHttpDate } from "../../http/message/date.js";
 import { problem } from "../../http/message/problem.js";
 import { headerValue, type Request } from "../../http/message/request.js";
 import type { Response } from "../../http/message/response.js";
-import { describe } from "../echo.js";
+import { echoJson } from "../echo.js";
 import { refuse, whole } from "./params.js";
 
 export const MAX_AGE_SECONDS = 31_536_000;
@@ -45,7 +45,7 @@ export function cacheAnswer(request: Request): Response {
 
 export function cacheForAnswer(request: Request, text: string): Response {
   const n = whole(request, "seconds", text, 0, MAX_AGE_SECONDS);
-  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${n}` }, body: JSON.stringify(describe(request)) };
+  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${n}` }, body: echoJson(request, (echo) => echo) };
 }
 
 /** What an opaque-tag may hold (RFC 9110 §8.8.3: etagc), less obs-text, which this server never writes. */

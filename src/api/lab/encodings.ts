@@ -8,22 +8,34 @@
 
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import { BROTLI_OPTIONS, piecesThrough, STREAM_BROTLI_OPTIONS } from "../../http/message/compression.js";
 import type { Request } from "../../http/message/request.js";
 import type { Response } from "../../http/message/response.js";
-import { describe } from "../echo.js";
+import { echoJson } from "../echo.js";
 
-/** The lab's name for each coding, and the Content-Encoding token (RFC 9110 §18.6 registry) it is sent as. */
+const brotli = promisify(zlib.brotliCompress);
+
+/**
+ * The lab's name for each coding, the Content-Encoding token (RFC 9110 §18.6
+ * registry) it is sent as, how a whole body is coded and the coder of a body
+ * sent in pieces. Brotli's settings are the server's own: its default,
+ * quality 11, cost 2 s of CPU per MiB of echo, in libuv's thread pool, which
+ * every compressed answer of the server waits for.
+ */
 export const LAB_CODINGS = {
-  gzip: { token: "gzip", encode: promisify(zlib.gzip) },
-  deflate: { token: "deflate", encode: promisify(zlib.deflate) }, // "deflate" is the zlib format (RFC 1950), not raw deflate
-  brotli: { token: "br", encode: promisify(zlib.brotliCompress) },
+  gzip: { token: "gzip", encode: promisify(zlib.gzip), coder: () => zlib.createGzip() },
+  // "deflate" is the zlib format (RFC 1950), not raw deflate
+  deflate: { token: "deflate", encode: promisify(zlib.deflate), coder: () => zlib.createDeflate() },
+  brotli: { token: "br", encode: (b: Buffer) => brotli(b, BROTLI_OPTIONS), coder: () => zlib.createBrotliCompress(STREAM_BROTLI_OPTIONS) },
 } as const;
 
 export type LabCoding = keyof typeof LAB_CODINGS;
 
 export async function codedAnswer(request: Request, name: LabCoding): Promise<Response> {
   const coding = LAB_CODINGS[name];
-  const content = JSON.stringify({ coding: coding.token, request: describe(request) });
-  const body = await coding.encode(Buffer.from(content, "utf8"));
-  return { status: 200, headers: { "Content-Type": "application/json", "Content-Encoding": coding.token, "Cache-Control": "no-store" }, body };
+  const headers = { "Content-Type": "application/json", "Content-Encoding": coding.token, "Cache-Control": "no-store" };
+  const content = echoJson(request, (echo) => ({ coding: coding.token, request: echo }));
+  // A large echo is made, and coded, piece by piece as the client reads it.
+  if (typeof content !== "string") return { status: 200, headers, body: piecesThrough(content, coding.coder()) };
+  return { status: 200, headers, body: await coding.encode(Buffer.from(content, "utf8")) };
 }

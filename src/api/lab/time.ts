@@ -11,7 +11,7 @@
 
 import type { Request } from "../../http/message/request.js";
 import type { BodyStream, Response } from "../../http/message/response.js";
-import { describe } from "../echo.js";
+import { echoJson } from "../echo.js";
 import { queryOf, refuse, seconds, whole } from "./params.js";
 
 export const MAX_DELAY_SECONDS = 10;
@@ -36,7 +36,7 @@ function sleep(ms: number): Promise<void> {
 export async function delayAnswer(request: Request, text: string): Promise<Response> {
   const s = seconds(request, "seconds", text, MAX_DELAY_SECONDS);
   await sleep(s * 1000);
-  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: JSON.stringify({ delayedSeconds: s, request: describe(request) }) };
+  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: echoJson(request, (echo) => ({ delayedSeconds: s, request: echo })) };
 }
 
 export interface Drip {

@@ -11,7 +11,7 @@
 // conditional.ts takes it off again before comparing, so a tag a client got
 // with a compressed body still validates the resource (RFC 9110 §8.8.3).
 
-import type { Writable } from "node:stream";
+import type { Duplex, Writable } from "node:stream";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import type { Handler, Service } from "../connection/service.js";
@@ -28,7 +28,7 @@ export const MIN_COMPRESS_BYTES = 1024;
 const gzip = promisify(zlib.gzip);
 const brotli = promisify(zlib.brotliCompress);
 /** Quality 5 of 11: most of brotli's gain at a fraction of its top setting's CPU, for bodies made per request. */
-const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
+export const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
 
 const COMPRESSIBLE = /^(?:text\/|application\/(?:json|yaml|javascript|xml|[a-z0-9.+-]*\+(?:json|xml|yaml))\b)/i;
 const CODING_SUFFIX = /\+(?:br|gzip)"$/;
@@ -89,18 +89,22 @@ function encode(body: string | Uint8Array, coding: Coding): Promise<Buffer> {
  * default (a 32 KiB window), so that a client reading slowly costs a few
  * hundred KiB at most.
  */
-const STREAM_BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_LGWIN]: 18 } };
+export const STREAM_BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constants.BROTLI_PARAM_LGWIN]: 18 } };
+
+function codedPieces(source: BodyStream, coding: Coding): AsyncGenerator<Buffer, void, undefined> {
+  return piecesThrough(source, coding === "br" ? zlib.createBrotliCompress(STREAM_BROTLI_OPTIONS) : zlib.createGzip());
+}
 
 /**
- * The pieces of `source`, coded. Pulled like any body stream: a piece of
- * `source` is handed to the coder, and the next one asked for only once the
- * coder has consumed it (its write callback: the producer may then reuse the
- * piece's memory, see stream-body.ts); the coder takes more input only as the
- * connection asks for output, so one piece is in hand at a time. Closing this
- * early (the client went away) closes `source` too.
+ * The pieces of `source`, through `coder` (a zlib stream). Pulled like any
+ * body stream: a piece of `source` is handed to the coder, and the next one
+ * asked for only once the coder has consumed it (its write callback: the
+ * producer may then reuse the piece's memory, see stream-body.ts); the coder
+ * takes more input only as the connection asks for output, so one piece is
+ * in hand at a time. Closing this early (the client went away) closes
+ * `source` too.
  */
-async function* codedPieces(source: BodyStream, coding: Coding): AsyncGenerator<Buffer, void, undefined> {
-  const coder = coding === "br" ? zlib.createBrotliCompress(STREAM_BROTLI_OPTIONS) : zlib.createGzip();
+export async function* piecesThrough(source: BodyStream, coder: Duplex): AsyncGenerator<Buffer, void, undefined> {
   const pieces = source[Symbol.asyncIterator]();
   // Its failure (the source's, or the coder's) also surfaces in the loop below, which reads from the coder.
   feed(pieces, coder).catch((error: unknown) => coder.destroy(error as Error));
