@@ -284,5 +284,15 @@ t.test("connection cap: past it, new connections get a 503 problem and close; op
   t.equal(JSON.parse(refused!.body).type, "/problems/too-many-connections");
   open[0]!.write("GET /api/v2/status HTTP/1.1\r\nHost: t\r\n\r\n");
   await happens(t, readUntil(open[0]!, "is up."), "an existing connection is still served");
+  // A connection that closes gives its place back.
+  open[0]!.destroy();
+  await happens(t, fewerThan(s.server, 2), "the server counts the closed connection out");
+  const [served] = splitResponses(await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"]));
+  t.equal(served!.status, 200, "a new connection is served in its place");
   for (const c of open) c.destroy();
 });
+
+/** Resolves once the server counts fewer than `n` open connections (a closed socket is counted out when the server sees it close). */
+async function fewerThan(server: { readonly connections: number }, n: number): Promise<void> {
+  while (server.connections >= n) await new Promise((resolve) => setTimeout(resolve, 5));
+}

@@ -32,6 +32,17 @@ await run("openssl", [
 const files = { cert: readFileSync(path.join(dir, "cert.pem")), key: readFileSync(path.join(dir, "key.pem")) };
 
 /** A TCP connection to `port` that behaves as `kind` says and never completes a handshake; resolves when the server has closed it. */
+/** What a client that completes its handshake and sends one GET that closes receives. */
+function servedOverTls(port: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = tls.connect({ port, host: "127.0.0.1", rejectUnauthorized: false }, () => socket.write("GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
+    let text = "";
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  });
+}
+
 async function stalled(port: number, kind: "nothing" | "one byte" | "half a hello" | "FIN at once"): Promise<void> {
   const socket = net.connect(port, "127.0.0.1");
   socket.on("error", () => {});
@@ -50,14 +61,7 @@ t.test("a connection that never completes its TLS handshake is closed at the hea
     await happens(t, stalled(s.port, kind), `${kind}: closed by the server`);
   }
   // And the server still serves a client that completes its handshake.
-  const answer = await new Promise<string>((resolve, reject) => {
-    const socket = tls.connect({ port: s.port, host: "127.0.0.1", rejectUnauthorized: false }, () => socket.write("GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
-    let text = "";
-    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
-  });
-  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, "a handshake that completes is served");
+  t.match(await servedOverTls(s.port), /^HTTP\/1\.1 200 OK\r\n/, "a handshake that completes is served");
 });
 
 t.test("connections still in their handshake count toward maxConnections: past it, a new one is closed before its handshake", async (t) => {
@@ -70,5 +74,15 @@ t.test("connections still in their handshake count toward maxConnections: past i
     await once(socket, "connect");
   }
   await happens(t, stalled(s.port, "nothing"), "a third connection, past the limit, is closed by the server");
-  for (const socket of held) socket.destroy();
+  t.equal(s.server.connections, 2, "the two in their handshake are counted; the one closed past the limit is not");
+  // Connections reset mid-handshake give their places back at once (one that sends a FIN instead is
+  // held until the handshake's timeout: the test above).
+  for (const socket of held) socket.resetAndDestroy();
+  await happens(t, fewerThan(s.server, 1), "the server counts both out");
+  t.match(await servedOverTls(s.port), /^HTTP\/1\.1 200 OK\r\n/, "a new connection is served");
 });
+
+/** Resolves once the server counts fewer than `n` open connections (a closed socket is counted out when the server sees it close). */
+async function fewerThan(server: { readonly connections: number }, n: number): Promise<void> {
+  while (server.connections >= n) await new Promise((resolve) => setTimeout(resolve, 5));
+}

@@ -61,7 +61,7 @@ export interface HttpServer {
    * accepted it, TLS handshake included. After close(), the connection is closed.
    */
   adopt(socket: net.Socket): void;
-  /** Connections currently open. */
+  /** Connections currently open, as counted toward maxConnections (over TLS, from before the handshake). */
   readonly connections: number;
 }
 
@@ -103,20 +103,29 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     turns,
   };
   const maxConnections = options.maxConnections ?? Infinity;
+  const secure = options.tls !== undefined;
   const live = new Set<LiveConnection>();
+  /**
+   * Open connections, counted from their TCP accept, over TLS too: uncounted
+   * while handshaking, connections that never finish a handshake would hold
+   * sockets past the cap. A plain one is its Connection from the accept on,
+   * and is counted out when that closes; a TLS one, by its own socket, which
+   * a failed handshake closes without a Connection ever being made.
+   */
+  let open = 0;
   const hooks = {
     ...(options.onExchange === undefined ? {} : { onExchange: options.onExchange }),
     onHandlerError: options.onHandlerError ?? logHandlerError,
     onClose(connection: LiveConnection) {
       live.delete(connection);
+      if (!secure) open--;
       if (live.size === 0) allClosed?.();
     },
   };
   let allClosed: (() => void) | null = null;
   let closing = false;
 
-  const accept = (socket: net.Socket) => {
-    if (live.size >= maxConnections) return refuse(socket, connectionOptions.responseFields);
+  const serve = (socket: net.Socket) => {
     turns.arrival();
     live.add(new Connection(socket, service, connectionOptions, hooks));
   };
@@ -126,24 +135,26 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   const server: net.Server = options.tls
     ? tls.createServer(
         { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"], allowHalfOpen: true, handshakeTimeout: connectionOptions.headersTimeoutMs },
-        accept,
+        serve,
       )
-    : net.createServer({ noDelay: true, allowHalfOpen: true }, accept);
+    : net.createServer({ noDelay: true, allowHalfOpen: true });
+  // Every connection, plain or TLS, is admitted here, at its TCP accept (adopt() included).
+  server.on("connection", (socket: net.Socket) => {
+    if (open >= maxConnections) {
+      // Past the cap: a 503, then close. Over TLS a 503 could only be read after a handshake, so the connection
+      // is closed before one; the TLS wrapper, already listening, sees it fail and lets it go.
+      if (secure) socket.destroy();
+      else refuse(socket, connectionOptions.responseFields);
+      return;
+    }
+    open++;
+    if (secure) socket.once("close", () => open--);
+    else serve(socket);
+  });
   // A TLS handshake that fails (a plain-HTTP client on the HTTPS port, a scanner, one that times out) is the
   // client's problem, and its socket is closed here: node reports a handshake that timed out and leaves the
   // socket open, so one that connects and never finishes its handshake would otherwise be held for good.
   server.on("tlsClientError", (_error: Error, socket: tls.TLSSocket) => socket.destroy());
-  if (options.tls !== undefined && maxConnections !== Infinity) {
-    // A connection counts from its TCP accept, handshake included: uncounted, connections that never finish
-    // a handshake would hold sockets past the cap. Past it, one is closed before its handshake (a 503 could
-    // only be read after one); the TLS wrapper, already listening, sees it fail and lets it go.
-    let open = 0;
-    server.on("connection", (raw: net.Socket) => {
-      open++;
-      raw.once("close", () => open--);
-      if (open > maxConnections) raw.destroy();
-    });
-  }
   // Errors while listening are the listen() promise's to report; later ones (rare: the
   // listening socket itself failing) are logged, since nobody else would see them.
   let listening = false;
@@ -204,7 +215,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
       });
     },
     get connections() {
-      return live.size;
+      return open;
     },
   };
 }
