@@ -13,6 +13,8 @@
 
 const NOT_RAW_IN_YAML = /[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/g;
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Plain words a YAML reader takes for null or a boolean (YAML 1.2's core schema, and 1.1's yes/no/on/off), not for a string. */
+const NOT_A_STRING = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|y|Y|n|N)$/;
 
 /** A double-quoted YAML scalar of `s`. */
 export function quoted(s: string): string {
@@ -20,7 +22,7 @@ export function quoted(s: string): string {
 }
 
 function key(k: string): string {
-  return PLAIN_KEY.test(k) ? k : quoted(k);
+  return PLAIN_KEY.test(k) && !NOT_A_STRING.test(k) ? k : quoted(k);
 }
 
 function scalar(v: unknown): string | undefined {

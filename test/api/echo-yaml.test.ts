@@ -22,6 +22,11 @@ function text(seed: number, max: number): string {
   return s;
 }
 
+t.test("a key a YAML reader would take for null or a boolean is written quoted; other word keys plain", async (t) => {
+  const yaml = echoYaml({ null: "a", true: "b", No: "c", on: "d", y: "e", name: "f", nullable: "g" });
+  t.same(yaml.split("\n").slice(0, 7), ['"null": "a"', '"true": "b"', '"No": "c"', '"on": "d"', '"y": "e"', 'name: "f"', 'nullable: "g"']);
+});
+
 t.test("js-yaml reads back exactly what echoYaml writes", async (t) => {
   for (let seed = 1; seed <= 300; seed++) {
     const pairs = (n: number) => Array.from({ length: n }, (_, i) => ({ name: text(seed * 31 + i, 6), value: text(seed * 17 + i, 12) }));
