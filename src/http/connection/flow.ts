@@ -1,21 +1,20 @@
 // Whether a connection reads now. It stops while its client is not reading
-// its responses (the socket's back-pressure), while an answer is still being
-// made (maxUnanswered, 1 by default: an answer made behind one not yet known
-// could only wait, whole, in memory, however large, for the one before it;
-// so a client cannot make the server buffer without bound by pipelining and
-// never reading), while a body leaves in pieces (send-body.ts: the same, for
-// an answer behind that body), and while it waits its turn of the event loop
-// (turns.ts): after REQUESTS_PER_TURN requests of one read, and while new
-// connections arrive. This is flow control, not the connection's lifecycle
-// (lifecycle.ts): a paused connection is still Busy, or reading a head, as
-// before.
+// its responses (the socket's back-pressure), while maxUnanswered answers are
+// in the making (options.ts says why), while a body leaves in pieces
+// (send-body.ts: an answer made behind it could only wait, whole, in memory,
+// until the client has read that body), and while it waits its turn of the
+// event loop (turns.ts): after REQUESTS_PER_TURN requests of one read, and
+// while new connections arrive. This is flow control, not the connection's
+// lifecycle (lifecycle.ts): a paused connection is still Busy, or reading a
+// head, as before.
 //
 // Stopping is in two steps. The parser stops first: it takes no further
-// request, and it keeps what the socket brings meanwhile (one read). Only
-// when bytes do arrive behind it does the socket pause, so that the client's
-// next bytes wait in the kernel (TCP's own back-pressure). A client that
-// waits for each answer before it sends the next request, as most do, never
-// has its socket paused and resumed for a request whose answer comes later.
+// request, and keeps the read the socket brings meanwhile. Only when bytes
+// do arrive behind it does the socket pause, so that the client's next bytes
+// wait in the kernel (TCP's own back-pressure); and it reads again only once
+// the parser has taken all it kept. A client that waits for each answer
+// before it sends the next request, as most do, never has its socket paused
+// and resumed for a request whose answer comes later.
 
 import type { RequestParser } from "../parse/parser.js";
 import type { Transport } from "./options.js";
@@ -99,10 +98,17 @@ export class Flow {
       this.hold = Hold.Parser;
       this.parser.pause();
     } else if (!stop && this.hold !== Hold.None) {
-      if (this.hold === Hold.Socket) this.socket.resume();
+      const socketPaused = this.hold === Hold.Socket;
       this.hold = Hold.None;
       this.turnRequests = 0;
       this.resumeParsing();
+      // The socket reads again only once the parser has taken all it held: stopped again on those bytes (the
+      // next answer in the making), it would otherwise take one more read at every answer, and in time all
+      // the client sends. A release() meanwhile (closing) left the hold at None: the socket reads, and drops.
+      if (socketPaused) {
+        if (this.hold === Hold.None) this.socket.resume();
+        else this.hold = Hold.Socket;
+      }
     }
   }
 
