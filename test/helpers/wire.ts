@@ -91,6 +91,17 @@ export async function listen(handler: Handler | Service, options: ServerOptions 
   return { server, port: address.port, close: () => server.close(1000) };
 }
 
+/**
+ * Resolves once the server's count of open connections satisfies `ok` (a
+ * socket is counted in at its accept and out when the server sees it close,
+ * neither of which the client sees). Looks every 5 ms, on timers that do not
+ * keep the process alive: a count that never comes is reported by happens(),
+ * and does not hold the file open after it.
+ */
+export async function connectionsCount(server: { readonly connections: number }, ok: (n: number) => boolean): Promise<void> {
+  while (!ok(server.connections)) await new Promise((resolve) => setTimeout(resolve, 5).unref());
+}
+
 /** Open a connection, send `chunks` (each its own write), and collect everything until the server closes. */
 export async function talk(port: number, chunks: readonly (string | Buffer)[], opts: { halfClose?: boolean } = {}): Promise<Buffer> {
   const socket = net.connect(port, "127.0.0.1");

@@ -10,7 +10,7 @@ import type { Handler } from "../../src/http/connection/service.js";
 import { createRouter } from "../../src/router/router.js";
 import { createApp } from "../../src/app.js";
 import { createMemoryStore } from "../../src/store/memory.js";
-import { listen, readUntil, receivedUntilClose, splitResponses, talk } from "../helpers/wire.js";
+import { connectionsCount, listen, readUntil, receivedUntilClose, splitResponses, talk } from "../helpers/wire.js";
 import { happens } from "../helpers/hang.js";
 import { stopsMoving } from "../helpers/quiet.js";
 
@@ -286,13 +286,9 @@ t.test("connection cap: past it, new connections get a 503 problem and close; op
   await happens(t, readUntil(open[0]!, "is up."), "an existing connection is still served");
   // A connection that closes gives its place back.
   open[0]!.destroy();
-  await happens(t, fewerThan(s.server, 2), "the server counts the closed connection out");
+  await happens(t, connectionsCount(s.server, (n) => n < 2), "the server counts the closed connection out");
   const [served] = splitResponses(await talk(s.port, ["GET /api/v2/status HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"]));
   t.equal(served!.status, 200, "a new connection is served in its place");
   for (const c of open) c.destroy();
 });
 
-/** Resolves once the server counts fewer than `n` open connections (a closed socket is counted out when the server sees it close). */
-async function fewerThan(server: { readonly connections: number }, n: number): Promise<void> {
-  while (server.connections >= n) await new Promise((resolve) => setTimeout(resolve, 5));
-}

@@ -20,7 +20,7 @@ import path from "node:path";
 import { once } from "node:events";
 import { promisify } from "node:util";
 import { happens } from "../helpers/hang.js";
-import { listen } from "../helpers/wire.js";
+import { connectionsCount, listen } from "../helpers/wire.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), "startline-tls-handshake-"));
@@ -31,7 +31,6 @@ await run("openssl", [
 ]);
 const files = { cert: readFileSync(path.join(dir, "cert.pem")), key: readFileSync(path.join(dir, "key.pem")) };
 
-/** A TCP connection to `port` that behaves as `kind` says and never completes a handshake; resolves when the server has closed it. */
 /** What a client that completes its handshake and sends one GET that closes receives. */
 function servedOverTls(port: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -43,6 +42,7 @@ function servedOverTls(port: number): Promise<string> {
   });
 }
 
+/** A TCP connection to `port` that behaves as `kind` says and never completes a handshake; resolves when the server has closed it. */
 async function stalled(port: number, kind: "nothing" | "one byte" | "half a hello" | "FIN at once"): Promise<void> {
   const socket = net.connect(port, "127.0.0.1");
   socket.on("error", () => {});
@@ -78,11 +78,24 @@ t.test("connections still in their handshake count toward maxConnections: past i
   // Connections reset mid-handshake give their places back at once (one that sends a FIN instead is
   // held until the handshake's timeout: the test above).
   for (const socket of held) socket.resetAndDestroy();
-  await happens(t, fewerThan(s.server, 1), "the server counts both out");
+  await happens(t, connectionsCount(s.server, (n) => n === 0), "the server counts both out");
   t.match(await servedOverTls(s.port), /^HTTP\/1\.1 200 OK\r\n/, "a new connection is served");
 });
 
-/** Resolves once the server counts fewer than `n` open connections (a closed socket is counted out when the server sees it close). */
-async function fewerThan(server: { readonly connections: number }, n: number): Promise<void> {
-  while (server.connections >= n) await new Promise((resolve) => setTimeout(resolve, 5));
-}
+
+t.test("a TLS connection accepted before close() whose handshake ends after it is closed, not served", async (t) => {
+  // The TCP connection is accepted (and counted) first; its handshake starts only once close() has begun.
+  const s = await listen(() => ({ status: 200, body: "ok" }), { tls: files, keepAliveTimeoutMs: 60_000 });
+  const raw = net.connect(s.port, "127.0.0.1");
+  raw.on("error", () => {});
+  await once(raw, "connect");
+  await happens(t, connectionsCount(s.server, (n) => n === 1), "the server has accepted the connection");
+  const closed = s.server.close(60_000);
+  let answer = "";
+  const client = tls.connect({ socket: raw, rejectUnauthorized: false, servername: "t" }, () => client.write("GET / HTTP/1.1\r\nHost: t\r\n\r\n"));
+  client.on("data", (d: Buffer) => (answer += d.toString("latin1")));
+  client.on("error", () => {});
+  await happens(t, once(client, "close"), "the server closes it (served, it would be held by the keep-alive timeout and the grace: a minute each)");
+  t.equal(answer, "", "no answer: nothing asked on it is served once the server is closing");
+  await happens(t, closed, "close() resolves");
+});

@@ -53,6 +53,8 @@ export interface HttpServer {
    * after `graceMs` close whatever is left. Resolves when every connection is gone.
    * The listening socket is closed before close() returns (net.Server#close
    * closes its handle at once), so a connection attempted after that is refused.
+   * A TLS connection still in its handshake has asked nothing: it is closed
+   * when the handshake ends (or fails, within the headers timeout), not served.
    */
   close(graceMs?: number): Promise<void>;
   /**
@@ -126,6 +128,8 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   let closing = false;
 
   const serve = (socket: net.Socket) => {
+    // A TLS handshake that ends after close(): nothing was asked on it, and nothing would time it out.
+    if (closing) return void socket.destroy();
     turns.arrival();
     live.add(new Connection(socket, service, connectionOptions, hooks));
   };
