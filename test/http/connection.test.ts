@@ -9,6 +9,7 @@ import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js
 import type { Handler } from "../../src/http/connection/service.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { inject } from "../../src/http/connection/inject.js";
+import { createServer } from "../../src/http/connection/server.js";
 import type { Request } from "../../src/http/message/request.js";
 import type { Response } from "../../src/http/message/response.js";
 import { happens } from "../helpers/hang.js";
@@ -284,4 +285,13 @@ t.test("a body larger than the limit is refused from Content-Length, before it i
   t.notMatch(text, /100 Continue/, "no 100 Continue for a body that will be refused");
   const rs = splitResponses(output);
   t.equal(rs[0]!.status, 413);
+});
+
+t.test("maxUnanswered must be a whole number, 1 or more: 0 would answer nothing, NaN bound nothing", async (t) => {
+  for (const bad of [0, -1, 1.5, Number.NaN, Infinity]) {
+    t.throws(() => createServer(echo, { maxUnanswered: bad }), RangeError, `createServer refuses ${bad}`);
+    t.throws(() => inject(echo, get("/a"), { maxUnanswered: bad }), RangeError, `inject refuses ${bad}`);
+  }
+  const { output } = await inject(echo, get("/a") + get("/b"), { maxUnanswered: 2 });
+  t.same(splitResponses(output).map((r) => r.status), [200, 200], "2 is taken");
 });

@@ -7,7 +7,7 @@
 
 import { Duplex } from "node:stream";
 import { Connection } from "./connection.js";
-import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange } from "./options.js";
+import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
 
@@ -50,7 +50,7 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
   const connectionOptions: ConnectionOptions = {
     ...DEFAULT_CONNECTION_OPTIONS,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    maxUnanswered: options.maxUnanswered ?? DEFAULT_CONNECTION_OPTIONS.maxUnanswered,
+    ...(options.maxUnanswered === undefined ? {} : { maxUnanswered: checkMaxUnanswered(options.maxUnanswered) }),
   };
   if (options.stepwise === true || options.keepBytes !== undefined) return stepwise(handler, chunks, connectionOptions, options);
   const written: Buffer[] = [];

@@ -54,6 +54,15 @@ export interface ConnectionOptions {
   readonly trace?: TraceFactory | undefined;
 }
 
+/**
+ * `n` as maxUnanswered, or a RangeError: at 0 (or less) no request would
+ * ever be answered, the connection waiting for good; NaN would bound nothing.
+ */
+export function checkMaxUnanswered(n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`maxUnanswered must be a whole number, 1 or more (got ${n}): it is how many answers may be in the making at once`);
+  return n;
+}
+
 export const DEFAULT_CONNECTION_OPTIONS = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 10_000,

@@ -5,7 +5,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
 import { Connection } from "./connection.js";
-import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
+import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
 import { checkLimits } from "../parse/limits.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
@@ -97,7 +97,7 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     bodyTimeoutMs: options.bodyTimeoutMs ?? d.bodyTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? d.keepAliveTimeoutMs,
-    maxUnanswered: options.maxUnanswered ?? d.maxUnanswered,
+    maxUnanswered: checkMaxUnanswered(options.maxUnanswered ?? d.maxUnanswered),
     lingerMs: options.lingerMs ?? d.lingerMs,
     sendTimeoutMs: options.sendTimeoutMs ?? d.sendTimeoutMs,
     responseFields: options.responseFields ?? d.responseFields,
