@@ -62,7 +62,6 @@ export class Protocol {
     return exchange;
   }
 
-  /** The 100 Continue is sent only when every earlier response is out, lest it be taken for theirs. */
   /**
    * The request being read asked for a 100 Continue that has not gone out
    * (answers before it are still on their way): its client waits for the
@@ -72,6 +71,7 @@ export class Protocol {
     return this.reading !== null && this.reading.continueOwed;
   }
 
+  /** The 100 Continue is sent only when every earlier response is out, lest it be taken for theirs. */
   continueNow(exchange: Exchange): boolean {
     return exchange.continueOwed && this.queue[0] === exchange && !this.sending;
   }
