@@ -340,8 +340,9 @@ export class Connection implements ParserSink, LiveConnection {
     if (!isOpen(this.state)) return;
     const parser = this.parser;
     let event: Event;
-    // A body the server has not yet asked for (its 100 Continue waits behind earlier answers) is not late.
-    if (parser.inBody) event = this.protocol.awaitingContinue ? Event.Busy : Event.Body;
+    // A body the server has not yet asked for (its 100 Continue waits behind earlier answers), or has stopped
+    // reading (back-pressure, answers in the making, a turn), is not late.
+    if (parser.inBody) event = this.protocol.awaitingContinue || this.flow.paused ? Event.Busy : Event.Body;
     // Bytes the server itself stopped parsing (back-pressure, a turn) are not a client that is slow to send.
     else if (!parser.idle && !parser.closed) event = this.flow.paused ? Event.Busy : Event.Head;
     else if (!this.protocol.idle) event = Event.Busy;
