@@ -6,6 +6,7 @@ import net from "node:net";
 import { once } from "node:events";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import type { ConnectionTrace } from "../../src/http/connection/trace-hook.js";
 import type { Handler } from "../../src/http/connection/service.js";
 import { createRouter } from "../../src/router/router.js";
 import { createApp } from "../../src/app.js";
@@ -265,6 +266,49 @@ t.test("graceful close: idle connections close, in-flight requests finish with C
   const [r] = splitResponses(Buffer.concat(received));
   t.equal(r!.body, "finished");
   t.equal(r!.headers.connection, "close");
+});
+
+t.test("graceful close with two answers in the making: no request after them is read, the last answer closes", async (t) => {
+  // /a and /b are in the making (maxUnanswered 2) and /c has arrived when close() is called. Each answer out
+  // used to let the parser take the next request, so a client that kept pipelining held the close for good.
+  const handled: string[] = [];
+  const answers: (() => void)[] = [];
+  let twoInMaking!: () => void;
+  const two = new Promise<void>((resolve) => (twoInMaking = resolve));
+  const handler: Handler = (request) => {
+    handled.push(request.path);
+    return new Promise((resolve) => {
+      answers.push(() => resolve({ status: 200, body: request.path }));
+      if (answers.length === 2) twoInMaking();
+    });
+  };
+  let cArrived!: () => void;
+  const cIn = new Promise<void>((resolve) => (cArrived = resolve));
+  const quiet = () => {};
+  const trace = (): ConnectionTrace => ({
+    span: quiet,
+    received: (chunk) => chunk.includes("/c") && cArrived(),
+    head: quiet,
+    request: quiet,
+    error: quiet,
+    response: quiet,
+    closed: quiet,
+  });
+  const s = await listen(handler, { maxUnanswered: 2, trace, keepAliveTimeoutMs: 60_000 });
+  const socket = net.connect(s.port, "127.0.0.1");
+  await once(socket, "connect");
+  const all = receivedUntilClose(socket);
+  socket.write("GET /a HTTP/1.1\r\nHost: t\r\n\r\nGET /b HTTP/1.1\r\nHost: t\r\n\r\n");
+  await happens(t, two, "/a and /b are in the making");
+  socket.write("GET /c HTTP/1.1\r\nHost: t\r\n\r\n");
+  await happens(t, cIn, "/c has arrived");
+  const closing = s.server.close(60_000); // the grace must not be what ends it
+  for (const answer of answers.splice(0)) answer();
+  await happens(t, closing, "close() resolves once the answers in the making are out");
+  const rs = splitResponses(await all);
+  t.same(handled, ["/a", "/b"], "/c, which arrived before close() but was not begun, is not read");
+  t.same(rs.map((r) => r.body), ["/a", "/b"]);
+  t.equal(rs[1]!.headers.connection, "close", "the last answer says the connection closes");
 });
 
 t.test("connection cap: past it, new connections get a 503 problem and close; open ones are served", async (t) => {

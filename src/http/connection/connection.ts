@@ -160,6 +160,8 @@ export class Connection implements ParserSink, LiveConnection {
   }
 
   onRequest(request: Request): void {
+    // Shutting down: the request begun before it is answered, and is the last one read.
+    if (this.protocol.ending) this.parser.stop();
     this.flow.request();
     const exchange = this.protocol.request(request);
     this.trace?.request(request);
@@ -398,6 +400,9 @@ export class Connection implements ParserSink, LiveConnection {
   drain(): void {
     if (!isOpen(this.state)) return;
     this.protocol.shutdown();
+    // No request is read after those begun: with answers in the making, each one out would otherwise
+    // let the parser take the next, and a client that keeps pipelining would hold the shutdown for good.
+    if (!this.parser.begun) this.parser.stop();
     // Idle closes at once; otherwise the last response closes (Protocol.take), or the state finds nothing left.
     if (this.move(Event.Shutdown, false) && this.state === State.Draining) this.update(false);
   }

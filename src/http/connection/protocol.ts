@@ -152,6 +152,11 @@ export class Protocol {
     this.last = true;
   }
 
+  /** No request is read after those queued (shutdown, half-close). */
+  get ending(): boolean {
+    return this.last;
+  }
+
   /** The server shuts down: what is queued is answered, the last response closes. */
   shutdown(): void {
     this.last = true;

@@ -125,7 +125,12 @@ export class RequestParser {
 
   /** True between requests: no byte of a next request has arrived yet. */
   get idle(): boolean {
-    return this.state === S_REQUEST_LINE && this.msgBytes === 0 && this.carryLen === 0 && this.pending === null;
+    return !this.begun && this.pending === null;
+  }
+
+  /** True once a request's first bytes are taken (its line, head or body), until it is handed on; bytes held while paused are not taken. */
+  get begun(): boolean {
+    return this.state !== S_REQUEST_LINE || this.msgBytes !== 0 || this.carryLen !== 0;
   }
 
   /** True once the parser has stopped accepting bytes (error, or a closing request done). */
