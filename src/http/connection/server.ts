@@ -50,11 +50,12 @@ export interface HttpServer {
   listen(port: number, host: string): Promise<AddressInfo>;
   /**
    * Stop accepting, let requests in flight finish, close idle connections;
-   * after `graceMs` close whatever is left. Resolves when every connection is gone.
-   * The listening socket is closed before close() returns (net.Server#close
-   * closes its handle at once), so a connection attempted after that is refused.
-   * A TLS connection still in its handshake has asked nothing: it is closed
-   * when the handshake ends (or fails, within the headers timeout), not served.
+   * after `graceMs` close whatever is left. Resolves when every connection it
+   * serves is gone. The listening socket is closed before close() returns
+   * (net.Server#close closes its handle at once), so a connection attempted
+   * after that is refused. A TLS connection still in its handshake is not
+   * served yet and has asked nothing: it is not waited for, and is closed
+   * when its handshake ends (or fails, within the headers timeout).
    */
   close(graceMs?: number): Promise<void>;
   /**
@@ -128,8 +129,6 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   let closing = false;
 
   const serve = (socket: net.Socket) => {
-    // A TLS handshake that ends after close(): nothing was asked on it, and nothing would time it out.
-    if (closing) return void socket.destroy();
     turns.arrival();
     live.add(new Connection(socket, service, connectionOptions, hooks));
   };
@@ -139,7 +138,8 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   const server: net.Server = options.tls
     ? tls.createServer(
         { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"], allowHalfOpen: true, handshakeTimeout: connectionOptions.headersTimeoutMs },
-        serve,
+        // A handshake that ends after close(): nothing was asked on it, and nothing would time it out.
+        (socket: tls.TLSSocket) => (closing ? socket.destroy() : serve(socket)),
       )
     : net.createServer({ noDelay: true, allowHalfOpen: true });
   // Every connection, plain or TLS, is admitted here, at its TCP accept (adopt() included).
