@@ -1,0 +1,49 @@
+// The detail of a refusal is what a client's author reads to learn what to
+// change (docs/protocol.md, Protocol errors), so it must be true of the bytes
+// sent: it names what was found, where the rule it breaks is written, and the
+// fix. The case table (cases.test.ts) checks codes and statuses; these check
+// the words, for refusals whose first wording said something false or
+// nothing useful about the input. Each is checked whole and one byte at a
+// time: a detail, like the code, does not depend on how the input was cut.
+
+import t from "tap";
+import type { ProtocolErrorCode } from "../../src/http/parse/errors.js";
+import { bytes, errorOf, feedBytewise, feedWhole, limitsWith } from "./fixtures/helpers.js";
+import type { ParserLimits } from "../../src/http/parse/parser.js";
+
+const POST = "POST / HTTP/1.1\r\nHost: h\r\n";
+const CHUNKED = `${POST}Transfer-Encoding: chunked\r\n\r\n`;
+
+interface Wording {
+  readonly name: string;
+  readonly raw: string;
+  readonly limits?: Partial<ParserLimits>;
+  readonly code: ProtocolErrorCode;
+  /** What the detail must say. */
+  readonly says: RegExp;
+  /** What it must not say: the false reading the input invites. */
+  readonly not?: RegExp;
+}
+
+const WORDINGS: readonly Wording[] = [
+  {
+    name: "RFC 9112 §7.1: 0x5 is a malformed chunk size, not a chunk extension",
+    raw: `${CHUNKED}0x5\r\nhello\r\n0\r\n\r\n`,
+    code: "INVALID_CHUNK_SIZE",
+    says: /^Unexpected "x" \(0x78\) in a chunk size \(RFC 9112 §7\.1\)/,
+    not: /extension/,
+  },
+];
+
+for (const w of WORDINGS) {
+  t.test(w.name, (t) => {
+    const limits = limitsWith(w.limits);
+    const input = bytes(w.raw);
+    const error = errorOf(feedWhole(input, limits).outcome);
+    t.equal(error?.code, w.code, "the code");
+    t.match(error?.detail ?? "", w.says, `the detail says what was found (${error?.detail ?? "no error"})`);
+    if (w.not !== undefined) t.notMatch(error?.detail ?? "", w.not, "and nothing false");
+    t.same(errorOf(feedBytewise(input, limits).outcome), error, "the same, one byte at a time");
+    t.end();
+  });
+}
