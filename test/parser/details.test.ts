@@ -33,6 +33,13 @@ const WORDINGS: readonly Wording[] = [
     says: /^Unexpected "x" \(0x78\) in a chunk size \(RFC 9112 §7\.1\)/,
     not: /extension/,
   },
+  {
+    name: "RFC 9110 §8.6: a digit after the whitespace that ends Content-Length's digits is not called a non-digit",
+    raw: `${POST}Content-Length: 5 5\r\n\r\nhello`,
+    code: "INVALID_CONTENT_LENGTH",
+    says: /^Content-Length holds "5" \(0x35\) after the whitespace that ends its digits \(RFC 9110 §8\.6/,
+    not: /where a decimal digit belongs/,
+  },
 ];
 
 for (const w of WORDINGS) {

@@ -698,6 +698,8 @@ function refuseBy(refusal: number, buf: Buffer, s: number, i: number, phase: num
     case R_LENGTH_EMPTY:
       return refuse(scan, code, "Content-Length is empty", i, s);
     case R_LENGTH_BYTE:
+      // After the digits and whitespace nothing may come, a digit no more than any other byte ("5 5").
+      if (phase === LENGTH_AFTER) return refuse(scan, code, `Content-Length holds ${describe(b)} after the whitespace that ends its digits`, i, s);
       return refuse(scan, code, `Content-Length holds ${describe(b)} where a decimal digit belongs`, i, s);
     case R_LENGTH_LIST:
       return refuse(scan, code, "Content-Length holds a list of values", i, s);
