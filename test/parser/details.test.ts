@@ -40,6 +40,14 @@ const WORDINGS: readonly Wording[] = [
     says: /^Content-Length holds "5" \(0x35\) after the whitespace that ends its digits \(RFC 9110 §8\.6/,
     not: /where a decimal digit belongs/,
   },
+  {
+    name: "RFC 9112 §3: a long method, not the short target being read at the limit, is blamed",
+    raw: `${"M".repeat(24)} /${"a".repeat(20)} HTTP/1.1\r\nHost: h\r\n\r\n`,
+    limits: { maxRequestLineBytes: 32 },
+    code: "REQUEST_LINE_TOO_LONG",
+    says: /^The request line is longer than 32 bytes/,
+    not: /target is longer/,
+  },
 ];
 
 for (const w of WORDINGS) {

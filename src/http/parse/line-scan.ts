@@ -730,8 +730,9 @@ function tooLong(buf: Buffer, s: number, i: number, phase: number, scan: Scan, r
     // The first two spaces of the line up to and including this byte.
     const sp1 = phase === REQUEST_START || phase === METHOD ? sp : s + scan.split;
     const sp2 = phase === REQUEST_START || phase === METHOD ? -1 : phase === TARGET_START || phase === TARGET_REST || phase === TARGET_QUERY ? sp : s + scan.mark - 1;
-    // The target is to blame only if it has begun by this byte: a method and its space that fill the line leave none of it read.
-    if (sp1 !== -1 && sp1 < i && (sp2 === -1 || sp2 - sp1 > max / 2)) {
+    // The target is to blame only if it has begun by this byte (a method and its space that fill the line leave none of it
+    // read) and fills more than half the room, read whole or so far: a long method with a short target is no long target.
+    if (sp1 !== -1 && sp1 < i && (sp2 === -1 ? i : sp2) - sp1 > max / 2) {
       return refuse(scan, "URI_TOO_LONG", `The request target is longer than this server's limit (request line: ${max} bytes)`, sp1 + 1, s);
     }
     return refuse(scan, "REQUEST_LINE_TOO_LONG", `The request line is longer than ${max} bytes`, s, s);
