@@ -48,6 +48,25 @@ const WORDINGS: readonly Wording[] = [
     says: /^The request line is longer than 32 bytes/,
     not: /target is longer/,
   },
+  {
+    name: "RFC 9110 §4.2.4: userinfo in an absolute-form target is named",
+    raw: "GET http://user@example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n",
+    code: "INVALID_TARGET",
+    says: /userinfo/,
+    not: /neither a path starting with "\/" nor an http\(s\) URI/,
+  },
+  {
+    name: "RFC 3986 §3.2.2: the byte that breaks an absolute-form authority is named",
+    raw: "GET http://a]b/ HTTP/1.1\r\nHost: x\r\n\r\n",
+    code: "INVALID_TARGET",
+    says: /^Unexpected "\]" \(0x5d\) in the authority \(host\[:port\]\) of the target/,
+  },
+  {
+    name: "RFC 9110 §4.2.1: an absolute-form target without a host says so",
+    raw: "GET http:///a HTTP/1.1\r\nHost: x\r\n\r\n",
+    code: "INVALID_TARGET",
+    says: /has no host/,
+  },
 ];
 
 for (const w of WORDINGS) {

@@ -4,11 +4,12 @@
 // here each field that frames or routes the message is read, and the head
 // is judged whole at its empty line.
 
-import { HOST, isToken } from "./byte-classes.js";
+import { isToken } from "./byte-classes.js";
 import { latin1 } from "./latin1.js";
 import type { ProtocolErrorCode } from "./errors.js";
 import { describe, type LineError } from "./line-scan.js";
 import { fieldListElements, trimOws } from "../message/field-lists.js";
+import { hostError } from "./host.js";
 import type { Framing, Request } from "../message/request.js";
 import type { RequestLine } from "./request-line.js";
 
@@ -207,40 +208,6 @@ function copyFields(h: HeadFields): string[] {
   const fields = new Array<string>(n);
   for (let i = 0; i < n; i++) fields[i] = from[i]!;
   return fields;
-}
-
-/** The bytes of a reg-name or IPv4 address: HOST without the colon and the brackets. */
-const REG_NAME = HOST.map((ok, b) => (ok === 1 && b !== 0x3a && b !== 0x5b && b !== 0x5d ? 1 : 0));
-
-/**
- * Host = uri-host [ ":" port ] (RFC 9110 §7.2), where uri-host is an
- * IP-literal in brackets or a reg-name / IPv4 address, and port = *DIGIT
- * (RFC 3986 §3.2.2, §3.2.3). Returns the index of the first byte that breaks
- * it (ve when the value ends too soon), or -1.
- */
-function hostError(buf: Buffer, vs: number, ve: number): number {
-  // The tables as locals: a module binding is checked at every use.
-  const host = HOST;
-  const regName = REG_NAME;
-  let i = vs;
-  if (i < ve && buf[i] === 0x5b /* "[" */) {
-    for (i++; i < ve; i++) {
-      const b = buf[i]!;
-      if (b === 0x5d /* "]" */) break;
-      if (host[b] !== 1 || b === 0x5b) return i;
-    }
-    if (i === ve) return ve;
-    i++;
-  } else {
-    while (i < ve && regName[buf[i]!] === 1) i++;
-  }
-  if (i < ve && buf[i] === 0x3a /* ":" */) {
-    for (i++; i < ve; i++) {
-      const b = buf[i]!;
-      if (b < 0x30 || b > 0x39) break;
-    }
-  }
-  return i === ve ? -1 : i;
 }
 
 /**
