@@ -67,6 +67,12 @@ const WORDINGS: readonly Wording[] = [
     code: "INVALID_TARGET",
     says: /has no host/,
   },
+  {
+    name: "RFC 9110 §10.1.1: of a list of expectations, the one not met is named",
+    raw: `${POST}Expect: 100-continue, something-else\r\nContent-Length: 2\r\n\r\nhi`,
+    code: "EXPECTATION_FAILED",
+    says: /^The request expects "something-else" \(RFC 9110 §10\.1\.1\)/,
+  },
 ];
 
 for (const w of WORDINGS) {

@@ -8,7 +8,7 @@ import { isToken } from "./byte-classes.js";
 import { latin1 } from "./latin1.js";
 import type { ProtocolErrorCode } from "./errors.js";
 import { describe, type LineError } from "./line-scan.js";
-import { fieldListElements, trimOws } from "../message/field-lists.js";
+import { fieldListElements } from "../message/field-lists.js";
 import { hostError } from "./host.js";
 import type { Framing, Request } from "../message/request.js";
 import type { RequestLine } from "./request-line.js";
@@ -139,10 +139,15 @@ export function judgeHead(h: HeadFields, minor: 0 | 1): HeadVerdict | { readonly
 
   let expectContinue = false;
   if (h.expect !== null) {
-    // RFC 9110 §10.1.1: the one expectation defined; OWS around it is SP and HTAB only.
-    if (trimOws(h.expect).toLowerCase() !== "100-continue") return { code: "EXPECTATION_FAILED", what: `The request expects "${h.expect.slice(0, 60)}"` };
+    // RFC 9110 §10.1.1: Expect = #expectation, and 100-continue the one defined. A list: its empty
+    // elements count for nothing (RFC 9110 §5.6.1.2), so "Expect:" expects nothing, and two lines of
+    // 100-continue (combined, RFC 9110 §5.3) expect one thing. OWS around an element is SP and HTAB only.
+    const expectations = fieldListElements(h.expect);
+    for (const expectation of expectations) {
+      if (expectation.toLowerCase() !== "100-continue") return { code: "EXPECTATION_FAILED", what: `The request expects "${expectation.slice(0, 60)}"` };
+    }
     // An HTTP/1.0 request's 100-continue expectation is ignored.
-    expectContinue = minor === 1;
+    expectContinue = minor === 1 && expectations.length > 0;
   }
   // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when it asks for keep-alive.
   const keepAlive = !h.connectionClose && (minor === 1 || h.connectionKeepAlive);
