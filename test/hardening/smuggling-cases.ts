@@ -72,7 +72,7 @@ const OBFUSCATED_TE: readonly { readonly line: string; readonly status?: number;
   { line: "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked", status: 400, code: "CHUNKED_TWICE" },
   { line: "Transfer-Encoding: chunked\r\nTransfer-Encoding: x", status: 501, code: "CHUNKED_NOT_FINAL" },
   { line: "Transfer-Encoding: \r\nTransfer-Encoding: chunked" },
-  { line: "Transfer-Encoding: chunked;q=1", status: 501, code: "CHUNKED_NOT_FINAL" },
+  { line: "Transfer-Encoding: chunked;q=1", status: 400, code: "INVALID_TRANSFER_ENCODING" },
   { line: 'Transfer-Encoding: "chunked"', status: 400, code: "INVALID_TRANSFER_ENCODING" },
   { line: "Transfer-Encoding: ,", status: 400, code: "INVALID_TRANSFER_ENCODING" },
   { line: "Transfer-Encoding: chunked\x00", status: 400, code: "INVALID_FIELD_VALUE" },

@@ -73,6 +73,13 @@ const WORDINGS: readonly Wording[] = [
     code: "EXPECTATION_FAILED",
     says: /^The request expects "something-else" \(RFC 9110 §10\.1\.1\)/,
   },
+  {
+    name: "RFC 9112 §7.1: a parameter on chunked is named as such, not as chunked missing from the end",
+    raw: `${POST}Transfer-Encoding: chunked;a=b\r\n\r\n0\r\n\r\n`,
+    code: "INVALID_TRANSFER_ENCODING",
+    says: /^The chunked coding takes no parameters: Transfer-Encoding: chunked;a=b \(RFC 9112 §6\.1, §7\.1\)/,
+    not: /must be the final coding/,
+  },
 ];
 
 for (const w of WORDINGS) {

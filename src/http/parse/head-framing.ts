@@ -130,7 +130,7 @@ export function judgeHead(h: HeadFields, minor: 0 | 1): HeadVerdict | { readonly
     if (minor === 0) return { code: "TRANSFER_ENCODING_IN_HTTP10", what: `An HTTP/1.0 request carries Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
     if (h.contentLength !== -1) return { code: "CONTENT_LENGTH_WITH_TRANSFER_ENCODING", what: "The request carries both Transfer-Encoding and Content-Length" };
     const problem = judgeTransferEncoding(h.transferEncoding);
-    if (problem !== null) return { code: problem, what: `Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
+    if (problem !== null) return { code: problem.code, what: `${problem.what}Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
     framing = CHUNKED;
   } else if (h.contentLength > 0) {
     // Whether the body fits is asked once the handler has had its say on the limit (parser.ts handOn).
@@ -217,22 +217,26 @@ function copyFields(h: HeadFields): string[] {
 
 /**
  * RFC 9112 §6.1 and §7: the only coding this server decodes is chunked, and on
- * a request it must be the final one, applied once. Returns what is wrong, or null.
+ * a request it must be the final one, applied once. Returns what is wrong (its
+ * code, and words to put before the value when the code alone does not say
+ * it), or null.
  */
-function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
+function judgeTransferEncoding(value: string): { readonly code: ProtocolErrorCode; readonly what: string } | null {
   const codings: string[] = [];
   // RFC 9110 §5.6.1: empty list elements do not count; OWS is SP and HTAB only,
   // so "chunked\xA0" is no token and is refused rather than read as chunked.
   for (const coding of fieldListElements(value)) {
     // A token (by the parser's byte classes), then parameters the coding would carry.
     const m = /^([^ \t;]+)(?:[ \t]*;.*)?$/.exec(coding);
-    if (m === null || !isToken(m[1]!)) return "INVALID_TRANSFER_ENCODING";
+    if (m === null || !isToken(m[1]!)) return { code: "INVALID_TRANSFER_ENCODING", what: "" };
+    // RFC 9112 §7.1: chunked defines no parameters, and their presence SHOULD be treated as an error.
+    if (m[1]!.toLowerCase() === "chunked" && m[1]!.length !== coding.length) return { code: "INVALID_TRANSFER_ENCODING", what: "The chunked coding takes no parameters: " };
     codings.push(coding.toLowerCase());
   }
-  if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
+  if (codings.length === 0) return { code: "INVALID_TRANSFER_ENCODING", what: "" };
   // RFC 9112 §6.1: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
-  if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return "CHUNKED_TWICE";
-  if (codings[codings.length - 1] !== "chunked") return "CHUNKED_NOT_FINAL";
-  if (codings.length > 1) return "UNSUPPORTED_TRANSFER_CODING";
+  if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return { code: "CHUNKED_TWICE", what: "" };
+  if (codings[codings.length - 1] !== "chunked") return { code: "CHUNKED_NOT_FINAL", what: "" };
+  if (codings.length > 1) return { code: "UNSUPPORTED_TRANSFER_CODING", what: "" };
   return null;
 }
