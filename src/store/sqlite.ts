@@ -154,10 +154,20 @@ function spanOf(positions: number[], limit: number): PageSpan {
  */
 /**
  * The most new posts one transaction writes (see posts.create): at about 70
- * µs a post, a group holds the event loop for 20 ms at most, however many
- * connections publish in one turn.
+ * µs a small post, a group of them holds the event loop for 20 ms at most,
+ * however many connections publish in one turn.
  */
 export const MAX_INSERT_GROUP = 256;
+/**
+ * And the most JSON text it writes: a group takes no further post once its
+ * posts' texts reach this (it always takes one). A post costs about what its
+ * text does (its JSON made and hashed, its row and WAL frames written), and
+ * one valid post can be 600,000 characters (100,000 control characters,
+ * each written \u0001): 256 of those in one transaction, sent together by
+ * 256 connections, held the event loop for 6.4 s, and another worker's
+ * writes waited on the lock as long. Half a MiB is about the 20 ms above.
+ */
+export const MAX_INSERT_GROUP_CHARS = 512 * 1024;
 
 export function createSqliteStore(file: string, options: SqliteOptions = {}): Store {
   const db = openDatabase(file, options);
@@ -309,21 +319,35 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
     return { kind: "created", item, representation };
   };
-  const insertGroup = db.transaction((group: readonly Insert[]) => group.map((insert) => insertPost(insert.post)));
+  // The posts of the group in order, until their JSON reaches MAX_INSERT_GROUP_CHARS: the results of those written.
+  const insertGroup = db.transaction((group: readonly Insert[]) => {
+    const results: PostCreateResult[] = [];
+    let chars = 0;
+    for (const insert of group) {
+      if (chars >= MAX_INSERT_GROUP_CHARS) break;
+      const result = insertPost(insert.post);
+      results.push(result);
+      if (result.kind === "created") chars += result.representation.json.length;
+    }
+    return results;
+  });
   const commitInserts = (): void => {
     if (inserts.length === 0) return;
-    // At most MAX_INSERT_GROUP a transaction: the rest wait for the next turn, after the others' reads.
-    const group = inserts.length <= MAX_INSERT_GROUP ? inserts : inserts.slice(0, MAX_INSERT_GROUP);
-    inserts = inserts.length <= MAX_INSERT_GROUP ? [] : inserts.slice(MAX_INSERT_GROUP);
-    if (inserts.length > 0) setImmediate(commitInserts);
+    // At most MAX_INSERT_GROUP posts and about MAX_INSERT_GROUP_CHARS of text a transaction: the rest wait for
+    // the next turn, after the others' reads.
+    const group = inserts.slice(0, MAX_INSERT_GROUP);
     let results: PostCreateResult[];
     try {
       results = insertGroup.immediate(group);
     } catch (error) {
+      inserts = inserts.slice(group.length);
+      if (inserts.length > 0) setImmediate(commitInserts);
       for (const insert of group) insert.reject(error);
       return;
     }
-    group.forEach((insert, i) => insert.resolve(results[i]!));
+    inserts = inserts.slice(results.length);
+    if (inserts.length > 0) setImmediate(commitInserts);
+    results.forEach((result, i) => group[i]!.resolve(result));
   };
 
   const posts: PostStore = {

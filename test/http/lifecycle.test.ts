@@ -82,6 +82,11 @@ t.test("the walks a connection takes", async (t) => {
     ["Busy", "Draining", "Draining", "Draining", "refused Shutdown", "Closing"],
     "shutdown of a busy one: it answers what it has, then closes",
   );
+  t.same(
+    walk(State.Head, [Event.Shutdown, Event.Head, Event.Close, Event.SocketClosed]),
+    ["Head", "Draining", "Draining", "Closing", "Closed"],
+    "shutdown in the middle of a head: still read (and timed, by the Head event: deadlines.ts); the 408 of its timeout closes",
+  );
   t.same(walk(State.Head, [Event.HalfClose, Event.Idle]), ["Head", "Draining", "Closing"], "half-close in the middle of a head: it is dropped, nothing is left, close");
   t.same(walk(State.Busy, [Event.Shutdown, Event.HalfClose, Event.Busy, Event.Close]), ["Busy", "Draining", "Draining", "Draining", "Closing"], "shutdown, then the client half-closes too");
   t.same(walk(State.Head, [Event.SocketClosed, Event.Idle, Event.Close, Event.SocketClosed]), ["Head", "Closed", "refused Idle", "refused Close", "refused SocketClosed"], "a reset: nothing moves after it");

@@ -75,13 +75,98 @@ t.test("connections still in their handshake count toward maxConnections: past i
   }
   await happens(t, stalled(s.port, "nothing"), "a third connection, past the limit, is closed by the server");
   t.equal(s.server.connections, 2, "the two in their handshake are counted; the one closed past the limit is not");
-  // Connections reset mid-handshake give their places back at once (one that sends a FIN instead is
-  // held until the handshake's timeout: the test above).
+  // Connections reset mid-handshake give their places back at once (so do ones that send a FIN: the test below).
   for (const socket of held) socket.resetAndDestroy();
   await happens(t, connectionsCount(s.server, (n) => n === 0), "the server counts both out");
   t.match(await servedOverTls(s.port), /^HTTP\/1\.1 200 OK\r\n/, "a new connection is served");
 });
 
+
+/** The first bytes a real TLS client sends: its ClientHello, caught by a plain TCP server. */
+async function aClientHello(): Promise<Buffer> {
+  const catcher = net.createServer();
+  await new Promise<void>((resolve) => catcher.listen(0, "127.0.0.1", resolve));
+  const caught = once(catcher, "connection").then(async (args) => {
+    const socket = args[0] as net.Socket;
+    const [hello] = (await once(socket, "data")) as [Buffer];
+    socket.destroy();
+    return hello;
+  });
+  const client = tls.connect({ port: (catcher.address() as net.AddressInfo).port, host: "127.0.0.1", rejectUnauthorized: false, servername: "t" });
+  client.on("error", () => {});
+  const hello = await caught;
+  client.destroy();
+  catcher.close();
+  return hello;
+}
+
+t.test("a connection that half-closes before its TLS handshake is done is closed at once, and its place freed", async (t) => {
+  // A client that has sent its FIN can never send the Finished message a handshake ends with. Before this test
+  // the server (allowHalfOpen, for the sake of requests after a handshake) kept such a connection, and its place
+  // under maxConnections, until the handshake's timeout: a minute here, which the hang bound (10 s) detects.
+  const hello = await aClientHello();
+  const s = await listen(() => ({ status: 200, body: "ok" }), { tls: files, headersTimeoutMs: 60_000, maxConnections: 1 });
+  t.teardown(s.close);
+  const sends: Record<string, Buffer[]> = {
+    "nothing": [],
+    "a record header": [Buffer.from("160301", "hex")],
+    "half a ClientHello": [hello.subarray(0, hello.length >> 1)],
+    "a whole ClientHello (the server answers it, then waits for the client's Finished)": [hello],
+  };
+  for (const [what, chunks] of Object.entries(sends)) {
+    const socket = net.connect(s.port, "127.0.0.1");
+    socket.on("error", () => {});
+    socket.resume();
+    await once(socket, "connect");
+    await happens(t, connectionsCount(s.server, (n) => n === 1), `${what}: the server has accepted the connection`);
+    for (const chunk of chunks) socket.write(chunk);
+    socket.end();
+    await happens(t, once(socket, "close"), `${what}, then a FIN: the server closes the connection`);
+    await happens(t, connectionsCount(s.server, (n) => n === 0), `${what}, then a FIN: the server counts it out`);
+  }
+  t.match(await servedOverTls(s.port), /^HTTP\/1\.1 200 OK\r\n/, "the one place is free: a new connection is served");
+});
+
+t.test("adopted TLS connections (WORKERS): a FIN in the handshake closes at once, a FIN after it still gets its answer", async (t) => {
+  // Under WORKERS a worker adopts connections the primary accepted: sockets made with default options.
+  const s = await listen((request) => ({ status: 200, body: request.target }), { tls: files, headersTimeoutMs: 60_000, maxConnections: 1 });
+  t.teardown(s.close);
+  const front = net.createServer((socket) => s.server.adopt(socket));
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => front.close());
+  const port = (front.address() as net.AddressInfo).port;
+  const raw = net.connect(port, "127.0.0.1");
+  raw.on("error", () => {});
+  raw.resume();
+  await once(raw, "connect");
+  await happens(t, connectionsCount(s.server, (n) => n === 1), "the server has adopted the connection");
+  raw.end();
+  await happens(t, connectionsCount(s.server, (n) => n === 0), "a FIN before any handshake: the server counts it out");
+  const received = await happens(t, new Promise<string>((resolve, reject) => {
+    const socket = tls.connect({ port, host: "127.0.0.1", rejectUnauthorized: false, servername: "t" }, () => socket.end("GET /after HTTP/1.1\r\nHost: t\r\n\r\n"));
+    let text = "";
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  }), "a request and a FIN after the handshake: the server answers, then closes");
+  t.match(received, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\n\/after$/, "answered");
+});
+
+t.test("a TLS client that half-closes after its handshake, with its requests sent, still gets every answer", async (t) => {
+  const s = await listen((request) => ({ status: 200, body: request.target }), { tls: files, headersTimeoutMs: 60_000 });
+  t.teardown(s.close);
+  const received = await happens(t, new Promise<string>((resolve, reject) => {
+    const socket = tls.connect({ port: s.port, host: "127.0.0.1", rejectUnauthorized: false, servername: "t" }, () => {
+      socket.write("GET /one HTTP/1.1\r\nHost: t\r\n\r\nGET /two HTTP/1.1\r\nHost: t\r\n\r\n");
+      socket.end();
+    });
+    let text = "";
+    socket.on("data", (d: Buffer) => (text += d.toString("latin1")));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  }), "the server closes the connection once it has answered");
+  t.match(received, /^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\n\/one[^]*HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\n\/two$/, "both requests answered, in order");
+});
 
 t.test("a TLS connection accepted before close() whose handshake ends after it is closed, not served", async (t) => {
   // The TCP connection is accepted (and counted) first; its handshake starts only once close() has begun.

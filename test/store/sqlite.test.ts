@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { StoreOpenError } from "../../src/store/errors.js";
-import { createSqliteStore, MAX_INSERT_GROUP } from "../../src/store/sqlite.js";
+import { createSqliteStore, MAX_INSERT_GROUP, MAX_INSERT_GROUP_CHARS } from "../../src/store/sqlite.js";
 import { openDatabase } from "../../src/store/sqlite-open.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
@@ -268,6 +268,23 @@ t.test("a turn's new posts beyond MAX_INSERT_GROUP wait for the next turn's tran
   t.equal(committed(), MAX_INSERT_GROUP, "one turn, one group");
   t.strictSame(new Set((await Promise.all(creates)).map((r) => r.kind)), new Set(["created"]), "every post written");
   t.equal(committed(), count);
+});
+
+t.test("a turn's large posts are written a few per transaction: a group stops once its JSON reaches MAX_INSERT_GROUP_CHARS", async (t) => {
+  const { store, other } = storeAndReader(t);
+  // 100,000 control characters: the most JSON one valid body makes (600,000 characters, each \u0001). Before
+  // the bound, all eight went into the first turn's transaction (4.8 MB; 256 of them held the loop for seconds).
+  const body = "\u0001".repeat(100_000);
+  const count = 8;
+  const creates = Array.from({ length: count }, (_, i) => store.posts.create({ id: `big${i}`, title: "t", body }));
+  const committed = () => other.prepare("SELECT count(*) AS n, coalesce(sum(length(json)), 0) AS chars FROM posts").get() as { n: number; chars: number };
+  const perPost = representationOf({ id: "big0", title: "t", body, publishedAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z" }).json.length;
+  await new Promise((resolve) => setImmediate(resolve));
+  const first = committed();
+  t.ok(first.n >= 1, `the first group writes at least one post (${first.n})`);
+  t.ok(first.chars < MAX_INSERT_GROUP_CHARS + perPost, `the first group's JSON stops at the bound: ${first.chars} characters in ${first.n} posts, bound ${MAX_INSERT_GROUP_CHARS} and one post`);
+  t.strictSame(new Set((await Promise.all(creates)).map((r) => r.kind)), new Set(["created"]), "every post is written, in later turns");
+  t.equal(committed().n, count);
 });
 
 t.test("closing the store writes the posts still waiting for their turn", async (t) => {

@@ -94,7 +94,7 @@ export class Connection implements ParserSink, LiveConnection {
     const to = next(from, event);
     if (to === -1) return false;
     this.state = to;
-    this.deadlines.enter(from, to, data, this.heads);
+    this.deadlines.enter(to, event, data, this.heads);
     if (to === State.Closing) {
       // Close after what is written: end() sends FIN once the writes are out, and the socket keeps
       // reading (and dropping) what the client still sends, so the kernel does not answer those bytes
@@ -357,11 +357,10 @@ export class Connection implements ParserSink, LiveConnection {
     if (isOpen(this.state)) this.flow.update(this.protocol.unanswered, this.protocol.sending);
   }
 
-  /** Called by the server's sweep; acts when the current state has run out. */
+  /** Called by the server's sweep; acts when what the connection waits for has run out (Draining included: deadlines.ts). */
   checkDeadline(now: number): void {
-    const state = this.state;
-    if (state === State.Closed) return;
-    switch (this.deadlines.check(state, now, this.socket.writableLength)) {
+    if (this.state === State.Closed) return;
+    switch (this.deadlines.check(now, this.socket.writableLength)) {
       case Expired.Nothing:
         return;
       case Expired.SendStalled:
@@ -371,29 +370,27 @@ export class Connection implements ParserSink, LiveConnection {
         this.update(false);
         return;
       case Expired.Request:
-        this.parser.stop();
-        this.onError(protocolError("REQUEST_TIMEOUT", `The request was not complete ${this.options.requestTimeoutMs} ms after its first byte`, 0));
+        this.timedOut(`The request was not complete ${this.options.requestTimeoutMs} ms after its first byte`);
         return;
-      case Expired.State:
-        switch (state) {
-          case State.Idle:
-            this.move(Event.Close, false);
-            return;
-          case State.Head:
-          case State.Body: {
-            const waited = state === State.Head ? this.options.headersTimeoutMs : this.options.bodyTimeoutMs;
-            const what = state === State.Head ? "The request head was not complete" : "The request body stalled for";
-            this.parser.stop();
-            this.onError(protocolError("REQUEST_TIMEOUT", `${what} ${waited} ms`, 0));
-            return;
-          }
-          case State.Closing:
-            this.socket.destroy();
-            return;
-          default:
-            return;
-        }
+      case Expired.Head:
+        this.timedOut(`The request head was not complete ${this.options.headersTimeoutMs} ms`);
+        return;
+      case Expired.Body:
+        this.timedOut(`The request body stalled for ${this.options.bodyTimeoutMs} ms`);
+        return;
+      case Expired.KeepAlive:
+        this.move(Event.Close, false);
+        return;
+      case Expired.Linger:
+        this.socket.destroy();
+        return;
     }
+  }
+
+  /** A request being read ran out of time: a 408, and the connection closes (protocolProblem). */
+  private timedOut(detail: string): void {
+    this.parser.stop();
+    this.onError(protocolError("REQUEST_TIMEOUT", detail, 0));
   }
 
   /** Server shutdown: finish what is in flight (bounded by the timeouts and the grace), then close. */

@@ -3,8 +3,15 @@
 // watch on the responses still leaving decides whether a client that reads
 // nothing is cut. The server's one sweep calls check(); nothing here owns a
 // timer.
+//
+// An open state says what the connection waits for. Draining does not: a
+// shutdown lets the request the client had begun finish (Connection.drain),
+// and that request is read as any other, so Draining is timed by what
+// Connection.update() found it waits for (the Event that kept it Draining):
+// a head or a body gets the same deadlines, and the same 408, as outside a
+// shutdown; the server's own work (Busy) is untimed, as outside one.
 
-import { State } from "./lifecycle.js";
+import { Event, State } from "./lifecycle.js";
 import type { ConnectionOptions } from "./options.js";
 
 /** What has run out at one sweep of the timers. */
@@ -16,8 +23,14 @@ export const enum Expired {
   SendDone,
   /** The whole request took longer than the request timeout. */
   Request,
-  /** The current state's deadline passed (keep-alive, headers, body, linger). */
-  State,
+  /** An idle connection's keep-alive timeout passed. */
+  KeepAlive,
+  /** A head was not complete within the headers timeout (once per head, from its first byte). */
+  Head,
+  /** A body had no byte for the body timeout. */
+  Body,
+  /** A closing connection's linger ended. */
+  Linger,
 }
 
 /** What the bytes a connection has not yet sent say, at one sweep of the timers. */
@@ -61,6 +74,15 @@ export class Deadlines {
    * a write barrier; one that starts as a number is updated in place.
    */
   at = Infinity;
+  /**
+   * What `at` times: the state whose timeout runs (Idle, Head, Body,
+   * Closing), or one that waits for the server only (Busy, Closed: never
+   * runs out). The connection's state, but for Draining, which is timed as
+   * what it waits for (Head, Body or Busy). Not a second state: what the
+   * state and update()'s Event say, kept so that the sweep need not work it
+   * out again.
+   */
+  private timed = State.Idle;
   /** How many heads had been seen when the headers deadline was set, and that deadline. */
   private headsAtDeadline = -1;
   private headDeadline = Infinity;
@@ -75,23 +97,32 @@ export class Deadlines {
   }
 
   /**
-   * The connection is now in `to` (from `from`), after bytes arrived
-   * (`data`) or a response left, having seen `heads` request heads. The
-   * headers deadline is set once per request head, so a client cannot
+   * The connection is now in `to`, moved there by `event`, after bytes
+   * arrived (`data`) or a response left, having seen `heads` request heads.
+   * The headers deadline is set once per request head, so a client cannot
    * stretch it by trickling bytes; the body and keep-alive ones restart on
    * activity; the whole-request one starts once per request, with its first byte.
    */
-  enter(from: State, to: State, data: boolean, heads: number): void {
+  enter(to: State, event: Event, data: boolean, heads: number): void {
+    let timed = to;
+    if (to === State.Draining) {
+      // The shutdown or half-close itself changes nothing: update() follows at once and says what is awaited.
+      if (event === Event.Shutdown || event === Event.HalfClose) return;
+      // A request begun before the shutdown is still read (Head, Body): timed as it would be without one.
+      timed = event === Event.Head ? State.Head : event === Event.Body ? State.Body : State.Busy;
+    }
     const options = this.options;
-    if (to === State.Head || to === State.Body) {
-      const request = to === State.Head ? heads + 1 : heads;
+    if (timed === State.Head || timed === State.Body) {
+      const request = timed === State.Head ? heads + 1 : heads;
       // Kept across the server's own pauses (Busy between two reads of one head): a pause must not erase it.
       if (request !== this.requestTimed) {
         this.requestTimed = request;
         this.requestDeadline = Date.now() + options.requestTimeoutMs;
       }
     }
-    switch (to) {
+    const before = this.timed;
+    this.timed = timed;
+    switch (timed) {
       case State.Idle:
         this.at = Date.now() + options.keepAliveTimeoutMs;
         break;
@@ -104,13 +135,13 @@ export class Deadlines {
         this.at = this.headDeadline;
         break;
       case State.Body:
-        if (data || from !== State.Body) this.at = Date.now() + options.bodyTimeoutMs;
+        if (data || before !== State.Body) this.at = Date.now() + options.bodyTimeoutMs;
         break;
       case State.Closing:
         this.at = Date.now() + options.lingerMs;
         break;
       default:
-        // Busy and Draining wait for the server's own work (bounded by the send timeout and the shutdown's grace); Closed for nothing.
+        // Busy waits for the server's own work (bounded by the send timeout, and in a shutdown by its grace); Closed for nothing.
         this.at = Infinity;
     }
   }
@@ -124,22 +155,35 @@ export class Deadlines {
     this.requestTimed = -1;
   }
 
-  /** What has run out by `now` in `state`, with `unsent` bytes waiting to be sent. */
-  check(state: State, now: number, unsent: number): Expired {
+  /** What has run out by `now`, with `unsent` bytes waiting to be sent. */
+  check(now: number, unsent: number): Expired {
+    const timed = this.timed;
     switch (this.sends.check(unsent, now, this.options.sendTimeoutMs)) {
       case Sending.Stalled:
         return Expired.SendStalled;
       case Sending.Moving:
         return Expired.Nothing;
       case Sending.Done:
-        if (state === State.Closing) {
+        if (timed === State.Closing) {
           this.at = now + this.options.lingerMs;
           return Expired.Nothing;
         }
         return Expired.SendDone;
     }
     // Only while the request is being read: once it is whole, it is the server's to answer.
-    if ((state === State.Head || state === State.Body) && now >= this.requestDeadline) return Expired.Request;
-    return now >= this.at ? Expired.State : Expired.Nothing;
+    if ((timed === State.Head || timed === State.Body) && now >= this.requestDeadline) return Expired.Request;
+    if (now < this.at) return Expired.Nothing;
+    switch (timed) {
+      case State.Idle:
+        return Expired.KeepAlive;
+      case State.Head:
+        return Expired.Head;
+      case State.Body:
+        return Expired.Body;
+      case State.Closing:
+        return Expired.Linger;
+      default:
+        return Expired.Nothing;
+    }
   }
 }

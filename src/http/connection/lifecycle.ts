@@ -10,7 +10,11 @@
 // Continue is owed are the protocol's (protocol.ts); a streamed body going
 // out is a response in flight, so the connection is Busy (or Draining).
 
-/** Where a connection is; the open states also say what it waits for, which decides its deadline (deadlines.ts). */
+/**
+ * Where a connection is. Idle, Head, Body and Busy also say what it waits
+ * for, which decides its deadline (deadlines.ts); Draining does not, and is
+ * timed by the Event that keeps it Draining (Head, Body, Busy).
+ */
 export const enum State {
   /** Open, nothing in flight: the keep-alive timeout runs. */
   Idle,
@@ -20,7 +24,11 @@ export const enum State {
   Body,
   /** Requests are with their handlers, or responses on their way out; nothing is being read from the client. */
   Busy,
-  /** No request will be read any more (shutdown, or the client half-closed): answering what was asked, then closing. */
+  /**
+   * No request will be begun any more (shutdown, or the client half-closed): finishing the one begun before a
+   * shutdown, answering what was asked, then closing. What it waits for is the event that keeps it here: a head
+   * or a body still arriving is timed as in Head or Body (408 when it runs out), the server's own work not at all.
+   */
   Draining,
   /** The closing response (or nothing) is out and the FIN follows it: reading and dropping until the client closes or the linger ends. */
   Closing,
@@ -29,7 +37,7 @@ export const enum State {
 }
 
 export const enum Event {
-  /** What the connection waits for now, found after a read was parsed or a response left (Connection.update; deadlines.ts times each): */
+  /** What the connection waits for now, found after a read was parsed or a response left (Connection.update; deadlines.ts times each, in Draining too): */
   Idle,
   Head,
   Body,
@@ -68,7 +76,8 @@ const _ = REFUSED;
  * An open connection moves freely among Idle, Head, Body and Busy as the
  * parser and the queue say. Shutdown and half-close from Idle close at once
  * (nothing to finish); from the other open states they drain. Draining
- * stays Draining until nothing is left (Idle: then it closes). Close ends
+ * stays Draining until nothing is left (Idle: then it closes); the event
+ * that keeps it there says what it waits for, and so its deadline. Close ends
  * every open state into Closing; only the socket's close leaves Closing, and
  * nothing leaves Closed.
  */

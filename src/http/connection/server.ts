@@ -134,12 +134,22 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   };
   // allowHalfOpen: a client that half-closes after its last request still gets its
   // responses; the connection ends its side itself once they are written.
+  // Over TLS, only once the handshake is done: a client that half-closes before that can never send the
+  // Finished message a handshake ends with, so its connection is closed at its FIN (node ends a socket
+  // that is not half-open when its reading side ends, and the TLS socket takes the setting from the TCP
+  // one) rather than held, with its place under maxConnections, until the handshake's timeout. The TLS
+  // socket is made half-open when it is served, which node does as the handshake ends, before reading
+  // anything after it: a FIN that follows the handshake, however closely, finds it half-open.
   // A handshake is part of getting a request's head: it gets the head's time (node's own default is 2 minutes).
   const server: net.Server = options.tls
     ? tls.createServer(
-        { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"], allowHalfOpen: true, handshakeTimeout: connectionOptions.headersTimeoutMs },
-        // A handshake that ends after close(): nothing was asked on it, and nothing would time it out.
-        (socket: tls.TLSSocket) => (closing ? socket.destroy() : serve(socket)),
+        { cert: options.tls.cert, key: options.tls.key, ALPNProtocols: ["http/1.1"], allowHalfOpen: false, handshakeTimeout: connectionOptions.headersTimeoutMs },
+        (socket: tls.TLSSocket) => {
+          // A handshake that ends after close(): nothing was asked on it, and nothing would time it out.
+          if (closing) return void socket.destroy();
+          socket.allowHalfOpen = true;
+          serve(socket);
+        },
       )
     : net.createServer({ noDelay: true, allowHalfOpen: true });
   // Every connection, plain or TLS, is admitted here, at its TCP accept (adopt() included).
@@ -195,8 +205,9 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     },
     adopt(socket) {
       if (closing) return void socket.destroy();
-      // A socket made from a handle sent by another process has default options, not the server's.
-      socket.allowHalfOpen = true;
+      // A socket made from a handle sent by another process has default options, not the server's
+      // (over TLS, not half-open until the handshake is done: see createServer above).
+      socket.allowHalfOpen = !secure;
       socket.setNoDelay(true);
       server.emit("connection", socket);
     },
