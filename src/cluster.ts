@@ -19,15 +19,26 @@
 // connection, and closes it then (the worker's copy stays open), or when the
 // worker process has exited: so every connection a dead worker had, or was
 // being given, is closed, and its client sees that.
+//
+// A connection accepted while no worker is ready (all of them restarting)
+// waits in the primary for one, within bounds (src/waiting-room.ts): at most
+// as many wait as the workers would serve together (MAX_CONNECTIONS each),
+// and one more is refused as a worker refuses one past its cap (a 503, or
+// over HTTPS closed); and none waits longer than HEADERS_TIMEOUT_MS, the time
+// a worker gives a request's head, before it is closed. The primary reads
+// nothing, so it cannot tell a client that left from one still waiting: the
+// deadline is what lets the first go.
 
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
 import net from "node:net";
 import type { UsageCounts } from "./api/operator.js";
 import type { Config } from "./config.js";
+import { refuse } from "./http/connection/server.js";
 import { openStore } from "./store/open.js";
 import { seed } from "./store/seed.js";
 import { applyAdminSetting, createFirstAdmin } from "./tokens.js";
+import { waitingRoom } from "./waiting-room.js";
 
 type Message =
   /** `final`: the worker's last report, sent after its server closed and before it exits. */
@@ -109,18 +120,20 @@ export async function runPrimary(config: Config): Promise<void> {
   /** Workers that said they serve, in the order connections go to them. */
   const ready: Worker[] = [];
   let turn = 0;
-  /** Connections accepted while no worker is ready (all of them restarting). */
-  const waiting: net.Socket[] = [];
+  /** Connections accepted while no worker is ready (all of them restarting), bounded in number and in time. */
+  const waiting = waitingRoom<net.Socket>(
+    { max: config.server.maxConnections * config.workers, maxWaitMs: config.server.headersTimeoutMs },
+    // Refused as a worker refuses a connection past its cap. The fields a worker adds to every answer are
+    // HTTPS's only (Strict-Transport-Security, src/serve.ts), and over HTTPS the refusal is a close.
+    (socket, why) => (why === "full" ? refuse(socket, { secure: config.tls !== undefined, responseFields: "" }) : socket.destroy()),
+  );
   /** Per worker: the primary's copies of the connections handed to it that it has not yet said it has, by id. */
   const handing = new Map<number, Map<number, net.Socket>>();
   let nextId = 0;
 
   const handOff = (socket: net.Socket): void => {
     const live = ready.filter((w) => w.isConnected());
-    if (live.length === 0) {
-      waiting.push(socket);
-      return;
-    }
+    if (live.length === 0) return waiting.admit(socket);
     const worker = live[turn++ % live.length]!;
     const id = nextId++;
     handing.get(worker.id)!.set(id, socket);
@@ -167,7 +180,7 @@ export async function runPrimary(config: Config): Promise<void> {
         served.add(worker.id);
         failedStarts = 0;
         ready.push(worker);
-        for (const socket of waiting.splice(0)) handOff(socket);
+        for (const socket of waiting.release()) handOff(socket);
         if (!announced && ready.length >= config.workers) announce();
       }
     });
@@ -213,7 +226,7 @@ export async function runPrimary(config: Config): Promise<void> {
     stopping = true;
     // No new connection from here on; the ones not yet given to a worker are closed.
     listener.close();
-    for (const socket of waiting.splice(0)) socket.destroy();
+    for (const socket of waiting.release()) socket.destroy();
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
     const done = workers.map(async (w) => {
       const exited = w.isDead() ? Promise.resolve() : once(w, "exit");

@@ -75,10 +75,19 @@ const BUSY = problem(503, {
   headers: { "Retry-After": 1 },
 });
 
-/** Past the connection cap: one 503, then close, without reading a request (the reply needs none). */
-function refuse(socket: net.Socket, responseFields: string): void {
-  const out = serialize(BUSY, { omitBody: false, close: true, confirmKeepAlive: false, extraFields: responseFields });
+/**
+ * Past a connection cap: one 503, then close, without reading a request (the reply needs none). Over TLS
+ * a 503 could only be read after a handshake, so the connection is closed before one. Under WORKERS the
+ * primary turns connections away with this too, past the cap on those waiting for a worker (src/cluster.ts).
+ */
+export function refuse(socket: net.Socket, how: { readonly secure: boolean; readonly responseFields: string }): void {
+  if (how.secure) return void socket.destroy();
+  const out = serialize(BUSY, { omitBody: false, close: true, confirmKeepAlive: false, extraFields: how.responseFields });
   socket.on("error", () => {});
+  // What the client sends is read and dropped (the primary's sockets are paused until a worker has them):
+  // unread bytes would make the close a reset, which can discard the 503 before the client reads it,
+  // and the client's own close is seen, so the socket goes then rather than at the timer.
+  socket.resume();
   socket.end(out.head + (out.body as string));
   setTimeout(() => socket.destroy(), 1000).unref();
 }
@@ -155,10 +164,9 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
   // Every connection, plain or TLS, is admitted here, at its TCP accept (adopt() included).
   server.on("connection", (socket: net.Socket) => {
     if (open >= maxConnections) {
-      // Past the cap: a 503, then close. Over TLS a 503 could only be read after a handshake, so the connection
-      // is closed before one; the TLS wrapper, already listening, sees it fail and lets it go.
-      if (secure) socket.destroy();
-      else refuse(socket, connectionOptions.responseFields);
+      // Past the cap: a 503, then close (over TLS, closed before its handshake: the TLS wrapper, already
+      // listening, sees it fail and lets it go).
+      refuse(socket, { secure, responseFields: connectionOptions.responseFields });
       return;
     }
     open++;
