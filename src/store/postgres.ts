@@ -103,6 +103,16 @@ const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at)
 const toFact = (r: FactRow): Fact => makeFact(r.id, r.text, r.source, r.created_at);
 const toToken = (r: TokenRow): TokenRecord => makeToken(r.id, r.role, r.origin, r.hash, r.created_at, r.last_used_at);
 
+/**
+ * Whether `id` can name a row. PostgreSQL's text cannot hold U+0000: a
+ * parameter holding it is refused (22021, "invalid byte sequence") before
+ * any row is read, which the API answered as a 500. No post or article has
+ * such an id (the API refuses it where ids are made), so it names nothing,
+ * as it does in the other stores: a read finds no row, and an update or a
+ * delete has none to change. (`GET /api/v1/post/a%00b` is a 404.)
+ */
+const storable = (id: string): boolean => !id.includes("\u0000");
+
 const ARTICLE = "id, title, body, author, updated_at";
 const FACT = "id, text, source, created_at";
 const TOKEN = "id, role, origin, hash, created_at, last_used_at";
@@ -352,6 +362,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   };
 
   const getPost = async (id: string): Promise<Post | undefined> => {
+    if (!storable(id)) return undefined;
     const row = (await query<PostRow>(Q.postGet(id))).rows[0];
     return row === undefined ? undefined : toPost(row);
   };
@@ -360,6 +371,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     list: async () => (await query<PostRow>(Q.postList())).rows.map(toPost),
     get: getPost,
     async representation(id) {
+      if (!storable(id)) return undefined;
       const row = (await query<Representation>(Q.postRepresentation(id))).rows[0];
       return row === undefined ? undefined : { json: row.json, tag: row.tag };
     },
@@ -376,8 +388,9 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       }
       throw new Error(`publishing post ${JSON.stringify(post.id)} kept conflicting with a post that was deleted at once`);
     },
-    update: (id, change) =>
-      transaction(async (c): Promise<PostUpdateResult> => {
+    update: (id, change) => {
+      if (!storable(id)) return Promise.resolve({ kind: "missing" });
+      return transaction(async (c): Promise<PostUpdateResult> => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
         if (row === undefined) return { kind: "missing" };
         const current = toPost(row); // a fresh parse: change may do what it likes with it
@@ -388,8 +401,10 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         const representation = representationOf(item);
         await c.query(Q.postUpdate(id, representation.json, representation.tag));
         return { kind: "updated", item, representation };
-      }),
+      });
+    },
     async delete(id, precondition) {
+      if (!storable(id)) return false;
       if (precondition === undefined) return (await query(Q.postDelete(id))).rowCount === 1;
       return transaction(async (c) => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
@@ -408,17 +423,20 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   const articles: ArticleStore = {
     list: async () => (await query<ArticleRow>(Q.articleList())).rows.map(toArticle),
     async get(id) {
+      if (!storable(id)) return undefined;
       const row = (await query<ArticleRow>(Q.articleGet(id))).rows[0];
       return row === undefined ? undefined : toArticle(row);
     },
-    update: (id, change) =>
-      transaction(async (c): Promise<UpdateResult<Article>> => {
+    update: (id, change) => {
+      if (!storable(id)) return Promise.resolve({ kind: "missing" });
+      return transaction(async (c): Promise<UpdateResult<Article>> => {
         const row = (await c.query<ArticleRow>(Q.articleLock(id))).rows[0];
         if (row === undefined) return { kind: "missing" };
         const fields = change(toArticle(row));
         const updated = (await c.query<ArticleRow>(Q.articleUpdate(id, fields.title, fields.body, fields.author, stamp()))).rows[0]!;
         return { kind: "updated", item: toArticle(updated) };
-      }),
+      });
+    },
   };
 
   const facts: FactStore = {
