@@ -58,13 +58,28 @@ import type {
 } from "./types.js";
 
 export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+/**
+ * How much longer than the server's statement_timeout the client waits. Only
+ * the server's timeout cancels a statement: when node-postgres alone gave up
+ * (its query_timeout), the statement stayed queued on the server and ran
+ * once whatever held it up let go (a row or table lock, a migration), after
+ * the API had answered 503 "nothing was changed". A delete was done, a fact
+ * added, and added twice when the client retried as told.
+ */
+export const QUERY_TIMEOUT_MARGIN_MS = 5_000;
 
 export interface PostgresOptions extends StoreOptions {
   /** Connections this process keeps at most (DATABASE_POOL_SIZE). */
   readonly poolSize?: number;
   /** How long to wait for a connection, new or from a busy pool, before answering "unavailable" (ms). */
   readonly connectTimeoutMs?: number;
-  /** How long one statement may take before the call gives up (ms): a server that hangs is as good as gone. */
+  /**
+   * How long one statement may take (ms): the server cancels it then
+   * (statement_timeout), so the call fails having changed nothing, and the
+   * API's 503 says so truly. The client waits QUERY_TIMEOUT_MARGIN_MS more
+   * before it gives up on a server that does not answer at all.
+   */
   readonly queryTimeoutMs?: number;
   /** Where to say that the database went away, and that it came back; default stderr. */
   readonly log?: (line: string) => void;
@@ -102,6 +117,16 @@ const toPost = (r: PostRow): Post => postFromJson(r.json);
 const toArticle = (r: ArticleRow): Article => makeArticle(r.id, r, r.updated_at);
 const toFact = (r: FactRow): Fact => makeFact(r.id, r.text, r.source, r.created_at);
 const toToken = (r: TokenRow): TokenRecord => makeToken(r.id, r.role, r.origin, r.hash, r.created_at, r.last_used_at);
+
+/**
+ * Whether `id` can name a row. PostgreSQL's text cannot hold U+0000: a
+ * parameter holding it is refused (22021, "invalid byte sequence") before
+ * any row is read, which the API answered as a 500. No post or article has
+ * such an id (the API refuses it where ids are made), so it names nothing,
+ * as it does in the other stores: a read finds no row, and an update or a
+ * delete has none to change. (`GET /api/v1/post/a%00b` is a 404.)
+ */
+const storable = (id: string): boolean => !id.includes("\u0000");
 
 const ARTICLE = "id, title, body, author, updated_at";
 const FACT = "id, text, source, created_at";
@@ -247,17 +272,19 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   const log = options.log ?? ((line: string) => console.error(line));
   const stamp = clockFrom(options);
   const random = options.random ?? Math.random;
+  const statementTimeoutMs = Math.max(1, Math.round(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS));
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    query_timeout: options.queryTimeoutMs ?? 10_000,
+    query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
     keepAlive: true,
     application_name: "startline",
     types: TYPES,
-    // Before a new connection serves any call: UTC and ISO, the text TYPES reads timestamps from.
+    // Before a new connection serves any call: UTC and ISO, the text TYPES reads timestamps from; and the
+    // server's own limit on a statement, so that one that takes too long is cancelled, not left to run.
     onConnect: async (client) => {
-      await client.query(SESSION_SETUP);
+      await client.query(`${SESSION_SETUP}; SET statement_timeout = ${statementTimeoutMs}`);
     },
   });
 
@@ -352,6 +379,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   };
 
   const getPost = async (id: string): Promise<Post | undefined> => {
+    if (!storable(id)) return undefined;
     const row = (await query<PostRow>(Q.postGet(id))).rows[0];
     return row === undefined ? undefined : toPost(row);
   };
@@ -360,6 +388,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     list: async () => (await query<PostRow>(Q.postList())).rows.map(toPost),
     get: getPost,
     async representation(id) {
+      if (!storable(id)) return undefined;
       const row = (await query<Representation>(Q.postRepresentation(id))).rows[0];
       return row === undefined ? undefined : { json: row.json, tag: row.tag };
     },
@@ -376,8 +405,9 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       }
       throw new Error(`publishing post ${JSON.stringify(post.id)} kept conflicting with a post that was deleted at once`);
     },
-    update: (id, change) =>
-      transaction(async (c): Promise<PostUpdateResult> => {
+    update: (id, change) => {
+      if (!storable(id)) return Promise.resolve({ kind: "missing" });
+      return transaction(async (c): Promise<PostUpdateResult> => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
         if (row === undefined) return { kind: "missing" };
         const current = toPost(row); // a fresh parse: change may do what it likes with it
@@ -388,8 +418,10 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         const representation = representationOf(item);
         await c.query(Q.postUpdate(id, representation.json, representation.tag));
         return { kind: "updated", item, representation };
-      }),
+      });
+    },
     async delete(id, precondition) {
+      if (!storable(id)) return false;
       if (precondition === undefined) return (await query(Q.postDelete(id))).rowCount === 1;
       return transaction(async (c) => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
@@ -408,17 +440,20 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   const articles: ArticleStore = {
     list: async () => (await query<ArticleRow>(Q.articleList())).rows.map(toArticle),
     async get(id) {
+      if (!storable(id)) return undefined;
       const row = (await query<ArticleRow>(Q.articleGet(id))).rows[0];
       return row === undefined ? undefined : toArticle(row);
     },
-    update: (id, change) =>
-      transaction(async (c): Promise<UpdateResult<Article>> => {
+    update: (id, change) => {
+      if (!storable(id)) return Promise.resolve({ kind: "missing" });
+      return transaction(async (c): Promise<UpdateResult<Article>> => {
         const row = (await c.query<ArticleRow>(Q.articleLock(id))).rows[0];
         if (row === undefined) return { kind: "missing" };
         const fields = change(toArticle(row));
         const updated = (await c.query<ArticleRow>(Q.articleUpdate(id, fields.title, fields.body, fields.author, stamp()))).rows[0]!;
         return { kind: "updated", item: toArticle(updated) };
-      }),
+      });
+    },
   };
 
   const facts: FactStore = {

@@ -319,6 +319,7 @@ t.test("response-headers: the query's pairs as fields, checked; injection refuse
     "HTTP/1.1 200 OK",
     "Date: <date>",
     "X-Content-Type-Options: nosniff",
+    "Content-Security-Policy: sandbox",
     "X-Lab: hello there",
     "Cache-Control: max-age=5",
     "Content-Type: text/plain",
@@ -345,7 +346,7 @@ t.test("response-headers: the query's pairs as fields, checked; injection refuse
     t.match(lines[0], /^HTTP\/1\.1 400 /);
     t.match(JSON.parse(text.slice(headEnd + 4)), { status: 400, detail }, query);
   }
-  for (const name of ["Content-Length", "transfer-encoding", "Connection", "Keep-Alive", "Upgrade", "Date", "Trailer"]) {
+  for (const name of ["Content-Length", "transfer-encoding", "Connection", "Keep-Alive", "Upgrade", "Date", "Trailer", "content-security-policy"]) {
     const bad = await send(t, port, req("GET", `/api/lab/response-headers?${name}=1`, port));
     t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, new RegExp(`${name} cannot be set here: `)), { parameter: name });
   }
@@ -353,6 +354,18 @@ t.test("response-headers: the query's pairs as fields, checked; injection refuse
   checkProblem(t, { status: padded.status, headers: padded.fields, body: padded.rest.toString() }, 400, /starts or ends with whitespace/);
   const twice = await send(t, port, req("GET", "/api/lab/response-headers?X-A=1&x-a=2", port));
   checkProblem(t, { status: twice.status, headers: twice.fields, body: twice.rest.toString() }, 400, /given twice/);
+});
+
+t.test("response-headers: a page the client makes (Content-Type: text/html) is sandboxed, so its script never runs as this origin", async (t) => {
+  const { port } = await startApi(t);
+  // Reflected: the body holds the values, so this was a page of the client's making, served from the page's origin.
+  const r = await send(t, port, req("GET", "/api/lab/response-headers?Content-Type=text/html&x=%3Cscript%3Efetch(%22/api/wire%22)%3C/script%3E", port));
+  t.equal(r.status, 200);
+  t.equal(r.fields["content-type"], "text/html");
+  t.match(r.rest.toString(), /<script>/, "the value is reflected as asked");
+  t.equal(r.fields["content-security-policy"], "sandbox", "the document gets an origin of its own and runs no script");
+  const replaced = await send(t, port, req("GET", "/api/lab/response-headers?Content-Type=text/html&Content-Security-Policy=script-src%20*", port));
+  t.match(checkProblem(t, { status: replaced.status, headers: replaced.fields, body: replaced.rest.toString() }, 400, /Content-Security-Policy cannot be set here: /), { parameter: "Content-Security-Policy" });
 });
 
 t.test("gzip, deflate, brotli: coded that way whatever Accept-Encoding asked", async (t) => {

@@ -228,6 +228,20 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
         t.strictSame(await store.posts.list(), []);
       });
 
+      await t.test("an id holding U+0000 names no post: not found, nothing to update or delete, in every store", async (t) => {
+        // The API looks any id up (docs/api.md: one that could never be valid is simply not found), and PostgreSQL's
+        // text refuses U+0000 in a parameter: that store used to reject, which the API answered as a 500.
+        const store = await open(t);
+        await store.posts.create({ id: "a", title: "t", body: "b" });
+        const id = "a\u0000";
+        t.equal(await store.posts.get(id), undefined);
+        t.equal(await store.posts.representation(id), undefined);
+        t.strictSame(await store.posts.update(id, () => t.fail("no post to change") as never), { kind: "missing" });
+        t.equal(await store.posts.delete(id), false);
+        t.equal(await store.posts.delete(id, () => t.fail("no post to check")), false);
+        t.equal((await store.posts.list()).length, 1, "the post with the id before the NUL is untouched");
+      });
+
       await t.test("updatedAt never goes backwards when the clock does", async (t) => {
         const clock = fakeClock();
         const store = await open(t, { now: clock.now });
@@ -511,6 +525,14 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
           refusal,
         );
         t.strictSame(await store.articles.get("1"), before, "unchanged");
+      });
+
+      await t.test("an id holding U+0000 names no article", async (t) => {
+        const store = await open(t);
+        await store.seedIfEmpty(articlesOnly(article("1")));
+        t.equal(await store.articles.get("1\u0000"), undefined);
+        t.strictSame(await store.articles.update("1\u0000", () => t.fail("no article to change") as never), { kind: "missing" });
+        t.equal((await store.articles.get("1"))?.title, "T");
       });
 
       await t.test("update of a missing article is 'missing'", async (t) => {

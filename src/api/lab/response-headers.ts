@@ -7,6 +7,13 @@
 // message or manage the connection are the server's alone. The writer checks
 // every field again (response.ts), so even a mistake here could not split
 // the response.
+//
+// The client chooses Content-Type and the body holds its values, so
+// `?Content-Type=text/html&x=<script>...</script>` is a page of the client's
+// making served from this origin: script run there acts as the page at / and
+// passes the wire view's same-origin check. Every answer therefore carries
+// `Content-Security-Policy: sandbox`, which gives such a document an origin
+// of its own and runs none of its script, and the client cannot replace it.
 
 import { TCHAR } from "../../http/parse/byte-classes.js";
 import type { Request } from "../../http/message/request.js";
@@ -26,7 +33,11 @@ export const SERVER_FIELDS: Readonly<Record<string, string>> = {
   upgrade: "it would offer a protocol switch this server does not make",
   date: "the server sets it on every response, from its clock",
   "x-content-type-options": "the server sets nosniff on every response",
+  "content-security-policy": "the server sets sandbox on this answer, so that a page it reflects (Content-Type: text/html) runs no script as this origin",
 };
+
+/** On every answer: whatever Content-Type the client chose, the document has an origin of its own and runs no script. */
+export const SANDBOX = { "Content-Security-Policy": "sandbox" } as const;
 
 const VALUE_ALLOWED = "visible ASCII, spaces and tabs (no CR, LF, NUL or other control byte)";
 
@@ -40,7 +51,7 @@ function checkName(request: Request, name: string): void {
     }
   }
   const why = SERVER_FIELDS[name.toLowerCase()];
-  if (why !== undefined) refuse(request, name, "any field but Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date and X-Content-Type-Options", `${name} cannot be set here: ${why}`);
+  if (why !== undefined) refuse(request, name, "any field but Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date, X-Content-Type-Options and Content-Security-Policy", `${name} cannot be set here: ${why}`);
 }
 
 function checkValue(request: Request, name: string, value: string): void {
@@ -71,5 +82,5 @@ export function responseHeadersAnswer(request: Request): Response {
   // The defaults give way to a field of the same name in any case: one field each, the client's.
   const defaults = Object.entries({ "Content-Type": "application/json", "Cache-Control": "no-store" }).filter(([name]) => !seen.has(name.toLowerCase()));
   const body = JSON.stringify(Object.fromEntries(pairs));
-  return { status: 200, headers: { ...Object.fromEntries(defaults), ...fields }, body };
+  return { status: 200, headers: { ...SANDBOX, ...Object.fromEntries(defaults), ...fields }, body };
 }

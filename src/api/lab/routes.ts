@@ -126,8 +126,8 @@ export function labRoutes(): Route[] {
       path: "/api/lab/response-headers",
       summary: "Each query pair Name=value becomes a header field of the answer, checked: header injection stays impossible",
       handler: (request) => responseHeadersAnswer(request),
-      query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date)`, example: "hello" } },
-      responses: { 200: { description: "The fields asked for, and the pairs as a JSON object", mediaTypes: ["application/json"] }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself (and why), or a name given twice" } },
+      query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date), and Content-Security-Policy, which the server sets`, example: "hello" } },
+      responses: { 200: { description: "The fields asked for, and the pairs as a JSON object; always with Content-Security-Policy: sandbox, so a page made with Content-Type: text/html runs no script as this origin", mediaTypes: ["application/json"], headers: { "Content-Security-Policy": "sandbox" } }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself (and why), or a name given twice" } },
     },
   ];
   for (const name of Object.keys(LAB_CODINGS) as LabCoding[]) {

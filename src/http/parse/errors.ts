@@ -180,8 +180,8 @@ export const PROTOCOL_ERRORS = {
   INVALID_TRANSFER_ENCODING: {
     status: 400,
     title: "Malformed Transfer-Encoding",
-    rule: "RFC 9112 §6.1",
-    fix: "Transfer-Encoding is a comma-separated list of coding names, e.g. `Transfer-Encoding: chunked`.",
+    rule: "RFC 9112 §6.1, §7.1",
+    fix: "Transfer-Encoding is a comma-separated list of coding names, e.g. `Transfer-Encoding: chunked`; `chunked` takes no parameters.",
   },
   INVALID_CHUNK_SIZE: {
     status: 400,

@@ -4,11 +4,12 @@
 // here each field that frames or routes the message is read, and the head
 // is judged whole at its empty line.
 
-import { HOST, isToken } from "./byte-classes.js";
+import { isToken } from "./byte-classes.js";
 import { latin1 } from "./latin1.js";
 import type { ProtocolErrorCode } from "./errors.js";
 import { describe, type LineError } from "./line-scan.js";
-import { fieldListElements, trimOws } from "../message/field-lists.js";
+import { fieldListElements } from "../message/field-lists.js";
+import { hostError } from "./host.js";
 import type { Framing, Request } from "../message/request.js";
 import type { RequestLine } from "./request-line.js";
 
@@ -129,7 +130,7 @@ export function judgeHead(h: HeadFields, minor: 0 | 1): HeadVerdict | { readonly
     if (minor === 0) return { code: "TRANSFER_ENCODING_IN_HTTP10", what: `An HTTP/1.0 request carries Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
     if (h.contentLength !== -1) return { code: "CONTENT_LENGTH_WITH_TRANSFER_ENCODING", what: "The request carries both Transfer-Encoding and Content-Length" };
     const problem = judgeTransferEncoding(h.transferEncoding);
-    if (problem !== null) return { code: problem, what: `Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
+    if (problem !== null) return { code: problem.code, what: `${problem.what}Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
     framing = CHUNKED;
   } else if (h.contentLength > 0) {
     // Whether the body fits is asked once the handler has had its say on the limit (parser.ts handOn).
@@ -138,10 +139,15 @@ export function judgeHead(h: HeadFields, minor: 0 | 1): HeadVerdict | { readonly
 
   let expectContinue = false;
   if (h.expect !== null) {
-    // RFC 9110 §10.1.1: the one expectation defined; OWS around it is SP and HTAB only.
-    if (trimOws(h.expect).toLowerCase() !== "100-continue") return { code: "EXPECTATION_FAILED", what: `The request expects "${h.expect.slice(0, 60)}"` };
+    // RFC 9110 §10.1.1: Expect = #expectation, and 100-continue the one defined. A list: its empty
+    // elements count for nothing (RFC 9110 §5.6.1.2), so "Expect:" expects nothing, and two lines of
+    // 100-continue (combined, RFC 9110 §5.3) expect one thing. OWS around an element is SP and HTAB only.
+    const expectations = fieldListElements(h.expect);
+    for (const expectation of expectations) {
+      if (expectation.toLowerCase() !== "100-continue") return { code: "EXPECTATION_FAILED", what: `The request expects "${expectation.slice(0, 60)}"` };
+    }
     // An HTTP/1.0 request's 100-continue expectation is ignored.
-    expectContinue = minor === 1;
+    expectContinue = minor === 1 && expectations.length > 0;
   }
   // RFC 9112 §9.3: 1.1 persists unless "close"; 1.0 only when it asks for keep-alive.
   const keepAlive = !h.connectionClose && (minor === 1 || h.connectionKeepAlive);
@@ -209,58 +215,28 @@ function copyFields(h: HeadFields): string[] {
   return fields;
 }
 
-/** The bytes of a reg-name or IPv4 address: HOST without the colon and the brackets. */
-const REG_NAME = HOST.map((ok, b) => (ok === 1 && b !== 0x3a && b !== 0x5b && b !== 0x5d ? 1 : 0));
-
-/**
- * Host = uri-host [ ":" port ] (RFC 9110 §7.2), where uri-host is an
- * IP-literal in brackets or a reg-name / IPv4 address, and port = *DIGIT
- * (RFC 3986 §3.2.2, §3.2.3). Returns the index of the first byte that breaks
- * it (ve when the value ends too soon), or -1.
- */
-function hostError(buf: Buffer, vs: number, ve: number): number {
-  // The tables as locals: a module binding is checked at every use.
-  const host = HOST;
-  const regName = REG_NAME;
-  let i = vs;
-  if (i < ve && buf[i] === 0x5b /* "[" */) {
-    for (i++; i < ve; i++) {
-      const b = buf[i]!;
-      if (b === 0x5d /* "]" */) break;
-      if (host[b] !== 1 || b === 0x5b) return i;
-    }
-    if (i === ve) return ve;
-    i++;
-  } else {
-    while (i < ve && regName[buf[i]!] === 1) i++;
-  }
-  if (i < ve && buf[i] === 0x3a /* ":" */) {
-    for (i++; i < ve; i++) {
-      const b = buf[i]!;
-      if (b < 0x30 || b > 0x39) break;
-    }
-  }
-  return i === ve ? -1 : i;
-}
-
 /**
  * RFC 9112 §6.1 and §7: the only coding this server decodes is chunked, and on
- * a request it must be the final one, applied once. Returns what is wrong, or null.
+ * a request it must be the final one, applied once. Returns what is wrong (its
+ * code, and words to put before the value when the code alone does not say
+ * it), or null.
  */
-function judgeTransferEncoding(value: string): ProtocolErrorCode | null {
+function judgeTransferEncoding(value: string): { readonly code: ProtocolErrorCode; readonly what: string } | null {
   const codings: string[] = [];
   // RFC 9110 §5.6.1: empty list elements do not count; OWS is SP and HTAB only,
   // so "chunked\xA0" is no token and is refused rather than read as chunked.
   for (const coding of fieldListElements(value)) {
     // A token (by the parser's byte classes), then parameters the coding would carry.
     const m = /^([^ \t;]+)(?:[ \t]*;.*)?$/.exec(coding);
-    if (m === null || !isToken(m[1]!)) return "INVALID_TRANSFER_ENCODING";
+    if (m === null || !isToken(m[1]!)) return { code: "INVALID_TRANSFER_ENCODING", what: "" };
+    // RFC 9112 §7.1: chunked defines no parameters, and their presence SHOULD be treated as an error.
+    if (m[1]!.toLowerCase() === "chunked" && m[1]!.length !== coding.length) return { code: "INVALID_TRANSFER_ENCODING", what: "The chunked coding takes no parameters: " };
     codings.push(coding.toLowerCase());
   }
-  if (codings.length === 0) return "INVALID_TRANSFER_ENCODING";
+  if (codings.length === 0) return { code: "INVALID_TRANSFER_ENCODING", what: "" };
   // RFC 9112 §6.1: chunked at most once. "chunked, identity" applies it once, but not last: that is CHUNKED_NOT_FINAL.
-  if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return "CHUNKED_TWICE";
-  if (codings[codings.length - 1] !== "chunked") return "CHUNKED_NOT_FINAL";
-  if (codings.length > 1) return "UNSUPPORTED_TRANSFER_CODING";
+  if (codings.indexOf("chunked") !== codings.lastIndexOf("chunked")) return { code: "CHUNKED_TWICE", what: "" };
+  if (codings[codings.length - 1] !== "chunked") return { code: "CHUNKED_NOT_FINAL", what: "" };
+  if (codings.length > 1) return { code: "UNSUPPORTED_TRANSFER_CODING", what: "" };
   return null;
 }

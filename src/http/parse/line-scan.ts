@@ -251,7 +251,8 @@ row(LENGTH_AFTER, R_NONE, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, refusal(R_LEN
 
 // Chunk-size line.
 row(CHUNK_START, R_CHUNK_EMPTY, refusal(R_CHUNK_SIZE_BYTE), [HEXDIG_SET, CELL_COUNT]);
-row(CHUNK_DIGITS, R_NONE, refusal(R_EXTENSION_BYTE), [HEXDIG_SET, CELL_COUNT], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+// A byte that is neither a hex digit nor the start of chunk-ext (BWS or ";") is still the size's: "0x5", "5g".
+row(CHUNK_DIGITS, R_NONE, refusal(R_CHUNK_SIZE_BYTE), [HEXDIG_SET, CELL_COUNT], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
 row(EXT_SPACE, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
 row(EXT_BEFORE_NAME, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_BEFORE_NAME], [TOKEN_SET, EXT_NAME]);
 row(EXT_NAME, R_NONE, refusal(R_EXTENSION_BYTE), [TOKEN_SET, EXT_NAME], [WS, EXT_AFTER_NAME], [cls(CLASS_EQUALS), EXT_BEFORE_VALUE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
@@ -697,6 +698,8 @@ function refuseBy(refusal: number, buf: Buffer, s: number, i: number, phase: num
     case R_LENGTH_EMPTY:
       return refuse(scan, code, "Content-Length is empty", i, s);
     case R_LENGTH_BYTE:
+      // After the digits and whitespace nothing may come, a digit no more than any other byte ("5 5").
+      if (phase === LENGTH_AFTER) return refuse(scan, code, `Content-Length holds ${describe(b)} after the whitespace that ends its digits`, i, s);
       return refuse(scan, code, `Content-Length holds ${describe(b)} where a decimal digit belongs`, i, s);
     case R_LENGTH_LIST:
       return refuse(scan, code, "Content-Length holds a list of values", i, s);
@@ -727,8 +730,9 @@ function tooLong(buf: Buffer, s: number, i: number, phase: number, scan: Scan, r
     // The first two spaces of the line up to and including this byte.
     const sp1 = phase === REQUEST_START || phase === METHOD ? sp : s + scan.split;
     const sp2 = phase === REQUEST_START || phase === METHOD ? -1 : phase === TARGET_START || phase === TARGET_REST || phase === TARGET_QUERY ? sp : s + scan.mark - 1;
-    // The target is to blame only if it has begun by this byte: a method and its space that fill the line leave none of it read.
-    if (sp1 !== -1 && sp1 < i && (sp2 === -1 || sp2 - sp1 > max / 2)) {
+    // The target is to blame only if it has begun by this byte (a method and its space that fill the line leave none of it
+    // read) and fills more than half the room, read whole or so far: a long method with a short target is no long target.
+    if (sp1 !== -1 && sp1 < i && (sp2 === -1 ? i : sp2) - sp1 > max / 2) {
       return refuse(scan, "URI_TOO_LONG", `The request target is longer than this server's limit (request line: ${max} bytes)`, sp1 + 1, s);
     }
     return refuse(scan, "REQUEST_LINE_TOO_LONG", `The request line is longer than ${max} bytes`, s, s);

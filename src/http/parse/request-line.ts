@@ -2,7 +2,8 @@
 // whose bytes the scanner (line-scan.ts) has already found well-formed:
 // what is left is what the tokens mean.
 
-import type { LineError } from "./line-scan.js";
+import { hostError } from "./host.js";
+import { describe, type LineError } from "./line-scan.js";
 import { methodName } from "./interned-names.js";
 import { latin1 } from "./latin1.js";
 
@@ -45,14 +46,23 @@ export function readRequestLine(buf: Buffer, s: number, e: number, methodEnd: nu
     return { method, target, path: "*", query: "", minor, absoluteHost: null };
   }
   // absolute-form (RFC 9112 §3.2.2): the server uses its authority, not the Host field.
-  // RFC 9110 §4.2.1, §4.2.4: the authority is host [":" port], no userinfo, and the
-  // host is not empty; what follows it is a path or a query.
-  const m = /^https?:\/\/([^/?#@:]+(?::[0-9]*)?|\[[^/?#@\]]*\](?::[0-9]*)?)((?:[/?][^#]*)?)$/i.exec(target);
+  // The authority runs to the first "/" or "?" (the scanner let no "#" through); what follows is a path or a query.
+  const m = /^https?:\/\/([^/?]*)(.*)$/i.exec(target);
   if (m === null) return { code: "INVALID_TARGET", what: `"${target.slice(0, 64)}" is neither a path starting with "/" nor an http(s) URI`, at: ts };
+  const authority = m[1]!;
+  const as = ts + target.length - m[2]!.length - authority.length;
+  // RFC 9110 §4.2.4: no userinfo; RFC 9110 §4.2.1: the host is not empty.
+  const at = authority.indexOf("@");
+  if (at !== -1) return { code: "INVALID_TARGET", what: `The target's authority holds userinfo ("${authority.slice(0, at + 1).slice(0, 40)}"), which an http(s) URI may not carry`, at: as };
+  if (authority === "" || authority[0] === ":") return { code: "INVALID_TARGET", what: `"${target.slice(0, 64)}" has no host`, at: as };
+  // It stands for Host, so it is read by the one reading of a Host value: host [":" port].
+  const ae = as + authority.length;
+  const bad = hostError(buf, as, ae);
+  if (bad !== -1) return { code: "INVALID_TARGET", what: `Unexpected ${bad < ae ? describe(buf[bad]) : "end"} in the authority (host[:port]) of the target`, at: bad };
   const rest = m[2]!;
   const q = rest.indexOf("?");
   const path = q === -1 ? rest : rest.slice(0, q);
-  return { method, target, path: path === "" ? "/" : path, query: q === -1 ? "" : rest.slice(q + 1), minor, absoluteHost: m[1]! };
+  return { method, target, path: path === "" ? "/" : path, query: q === -1 ? "" : rest.slice(q + 1), minor, absoluteHost: authority };
 }
 
 export function isLineError(value: object): value is LineError {
