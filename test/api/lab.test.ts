@@ -295,8 +295,13 @@ t.test("cache: 304 for an If-None-Match or If-Modified-Since it can validate, wi
 t.test("cache/:seconds and etag/:tag", async (t) => {
   const { port } = await startApi(t);
   const fresh = await send(t, port, req("GET", "/api/lab/cache/60", port));
-  t.same(fresh.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/json", "Cache-Control: public, max-age=60", `Content-Length: ${fresh.rest.length}`, "Connection: close"]);
+  t.same(fresh.head, ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Content-Type: application/json", "Cache-Control: public, max-age=60", "Vary: Authorization, Cookie", `Content-Length: ${fresh.rest.length}`, "Connection: close"]);
   t.match(JSON.parse(fresh.rest.toString()), { method: "GET", path: "/api/lab/cache/60" });
+  // The echo shows the credentials sent, and public lets a shared cache keep an answer to a request that had them
+  // (RFC 9111 §3.5): without Vary on them, the next client to ask would be handed this one's token.
+  const credentialed = await send(t, port, req("GET", "/api/lab/cache/60", port, "Authorization: Bearer sl_secret-of-the-first-client\r\n"));
+  t.match(credentialed.rest.toString(), /sl_secret-of-the-first-client/, "the echo shows the token");
+  t.equal(credentialed.fields["vary"], "Authorization, Cookie", "so a cache keeps it only for requests with the same credentials");
   const bad = await send(t, port, req("GET", "/api/lab/cache/31536001", port));
   t.match(checkProblem(t, { status: bad.status, headers: bad.fields, body: bad.rest.toString() }, 400, /seconds/), { parameter: "seconds" });
 

@@ -43,9 +43,18 @@ export function cacheAnswer(request: Request): Response {
   return { status: 200, headers: { "Content-Type": CACHE.type, ...fields }, body: CACHE_BODY };
 }
 
+/**
+ * The echo shows every field the request carried, credentials included, and
+ * `public` lets a shared cache keep an answer to a request with Authorization
+ * (RFC 9111 §3.5): keyed on the URL alone, it would hand one client's token
+ * to the next one to ask. Varying on the credentials, it reuses the answer
+ * only for requests that carry the same ones.
+ */
+const CREDENTIALS_VARY = "Authorization, Cookie";
+
 export function cacheForAnswer(request: Request, text: string): Response {
   const n = whole(request, "seconds", text, 0, MAX_AGE_SECONDS);
-  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${n}` }, body: echoJson(request, (echo) => echo) };
+  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${n}`, Vary: CREDENTIALS_VARY }, body: echoJson(request, (echo) => echo) };
 }
 
 /** What an opaque-tag may hold (RFC 9110 §8.8.3: etagc), less obs-text, which this server never writes. */

@@ -106,7 +106,7 @@ export function labRoutes(): Route[] {
       summary: "The echo, fresh for n seconds: Cache-Control: public, max-age=n",
       handler: (request, p) => cacheForAnswer(request, p.seconds),
       params: { seconds: whole(`max-age: 0 to ${MAX_AGE_SECONDS}`, 0, MAX_AGE_SECONDS, "60") },
-      responses: { 200: { ...ECHO_JSON, headers: { "Cache-Control": "public, max-age=<seconds>" } }, 400: INVALID },
+      responses: { 200: { ...ECHO_JSON, headers: { "Cache-Control": "public, max-age=<seconds>", Vary: "Authorization, Cookie: the echo shows them, so a shared cache reuses it only for the same credentials" } }, 400: INVALID },
     }),
     route({
       method: ANY_METHOD,
