@@ -10,6 +10,7 @@ const UNAVAILABLE_STATES = new Set([
   "57P03", // cannot_connect_now: starting up, or in recovery
   "53300", // too_many_connections
   "53000", // insufficient_resources
+  "57014", // query_canceled: statement_timeout (postgres.ts) cancelled a statement that waited too long; none of it was applied
 ]);
 
 /**

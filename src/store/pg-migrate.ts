@@ -14,6 +14,9 @@ import { MIGRATIONS_TABLE, PG_LOCK, PG_LOCK_SPACE, PG_MIGRATIONS } from "./pg-sc
 export async function migrate(client: PoolClient, where: string): Promise<number> {
   await client.query("BEGIN");
   try {
+    // A migration may take as long as the data it rewrites, and a second instance waits for the first's on the
+    // lock: the serving limit on a statement (statement_timeout, postgres.ts) is not for them.
+    await client.query("SET LOCAL statement_timeout = 0");
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [PG_LOCK_SPACE, PG_LOCK.migrate]);
     await client.query(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ version: number }>(`SELECT coalesce(max(version), 0) AS version FROM ${MIGRATIONS_TABLE}`);

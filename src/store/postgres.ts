@@ -58,13 +58,28 @@ import type {
 } from "./types.js";
 
 export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+/**
+ * How much longer than the server's statement_timeout the client waits. Only
+ * the server's timeout cancels a statement: when node-postgres alone gave up
+ * (its query_timeout), the statement stayed queued on the server and ran
+ * once whatever held it up let go (a row or table lock, a migration), after
+ * the API had answered 503 "nothing was changed". A delete was done, a fact
+ * added, and added twice when the client retried as told.
+ */
+export const QUERY_TIMEOUT_MARGIN_MS = 5_000;
 
 export interface PostgresOptions extends StoreOptions {
   /** Connections this process keeps at most (DATABASE_POOL_SIZE). */
   readonly poolSize?: number;
   /** How long to wait for a connection, new or from a busy pool, before answering "unavailable" (ms). */
   readonly connectTimeoutMs?: number;
-  /** How long one statement may take before the call gives up (ms): a server that hangs is as good as gone. */
+  /**
+   * How long one statement may take (ms): the server cancels it then
+   * (statement_timeout), so the call fails having changed nothing, and the
+   * API's 503 says so truly. The client waits QUERY_TIMEOUT_MARGIN_MS more
+   * before it gives up on a server that does not answer at all.
+   */
   readonly queryTimeoutMs?: number;
   /** Where to say that the database went away, and that it came back; default stderr. */
   readonly log?: (line: string) => void;
@@ -257,17 +272,19 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
   const log = options.log ?? ((line: string) => console.error(line));
   const stamp = clockFrom(options);
   const random = options.random ?? Math.random;
+  const statementTimeoutMs = Math.max(1, Math.round(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS));
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    query_timeout: options.queryTimeoutMs ?? 10_000,
+    query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
     keepAlive: true,
     application_name: "startline",
     types: TYPES,
-    // Before a new connection serves any call: UTC and ISO, the text TYPES reads timestamps from.
+    // Before a new connection serves any call: UTC and ISO, the text TYPES reads timestamps from; and the
+    // server's own limit on a statement, so that one that takes too long is cancelled, not left to run.
     onConnect: async (client) => {
-      await client.query(SESSION_SETUP);
+      await client.query(`${SESSION_SETUP}; SET statement_timeout = ${statementTimeoutMs}`);
     },
   });
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import t from "tap";
-import { HeadMemory, MAX_HEAD_BYTES, MISSES, QUIET } from "../../src/http/parse/head-memory.js";
+import { HeadMemory, MAX_HEAD_BYTES, MISSES, QUIET, SCRATCH_BYTES } from "../../src/http/parse/head-memory.js";
 import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parse/parser.js";
 import type { RequestLine } from "../../src/http/parse/request-line.js";
 import type { Request, RequestHead } from "../../src/http/message/request.js";
@@ -75,12 +75,20 @@ for (const [kind, make] of [
     t.equal(probe(head.subarray(0, head.length - 1)), 0, "not when the read ends before the last LF");
     t.equal(probe(bytes("GET /a HTTP/1.1\r\nHost: example.org\r\nX: y\r\n\r\n")), 0, "not when it is longer");
     t.equal(probe(bytes("GET /a HTTP/1.1\r\nHost: example.or\r\n\r\n")), 0, "not when it is shorter");
-    for (let i = 0; i < head.length; i++) {
-      const changed = Buffer.from(head);
-      changed[i] = changed[i]! ^ 0x01;
-      assert.equal(probe(changed), 0, `byte ${i} changed`);
+    // Every byte, wherever the head starts in a word (the compare reads four bytes at a time), in reads short
+    // enough to be compared word by word and in ones so long that they are compared byte by byte where they lie.
+    for (const before of [0, 1, 2, 3]) {
+      for (const after of [0, SCRATCH_BYTES]) {
+        const framed = (h: Buffer) => Buffer.concat([Buffer.alloc(before, 0x41), h, Buffer.alloc(after, 0x41)]);
+        assert.equal(probe(framed(head), before), head.length, `the same bytes, at ${before}, ${after} after`);
+        for (let i = 0; i < head.length; i++) {
+          const changed = Buffer.from(head);
+          changed[i] = changed[i]! ^ 0x01;
+          assert.equal(probe(framed(changed), before), 0, `byte ${i} changed, at ${before}, ${after} after`);
+        }
+      }
     }
-    t.pass("not when any one byte differs");
+    t.pass("not when any one byte differs, wherever the head lies in the read");
     const memory = armed();
     keep(memory, head);
     const other = make("GET /b HTTP/1.1\r\nHost: example.org\r\n\r\n");

@@ -14,6 +14,7 @@ t.test("unreachable: sockets, shutdowns, lost connections, pool time-outs", asyn
     withCode("terminating connection due to administrator command", "57P01"),
     withCode("the database system is starting up", "57P03"),
     withCode("sorry, too many clients already", "53300"),
+    withCode("canceling statement due to statement timeout", "57014"),
     withCode("connection failure", "08006"),
     new Error("Connection terminated unexpectedly"),
     new Error("timeout exceeded when trying to connect"),

@@ -4,7 +4,7 @@
 
 import t, { type Test } from "tap";
 import pg from "pg";
-import { StoreOpenError } from "../../src/store/errors.js";
+import { StoreOpenError, StoreUnavailableError } from "../../src/store/errors.js";
 import { MIGRATIONS_TABLE, PG_MIGRATIONS } from "../../src/store/pg-schema.js";
 import { createPostgresStore, type PostgresOptions } from "../../src/store/postgres.js";
 import { representationOf } from "../../src/store/representation.js";
@@ -12,6 +12,7 @@ import { checkMigratedPosts, VERSION_4_POSTS } from "../helpers/migrated-posts.j
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";
 import { testDatabase, withSchema } from "../helpers/postgres.js";
+import { happens } from "../helpers/hang.js";
 import { refusedPort } from "../helpers/ports.js";
 import { storeSuite } from "../helpers/store-suite.js";
 
@@ -238,6 +239,30 @@ t.test("a database of schema version 4 keeps each post as its stored JSON alone:
   await checkMigratedPosts(t, store, { epoch: revision!.epoch, n: Number(revision!.n) });
   const columns = await query<{ column_name: string }>(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'posts' AND table_schema = current_schema() ORDER BY ordinal_position");
   t.strictSame(columns.map((c) => c.column_name).sort(), ["id", "json", "seq", "tag"], "the row holds the JSON, not the fields a second time");
+});
+
+t.test("a write that outlasts queryTimeoutMs is cancelled by the server: the 503 it gets changed nothing, then or later", async (t) => {
+  // Before, only node-postgres gave up (query_timeout): the API answered 503 "nothing was read or changed"
+  // while the statement stayed queued on the server, and ran once the lock it waited for was free: the
+  // post was deleted, a fact added (which the client, retrying as told, then added twice).
+  const url = await db.fresh();
+  const store = await open(t, url, { queryTimeoutMs: 300, log: () => undefined });
+  await store.posts.create({ id: "held", title: "t", body: "b" });
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  t.teardown(() => holder.end());
+  await holder.query("BEGIN");
+  await holder.query("SELECT id FROM posts WHERE id = 'held' FOR UPDATE");
+  await holder.query("LOCK TABLE facts IN EXCLUSIVE MODE");
+  await t.rejects(store.posts.delete("held"), StoreUnavailableError, "the delete waits for the row past the timeout: unavailable");
+  await t.rejects(store.facts.create("A fact.", "api"), StoreUnavailableError, "the fact waits for the table past the timeout: unavailable");
+  await holder.query("COMMIT");
+  // Whatever the server still had of those statements runs now that the locks are free; wait until none is left.
+  const running = async () =>
+    (await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'startline' AND state <> 'idle' AND pid <> pg_backend_pid()")).rows[0]!.n;
+  await happens(t, (async () => { while ((await running()) > 0) await new Promise((resolve) => setTimeout(resolve, 10)); })(), "the store's statements are done");
+  t.ok(await store.posts.get("held"), "the post is still there");
+  t.equal((await store.facts.list()).length, 0, "no fact was added");
 });
 
 t.test("a random fact is found down the id's index: no step of the query facts.random() runs reads more than a row or two", async (t) => {
