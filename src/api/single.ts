@@ -42,9 +42,13 @@ export function requireMatch(request: Request, current: unknown): void {
   const etag = etagOf(current);
   const match = headerValue(request, "if-match");
   if (match !== undefined && !ifMatch(match, etag)) {
+    // W/ and the current tag names the resource as it is: it did not change, the tag was sent weak.
+    const why = match.includes(`W/${etag}`)
+      ? `W/${etag} is the current ETag as a weak tag, and If-Match compares strongly (RFC 9110 §13.1.1), so a weak tag never matches. Send the ETag exactly as the server gave it.`
+      : "the resource changed since you read it. GET it again, then retry.";
     fail(412, {
       kind: "precondition-failed",
-      detail: `If-Match: ${match.slice(0, 100)} does not match the current ETag ${etag}; the resource changed since you read it. GET it again, then retry.`,
+      detail: `If-Match: ${match.slice(0, 100)} does not match the current ETag ${etag}; ${why}`,
       instance: request.target,
     });
   }
