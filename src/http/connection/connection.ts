@@ -373,7 +373,7 @@ export class Connection implements ParserSink, LiveConnection {
         this.timedOut(`The request was not complete ${this.options.requestTimeoutMs} ms after its first byte`);
         return;
       case Expired.Head:
-        this.timedOut(`The request head was not complete ${this.options.headersTimeoutMs} ms`);
+        this.timedOut(`The request head was not complete ${this.options.headersTimeoutMs} ms after its first byte`);
         return;
       case Expired.Body:
         this.timedOut(`The request body stalled for ${this.options.bodyTimeoutMs} ms`);
