@@ -3,7 +3,7 @@
 // is checked byte for byte without a port.
 
 import t from "tap";
-import { Duplex } from "node:stream";
+import { once } from "node:events";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
 import type { Handler } from "../../src/http/connection/service.js";
@@ -13,6 +13,7 @@ import { createServer } from "../../src/http/connection/server.js";
 import type { Request } from "../../src/http/message/request.js";
 import type { Response } from "../../src/http/message/response.js";
 import { happens } from "../helpers/hang.js";
+import { memorySocket } from "../helpers/memory-socket.js";
 import { listen, splitResponses, talk } from "../helpers/wire.js";
 
 const echo: Handler = (req: Request): Response => ({
@@ -239,34 +240,20 @@ t.test("a half-closed client still gets every response it asked for", async (t) 
   // The handlers answer only once the client's half-close has reached the
   // connection (the stream's "end", which the Connection hears first, as it
   // subscribed first), so every response is written after it.
-  const written: Buffer[] = [];
-  let finished!: () => void;
-  const closed = new Promise<void>((resolve) => (finished = resolve));
-  const wire = new Duplex({
-    allowHalfOpen: true,
-    read() {},
-    write(chunk: Buffer, _encoding, callback) {
-      written.push(chunk);
-      callback();
-    },
-    final(callback) {
-      callback();
-      finished();
-    },
-  });
+  const { socket: wire, written } = memorySocket();
+  const closed = once(wire, "finish");
   const halfClosed = new Promise<void>((resolve) => wire.once("end", resolve));
   const handler: Handler = async (req) => {
     await halfClosed;
     return { status: 200, body: req.path };
   };
   new Connection(wire, handler, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS }, { onExchange() {}, onHandlerError() {}, onClose() {} });
-  wire.once("end", () => t.equal(written.length, 0, "nothing was written before the half-close arrived"));
+  wire.once("end", () => t.equal(written().length, 0, "nothing was written before the half-close arrived"));
   wire.push(get("/1"));
   wire.push(get("/2"));
   wire.push(null);
   await closed;
-  const output = Buffer.concat(written);
-  const rs = splitResponses(output);
+  const rs = splitResponses(written());
   t.same(rs.map((r) => r.body), ["/1", "/2"]);
   t.equal(rs[1]!.headers.connection, "close", "the last response says the connection closes");
 });

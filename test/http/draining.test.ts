@@ -14,7 +14,6 @@
 import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
-import { Duplex } from "node:stream";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions } from "../../src/http/connection/options.js";
 import type { Handler } from "../../src/http/connection/service.js";
@@ -23,6 +22,7 @@ import type { SpanKind } from "../../src/http/parse/spans.js";
 import type { Response } from "../../src/http/message/response.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { happens } from "../helpers/hang.js";
+import { memorySocket } from "../helpers/memory-socket.js";
 import { listen, receivedUntilClose, splitResponses } from "../helpers/wire.js";
 
 const LONG = 3_600_000;
@@ -30,15 +30,7 @@ const ok: Handler = () => ({ status: 200, body: "ok" });
 
 /** A Connection over an in-memory stream: what the client sends, and everything the server wrote. */
 function open(handler: Handler, timeouts: Partial<ConnectionOptions>) {
-  const written: Buffer[] = [];
-  const socket = new Duplex({
-    allowHalfOpen: true,
-    read() {},
-    write(chunk: Buffer, _encoding, callback) {
-      written.push(chunk);
-      callback();
-    },
-  });
+  const { socket, written, output } = memorySocket();
   const options: ConnectionOptions = {
     ...DEFAULT_CONNECTION_OPTIONS,
     limits: DEFAULT_LIMITS,
@@ -58,8 +50,8 @@ function open(handler: Handler, timeouts: Partial<ConnectionOptions>) {
       await read;
     },
     /** The server ended its side: everything it wrote, as text. */
-    ended: once(socket, "finish").then(() => Buffer.concat(written).toString("latin1")),
-    written: () => Buffer.concat(written).length,
+    ended: once(socket, "finish").then(output),
+    written: () => written().length,
   };
 }
 

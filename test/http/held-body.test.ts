@@ -15,36 +15,39 @@
 import t from "tap";
 import net from "node:net";
 import { once } from "node:events";
-import { Duplex } from "node:stream";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
 import type { Handler } from "../../src/http/connection/service.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { happens } from "../helpers/hang.js";
+import { memorySocket } from "../helpers/memory-socket.js";
 import { listen } from "../helpers/wire.js";
 
 const REQUESTS = "GET /slow HTTP/1.1\r\nHost: t\r\n\r\nPOST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\nConnection: close\r\n\r\n12345";
 
+/**
+ * /slow answers later, in PIECES pieces, each once `next` resolves; any other
+ * path answers at once with the body it got.
+ */
+function slowThenEcho(pieces: number, next: () => Promise<void>): Handler {
+  return (request) => {
+    if (request.path !== "/slow") return { status: 200, body: `got ${request.body.toString("latin1")}` };
+    return Promise.resolve({
+      status: 200,
+      body: (async function* () {
+        for (let i = 0; i < pieces; i++) {
+          await next();
+          yield "piece ";
+        }
+      })(),
+    });
+  };
+}
+
 t.test("in process: while the answer in front leaves in pieces, the body behind it is not timed", async (t) => {
   const BODY_TIMEOUT = 100;
-  const written: Buffer[] = [];
-  let wrote: () => void = () => {};
-  const socket = new Duplex({
-    allowHalfOpen: true,
-    read() {},
-    write(chunk: Buffer, _encoding, callback) {
-      written.push(chunk);
-      wrote();
-      callback();
-    },
-  });
-  const output = () => Buffer.concat(written).toString("latin1");
-  /** Resolves once the server has written something that makes `done` true. */
-  const until = (done: () => boolean) =>
-    new Promise<void>((resolve) => {
-      wrote = () => done() && resolve();
-      wrote();
-    });
+  const PIECES = 3;
+  const { socket, output, until } = memorySocket();
   // The slow answer's pieces, let out one by one by the test: a piece is made once the test has allowed it.
   let allowed = 0;
   let released = 0;
@@ -54,20 +57,10 @@ t.test("in process: while the answer in front leaves in pieces, the body behind 
     waiting?.();
     waiting = null;
   };
-  const PIECES = 3;
-  const handler: Handler = (request) => {
-    if (request.path !== "/slow") return { status: 200, body: `got ${request.body.toString("latin1")}` };
-    return Promise.resolve({
-      status: 200,
-      body: (async function* () {
-        while (released < PIECES) {
-          if (released === allowed) await new Promise<void>((resolve) => (waiting = resolve));
-          released++;
-          yield "piece ";
-        }
-      })(),
-    });
-  };
+  const handler = slowThenEcho(PIECES, async () => {
+    if (released === allowed) await new Promise<void>((resolve) => (waiting = resolve));
+    released++;
+  });
   const connection = new Connection(
     socket,
     handler,
@@ -93,19 +86,8 @@ t.test("in process: while the answer in front leaves in pieces, the body behind 
 t.test("over a socket: a body whose reading the server paused (a slow answer in pieces before it) is answered, not cut by the body timeout", async (t) => {
   const BODY_TIMEOUT = 1_000;
   const PIECES = 3;
-  const handler: Handler = (request) => {
-    if (request.path !== "/slow") return { status: 200, body: `got ${request.body.toString("latin1")}` };
-    // Answered later, in pieces a body timeout apart: reading stays stopped for PIECES times the timeout.
-    return Promise.resolve({
-      status: 200,
-      body: (async function* () {
-        for (let i = 0; i < PIECES; i++) {
-          await new Promise((resolve) => setTimeout(resolve, BODY_TIMEOUT));
-          yield "piece ";
-        }
-      })(),
-    });
-  };
+  // Answered later, in pieces a body timeout apart: reading stays stopped for PIECES times the timeout.
+  const handler = slowThenEcho(PIECES, () => new Promise((resolve) => setTimeout(resolve, BODY_TIMEOUT)));
   const s = await listen(handler, { maxUnanswered: 2, bodyTimeoutMs: BODY_TIMEOUT, requestTimeoutMs: 60_000 });
   t.teardown(s.close);
   const socket = net.connect(s.port, "127.0.0.1");
