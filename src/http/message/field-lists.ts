@@ -8,12 +8,7 @@
 // coding: two parties disagreeing about framing is request smuggling. So
 // protocol code in src/http trims with these functions, never with trim().
 
-const SP = 0x20;
-const HTAB = 0x09;
-
-function isOws(code: number): boolean {
-  return code === SP || code === HTAB;
-}
+import { isOws } from "../parse/byte-classes.js";
 
 /** `value` without leading and trailing SP and HTAB; nothing else is removed. */
 export function trimOws(value: string): string {

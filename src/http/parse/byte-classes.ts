@@ -17,6 +17,7 @@ export const HTAB = 0x09;
 export const COLON = 0x3a;
 export const SEMICOLON = 0x3b;
 
+
 /** The classes. Each is a set of bytes that every rule of the grammar treats alike. */
 // ByteClass: plain numbers, not an enum, so that the scanner's loop compares constants.
 export type ByteClass = number;
@@ -121,6 +122,14 @@ export const FIELD_VALUE_SET = ~classes(CLASS_CONTROL, CLASS_CR, CLASS_LF) & ((1
 /** RFC 9110 §5.6.4: qdtext = HTAB / SP / %x21 / %x23-5B / %x5D-7E / obs-text (a quoted chunk-ext-val, RFC 9112 §7.1.1). */
 export const QDTEXT_SET = FIELD_VALUE_SET & ~classes(CLASS_DQUOTE, CLASS_BACKSLASH);
 
+/**
+ * OWS = *( SP / HTAB ) (RFC 9110 §5.6.3): the whitespace around a field value
+ * (RFC 9112 §5) and around the elements of a list (RFC 9110 §5.6.1), and
+ * nothing else: not NBSP, not any other Unicode space. The scanner's table
+ * (line-scan.ts) and the trimming of values and lists (isOws) both use it.
+ */
+export const OWS_SET = classes(CLASS_SP, CLASS_HTAB);
+
 /** RFC 3986 §3.2.2 reg-name / IP-literal / port characters of a Host value (RFC 9112 §3.2). */
 export const HOST_SET = TARGET_SET & ~classes(CLASS_TARGET_ONLY, CLASS_QUESTION);
 
@@ -167,3 +176,9 @@ export const TARGET = tableOf(TARGET_SET);
 export const FIELD_VALUE = tableOf(FIELD_VALUE_SET);
 export const QDTEXT = tableOf(QDTEXT_SET);
 export const HOST = tableOf(HOST_SET);
+const OWS = tableOf(OWS_SET);
+
+/** Whether byte (or code unit) `b` is one of OWS's: SP or HTAB, nothing else (see OWS_SET). */
+export function isOws(b: number): boolean {
+  return OWS[b] === 1;
+}

@@ -44,7 +44,9 @@ import {
   FIELD_VALUE_SET,
   HEX,
   HTAB,
+  isOws,
   LF,
+  OWS_SET,
   SP,
   HEXDIG_SET,
   QDTEXT_SET,
@@ -213,7 +215,7 @@ export const AT_END = new Uint8Array(PHASE_COUNT);
 /** Phases whose bytes are counted (digits) or matched against a literal: never skipped through. */
 export const COUNTED: readonly number[] = [VERSION, LENGTH_DIGITS, CHUNK_DIGITS];
 
-const WS = classes(CLASS_SP, CLASS_HTAB);
+const WS = OWS_SET;
 const cls = (c: number): number => 1 << c;
 const refusal = (r: number): number => CELL_REFUSED + r;
 
@@ -619,9 +621,9 @@ function ended(buf: Buffer, s: number, lf: number, contentEnd: number, scan: Sca
   } else if (phase > FIELD_NAME && phase <= LENGTH_AFTER) {
     // A field line with its colon. RFC 9112 §5: the OWS before and after a field value is not part of it.
     let vs = s + scan.split + 1;
-    while (vs < contentEnd && (buf[vs] === SP || buf[vs] === HTAB)) vs++;
+    while (vs < contentEnd && isOws(buf[vs]!)) vs++;
     let ve = contentEnd;
-    while (ve > vs && (buf[ve - 1] === SP || buf[ve - 1] === HTAB)) ve--;
+    while (ve > vs && isOws(buf[ve - 1]!)) ve--;
     scan.mark = vs - s;
     scan.valueEnd = ve - s;
   }
