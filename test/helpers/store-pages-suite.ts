@@ -176,6 +176,84 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
       }
     });
 
+    await t.test("deletes at the first, middle and last places between creates: pages hold the live posts in order, full while more follow", async (t) => {
+      const store = await open(t);
+      const random = prng(21);
+      let serial = 0;
+      const add = async () => {
+        const id = `x${serial++}`;
+        await store.posts.create(post(id));
+        return id;
+      };
+      const live: string[] = [];
+      for (let i = 0; i < 40; i++) live.push(await add());
+      // Three deleted for one created each round: by the end most posts ever made are gone.
+      for (let round = 0; round < 12; round++) {
+        // The first, the last, and one in the middle; then a new post at the end.
+        for (const place of [() => 0, () => live.length - 1, () => Math.floor(random() * live.length)]) {
+          const [id] = live.splice(place(), 1);
+          t.equal(await store.posts.delete(id!), true);
+        }
+        live.push(await add());
+        t.strictSame(ids(await store.posts.list()), live, `round ${round}: list`);
+        for (const limit of [1, 7, 50]) t.strictSame(ids(await walk(t, store.posts, limit)), live, `round ${round}: pages of ${limit}`);
+      }
+    });
+
+    await t.test("a cursor at a deleted post's position goes on from where that post was", async (t) => {
+      const store = await open(t);
+      const names = Array.from({ length: 30 }, (_, i) => `c${i}`);
+      await createPosts(store, names);
+      // Each post's position: the last of a page that holds it alone.
+      const positionOf = new Map<string, Position>();
+      for (let after: Position = 0; ; ) {
+        const page = await store.posts.page({ after, limit: 1 });
+        if (page.last === undefined) break;
+        positionOf.set(page.items[0]!.id, page.last);
+        after = page.last;
+      }
+      const gone = ["c0", "c9", "c10", "c11", "c20", "c29"];
+      for (const id of gone) await store.posts.delete(id);
+      const live = names.filter((id) => !gone.includes(id));
+      const livePast = (id: string) => live.filter((other) => positionOf.get(other)! > positionOf.get(id)!);
+      const liveThrough = (id: string) => live.filter((other) => positionOf.get(other)! <= positionOf.get(id)!);
+      for (const id of gone) {
+        const at = positionOf.get(id)!;
+        t.strictSame(ids((await store.posts.page({ after: at, limit: 5 })).items), livePast(id).slice(0, 5), `after ${id}`);
+        t.strictSame(ids((await store.posts.page({ limit: 50, through: at })).items), liveThrough(id), `through ${id}`);
+        const span = await store.posts.span({ after: at, limit: 5 });
+        t.equal(span.more, livePast(id).length > 5, `span after ${id}`);
+      }
+      t.strictSame(await store.posts.page({ after: positionOf.get("c29")!, limit: 5 }), { items: [] }, "after the deleted last post: nothing");
+    });
+
+    await t.test("most posts deleted while a reader pages: its cursor goes on where it was, pages still full", async (t) => {
+      const store = await open(t);
+      const names = Array.from({ length: 200 }, (_, i) => `m${i}`);
+      await createPosts(store, names);
+      const seen: string[] = [];
+      let after: Position = 0;
+      for (let pages = 0; pages < 3; pages++) {
+        const page = await store.posts.page({ after, limit: 10 });
+        seen.push(...ids(page.items));
+        after = page.last!;
+      }
+      // Three of every four, before the cursor, at it (m29 was the last read) and after it.
+      const deleted = new Set(names.filter((_, i) => i % 4 !== 3));
+      for (const id of deleted) t.equal(await store.posts.delete(id), true);
+      const rest: string[] = [];
+      for (;;) {
+        const span = await store.posts.span({ after, limit: 10 });
+        const page = await store.posts.page({ after, limit: 10 });
+        if (span.more) t.equal(page.items.length, 10, "a page with more after it is full");
+        if (page.last === undefined) break;
+        rest.push(...ids(page.items));
+        after = page.last;
+      }
+      t.strictSame(rest, names.slice(30).filter((id) => !deleted.has(id)), "the rest: every live post past the cursor, in order");
+      t.strictSame(ids(await walk(t, store.posts, 10)), names.filter((id) => !deleted.has(id)), "and from the start");
+    });
+
     await t.test("paging while other callers write at the same moment: nothing repeated, nothing present throughout missed", async (t) => {
       const store = await open(t);
       const stable = Array.from({ length: 30 }, (_, i) => `s${i}`);
