@@ -25,6 +25,7 @@ import {
   postChars,
   factChars,
 } from "./records.js";
+import { createPostOrder, type PostOrder } from "./post-order.js";
 import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
 import type {
   Article,
@@ -66,8 +67,8 @@ const postOf = (stored: StoredPost): Post => postFromJson(stored.representation.
 interface State {
   /** Map order is insertion order: creation order, as `list()` promises. */
   readonly posts: Map<string, StoredPost>;
-  /** Every post's id by position, in position order (ascending): pages are cut here by binary search. */
-  readonly postOrder: { readonly position: Position; readonly id: string }[];
+  /** Every post's id by position, in position order: pages are cut here (see post-order.ts for what each read costs). */
+  readonly postOrder: PostOrder;
   readonly postPositions: Map<string, Position>;
   /** Positions are never reused, not even a deleted post's. */
   nextPostPosition: Position;
@@ -85,7 +86,7 @@ interface State {
 function emptyState(): State {
   return {
     posts: new Map(),
-    postOrder: [],
+    postOrder: createPostOrder(),
     postPositions: new Map(),
     nextPostPosition: 1,
     revisions: { posts: 0, facts: 0 },
@@ -96,51 +97,60 @@ function emptyState(): State {
   };
 }
 
-/** The index of the first entry of `order` (ascending positions) whose position is above `after`. */
-function firstAfter(order: readonly { readonly position: Position }[], after: Position): number {
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (order[mid]!.position <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/**
+ * Where a page is read from: the indices from `start`, each followed by
+ * `next(i)`, up to `end`, the i-th item at position `positionAt(i)`
+ * (ascending). Facts are every index in turn; posts skip deleted ones.
+ */
+interface Walk {
+  readonly start: number;
+  readonly end: number;
+  next(i: number): number;
+  positionAt(i: number): Position;
 }
 
 /**
- * A page of `count` items, the i-th at position `positionAt(i)` (ascending),
- * read with `itemAt(i)`; `start` is the first index after the query's `after`.
+ * A page of the items along `walk`, read with `itemAt(i)`.
  * `chars` is an item's size as PageQuery.maxChars counts it.
  */
-function cut<T>(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, itemAt: (i: number) => T, chars: (item: T) => number): Page<T> {
+function cut<T>(query: PageQuery, walk: Walk, itemAt: (i: number) => T, chars: (item: T) => number): Page<T> {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
   const maxChars = query.maxChars ?? Infinity;
   const items: T[] = [];
   let last: Position | undefined;
   let total = 0;
-  for (let i = start; i < count && items.length < query.limit && positionAt(i) <= through && total < maxChars; i++) {
+  for (let i = walk.start; i < walk.end && items.length < query.limit && walk.positionAt(i) <= through && total < maxChars; i = walk.next(i)) {
     const item = itemAt(i);
     items.push(item);
     total += chars(item);
-    last = positionAt(i);
+    last = walk.positionAt(i);
   }
   return last === undefined ? { items } : { items, last };
 }
 
-
-function spanOf(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position): PageSpan {
+function spanOf(query: PageQuery, walk: Walk): PageSpan {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
-  let end = start;
-  while (end < count && end - start < query.limit && positionAt(end) <= through) end++;
-  const more = end < count && positionAt(end) <= through;
-  return end === start ? { more } : { last: positionAt(end - 1), more };
+  let last: Position | undefined;
+  let i = walk.start;
+  for (let taken = 0; i < walk.end && taken < query.limit && walk.positionAt(i) <= through; taken++, i = walk.next(i)) last = walk.positionAt(i);
+  const more = i < walk.end && walk.positionAt(i) <= through;
+  return last === undefined ? { more } : { last, more };
 }
 
-/** The entries from index `start` up to the query's `through`, as rows for jsonPageOf: read only as far as it asks. */
-function* rowsFrom(query: PageQuery, start: number, count: number, positionAt: (i: number) => Position, jsonAt: (i: number) => Uint8Array) {
+/** The entries along `walk` up to the query's `through`, as rows for jsonPageOf: read only as far as it asks. */
+function* rowsFrom(query: PageQuery, walk: Walk, jsonAt: (i: number) => Uint8Array) {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
-  for (let i = start; i < count && positionAt(i) <= through; i++) yield { pos: positionAt(i), json: jsonAt(i) };
+  for (let i = walk.start; i < walk.end && walk.positionAt(i) <= through; i = walk.next(i)) yield { pos: walk.positionAt(i), json: jsonAt(i) };
+}
+
+/** The posts after the query's `after`, skipping deleted ones. */
+function postWalk(order: PostOrder, query: PageQuery): Walk {
+  return { start: order.firstAfter(query.after ?? 0), end: order.end(), next: order.next, positionAt: order.positionAt };
+}
+
+/** The fact with id n is at index n - 1, so its position is its index + 1. */
+function factWalk(facts: readonly Fact[], query: PageQuery): Walk {
+  return { start: factIndexAfter(query, facts.length), end: facts.length, next: (i) => i + 1, positionAt: (i) => i + 1 };
 }
 
 function factIndexAfter(query: PageQuery, count: number): number {
@@ -182,7 +192,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const stored = storedPost(post);
       state.posts.set(post.id, stored);
       const position = state.nextPostPosition++;
-      state.postOrder.push({ position, id: post.id });
+      state.postOrder.append(position, post.id);
       state.postPositions.set(post.id, position);
       state.revisions.posts++;
       return { kind: "created", item: post, representation: stored.representation }; // the store keeps no reference to post
@@ -205,8 +215,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const current = state.posts.get(id);
       if (current === undefined) return false;
       precondition?.(postOf(current)); // throws to keep the post
-      const position = state.postPositions.get(id)!;
-      state.postOrder.splice(firstAfter(state.postOrder, position - 1), 1);
+      state.postOrder.remove(state.postPositions.get(id)!);
       state.postPositions.delete(id);
       state.revisions.posts++;
       return state.posts.delete(id);
@@ -214,19 +223,17 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async page(query) {
       open();
       const order = state.postOrder;
-      return cut(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position, (i) => postOf(state.posts.get(order[i]!.id)!), postChars);
+      return cut(query, postWalk(order, query), (i) => postOf(state.posts.get(order.idAt(i))!), postChars);
     },
     async pageJson(query) {
       open();
       const order = state.postOrder;
-      const at = (i: number) => order[i]!.position;
-      const rows = rowsFrom(query, firstAfter(order, query.after ?? 0), order.length, at, (i) => state.posts.get(order[i]!.id)!.bytes);
+      const rows = rowsFrom(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!.bytes);
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.posts });
     },
     async span(query) {
       open();
-      const order = state.postOrder;
-      return spanOf(query, firstAfter(order, query.after ?? 0), order.length, (i) => order[i]!.position);
+      return spanOf(query, postWalk(state.postOrder, query));
     },
     async revision() {
       open();
@@ -279,22 +286,21 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.revisions.facts++;
       return copyFact(fact);
     },
-    // The fact with id n is at index n - 1, so its position is its index + 1.
     async page(query) {
       open();
       const facts = state.facts;
-      return cut(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => copyFact(facts[i]!), factChars);
+      return cut(query, factWalk(facts, query), (i) => copyFact(facts[i]!), factChars);
     },
     // Facts are small and few: their JSON is made as they are read.
     async pageJson(query) {
       open();
       const facts = state.facts;
-      const rows = rowsFrom(query, factIndexAfter(query, facts.length), facts.length, (i) => i + 1, (i) => Buffer.from(JSON.stringify(facts[i]!)));
+      const rows = rowsFrom(query, factWalk(facts, query), (i) => Buffer.from(JSON.stringify(facts[i]!)));
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.facts });
     },
     async span(query) {
       open();
-      return spanOf(query, factIndexAfter(query, state.facts.length), state.facts.length, (i) => i + 1);
+      return spanOf(query, factWalk(state.facts, query));
     },
     async revision() {
       open();
