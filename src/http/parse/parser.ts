@@ -238,7 +238,7 @@ export class RequestParser {
           // A head the connection sent last time, byte for byte, is taken as it was then (head-memory.ts).
           // An empty line before a request line (CR or LF) is no head's start: it is read, not counted as a miss.
           if (this.state === S_REQUEST_LINE && buf[pos] !== 0x0d && buf[pos] !== 0x0a) {
-            const n = this.memory.recall(buf, pos);
+            const n = this.memory.recall(buf, pos, this.reads);
             if (n !== 0) {
               if (!this.recalled(pos, n)) return;
               pos += n;
