@@ -36,6 +36,12 @@ function keep(memory: HeadMemory, buf: Buffer): void {
   memory.keep(buf, 0, buf.length, buf.length - 2, LINE, HEAD);
 }
 
+/** The parser numbers its reads; here every recall is of a read of its own, unless a test says otherwise. */
+let reads = 0;
+function recallIn(memory: HeadMemory, buf: Buffer, pos: number): number {
+  return memory.recall(buf, pos, ++reads);
+}
+
 /** A memory past a connection's first head, when it starts keeping heads. */
 function armed(): HeadMemory {
   const memory = new HeadMemory();
@@ -47,10 +53,10 @@ t.test("a connection's first head is not kept: one that sends a single request a
   const memory = new HeadMemory();
   const head = read("GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
   keep(memory, head);
-  t.equal(memory.recall(head, 0), 0);
+  t.equal(recallIn(memory, head, 0), 0);
   t.equal((memory as unknown as { bytes: Buffer }).bytes.length, 0, "nothing allocated");
   keep(memory, head);
-  t.equal(memory.recall(head, 0), head.length, "the second head is kept");
+  t.equal(recallIn(memory, head, 0), head.length, "the second head is kept");
   t.equal(memory.head, HEAD);
   t.equal(memory.line, LINE);
   t.equal(memory.blank, head.length - 2);
@@ -67,7 +73,7 @@ for (const [kind, make] of [
     const probe = (buf: Buffer, pos = 0) => {
       const memory = armed();
       keep(memory, head);
-      return memory.recall(buf, pos);
+      return recallIn(memory, buf, pos);
     };
     t.equal(probe(head), head.length, "the same bytes: recalled, whole");
     t.equal(probe(make(`${text}POST /b HTTP/1.1\r\n`)), head.length, "followed by more");
@@ -93,11 +99,48 @@ for (const [kind, make] of [
     keep(memory, head);
     const other = make("GET /b HTTP/1.1\r\nHost: example.org\r\n\r\n");
     keep(memory, other);
-    t.equal(memory.recall(head, 0), 0, "the memory holds the last head kept");
-    t.equal(memory.recall(other, 0), other.length);
+    t.equal(recallIn(memory, head, 0), 0, "the memory holds the last head kept");
+    t.equal(recallIn(memory, other, 0), other.length);
     t.end();
   });
 }
+
+t.test("a read is copied once for all the heads it holds, and the copy is never taken for another memory's or another read's", (t) => {
+  const text = "GET /a HTTP/1.1\r\nHost: example.org\r\n\r\n";
+  const other = "GET /b HTTP/1.1\r\nHost: example.org\r\n\r\n";
+  const a = armed();
+  const b = armed();
+  keep(a, read(text));
+  keep(b, read(text));
+  // Two heads in one read, the second wherever it starts in a word.
+  for (const gap of [0, 1, 2, 3]) {
+    const pipelined = read(text + "x".repeat(gap) + text);
+    const second = text.length + gap;
+    t.equal(a.recall(pipelined, 0, ++reads), text.length, `the first head (gap ${gap})`);
+    t.equal(a.recall(pipelined, second, reads), text.length, `the second, from the same copy (gap ${gap})`);
+  }
+  // Memory a's read holds a head it does not keep after the one it does; b's read, with the same number
+  // (each parser counts its own reads), holds the kept head twice. Taken from b's copy, a's second head
+  // would be recalled as the head it is not.
+  const mine = read(text + other);
+  const theirs = read(text + text);
+  const n = ++reads;
+  t.equal(a.recall(mine, 0, n), text.length);
+  t.equal(b.recall(theirs, 0, n), text.length);
+  t.equal(a.recall(mine, text.length, n), 0, "another memory's copy is not this read");
+  // One buffer handed to two parsers in turn, written again in between, each at its read number n.
+  const shared = read(text);
+  const m = ++reads;
+  t.equal(a.recall(shared, 0, m), text.length);
+  shared.write(other, 0, "latin1");
+  t.equal(b.recall(shared, 0, m), 0, "another memory's read of the same buffer is copied again");
+  // The same buffer, written again and announced as a new read: copied again.
+  const reused = read(text + text);
+  t.equal(a.recall(reused, text.length, ++reads), text.length);
+  reused.write(other, text.length, "latin1");
+  t.equal(a.recall(reused, text.length, ++reads), 0, "a new read of the same buffer is copied again");
+  t.end();
+});
 
 t.test(`heads that differed ${MISSES} times running are left alone for ${QUIET} heads, then tried again`, (t) => {
   const memory = armed();
@@ -105,18 +148,18 @@ t.test(`heads that differed ${MISSES} times running are left alone for ${QUIET} 
   keep(memory, heads[0]!);
   // Each head is a new one: a miss, and the new head kept, as the parser does.
   for (let i = 1; i <= MISSES; i++) {
-    t.equal(memory.recall(heads[i]!, 0), 0, `head ${i}: a miss`);
+    t.equal(recallIn(memory, heads[i]!, 0), 0, `head ${i}: a miss`);
     keep(memory, heads[i]!);
   }
   const last = heads[MISSES]!;
   for (let i = 0; i < QUIET; i++) {
-    if (memory.recall(last, 0) !== 0) t.fail(`quiet head ${i}: recalled`);
+    if (recallIn(memory, last, 0) !== 0) t.fail(`quiet head ${i}: recalled`);
     keep(memory, last);
   }
   t.pass(`the next ${QUIET} heads: not recalled, though the head repeats`);
-  t.equal(memory.recall(last, 0), 0, "the first head after them is read...");
+  t.equal(recallIn(memory, last, 0), 0, "the first head after them is read...");
   keep(memory, last);
-  t.equal(memory.recall(last, 0), last.length, "...and kept: the next is recalled again");
+  t.equal(recallIn(memory, last, 0), last.length, "...and kept: the next is recalled again");
 
   // A repeat in between starts the count again: one odd head does not silence the memory.
   const steady = armed();
@@ -124,13 +167,13 @@ t.test(`heads that differed ${MISSES} times running are left alone for ${QUIET} 
   const b = read("GET /b HTTP/1.1\r\n\r\n");
   keep(steady, a);
   for (let i = 0; i < 10; i++) {
-    t.equal(steady.recall(b, 0), 0);
+    t.equal(recallIn(steady, b, 0), 0);
     keep(steady, b);
-    t.equal(steady.recall(b, 0), b.length, `round ${i}: recalled after one odd head`);
+    t.equal(recallIn(steady, b, 0), b.length, `round ${i}: recalled after one odd head`);
     steady.headTaken();
-    t.equal(steady.recall(a, 0), 0);
+    t.equal(recallIn(steady, a, 0), 0);
     keep(steady, a);
-    t.equal(steady.recall(a, 0), a.length);
+    t.equal(recallIn(steady, a, 0), a.length);
     steady.headTaken();
   }
   t.end();
@@ -142,7 +185,7 @@ t.test("kept heads are copied: a buffer the caller writes into again is read aga
   const large = inLarge(text);
   keep(memory, large);
   large.fill(0);
-  t.equal(memory.recall(bytes(text), 0), text.length, "recalled after the buffer it came in was overwritten");
+  t.equal(recallIn(memory, bytes(text), 0), text.length, "recalled after the buffer it came in was overwritten");
   t.notOk(
     Object.values(memory).some((v) => Buffer.isBuffer(v) && v.buffer === large.buffer),
     "the memory refers to no buffer of the caller's",
@@ -169,10 +212,10 @@ t.test(`the memory is bounded: a head of ${MAX_HEAD_BYTES} bytes is kept, a long
   const over = read(`GET /${"x".repeat(MAX_HEAD_BYTES - 17)} HTTP/1.1\r\n\r\n`);
   const memory = armed();
   keep(memory, fits);
-  t.equal(memory.recall(fits, 0), fits.length, "kept");
+  t.equal(recallIn(memory, fits, 0), fits.length, "kept");
   keep(memory, over);
-  t.equal(memory.recall(over, 0), 0, "not kept");
-  t.equal(memory.recall(fits, 0), 0, "and the head kept before is let go...");
+  t.equal(recallIn(memory, over, 0), 0, "not kept");
+  t.equal(recallIn(memory, fits, 0), 0, "and the head kept before is let go...");
   const held = memory as unknown as { bytes: Buffer; request: Request | null; requestLine: RequestLine | null };
   t.equal(held.request, null, "...with the request it meant");
   t.equal(held.requestLine, null);

@@ -58,33 +58,47 @@ const LINE_FEED = 0x0a;
  * (Buffer.equals, Buffer.compare) and a typed-array view over the read cost as
  * much again in their calls and allocations. Copying the read into memory made
  * once (TypedArray.set: a memcpy) and comparing words costs about half
- * (callgrind). Shared by every parser: the compare runs start to end within
- * one call, so nothing else writes here meanwhile. The whole read is copied for
- * each head it holds (a range would need a view, an allocation); up to 4 KiB
- * that memcpy costs less than reading one head byte by byte. Longer reads (many
- * pipelined heads, or large ones) are compared byte by byte where they lie.
+ * (callgrind). Longer reads (many pipelined heads, or large ones) are compared
+ * byte by byte where they lie.
+ *
+ * A read is copied once, however many heads it holds: copying it again for
+ * each of them cost a pipelined read of n heads n copies of itself. Shared by
+ * every parser, so it says whose read it holds (see recall); one word longer
+ * than the longest read copied, for the word after a head's last.
  */
 export const SCRATCH_BYTES = 4096;
-const SCRATCH_WORDS = new Int32Array(SCRATCH_BYTES / 4);
+const SCRATCH_WORDS = new Int32Array(SCRATCH_BYTES / 4 + 1);
 const SCRATCH = new Uint8Array(SCRATCH_WORDS.buffer);
+/** Whose read SCRATCH holds: that memory's id and its read number (0, -1: nobody's). */
+let scratchOwner = 0;
+let scratchRead = -1;
+/** The ids of memories: one each, so that a copy is never taken for another memory's. */
+let memories = 0;
+/** Words are put together from two across a head's misalignment below; the shifts assume the low byte first. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * Whether buf[pos, pos + n - 1) equals the kept head's first n - 1 bytes (its
- * last, the LF, is the caller's): buf is copied so that pos falls on a word,
- * and compared a word at a time from the end, where values and targets vary.
- * Only for buf.length + 3 <= SCRATCH_BYTES.
+ * Whether SCRATCH[pos, pos + n - 1) equals the kept head's first n - 1 bytes
+ * (its last, the LF, is the caller's), compared a word at a time from the
+ * end, where values and targets vary. A head that does not start on a word
+ * is read as the bytes of two words, shifted together.
  */
-function sameWords(buf: Uint8Array, pos: number, keptWords: Int32Array, keptBytes: Uint8Array, n: number): boolean {
+function sameWords(pos: number, keptWords: Int32Array, keptBytes: Uint8Array, n: number): boolean {
   // Module constants are checked for initialization at each use: read once, into locals.
   const words = SCRATCH_WORDS;
   const bytes = SCRATCH;
-  const shift = -pos & 3;
-  bytes.set(buf, shift);
-  const first = (pos + shift) >> 2;
+  const first = pos >> 2;
+  const misaligned = pos & 3;
   // The words wholly before the LF, then the bytes between them and the LF.
   const whole = (n - 1) >> 2;
-  for (let w = whole - 1; w >= 0; w--) if (words[first + w] !== keptWords[w]) return false;
-  for (let j = whole * 4, at = pos + shift + j; j < n - 1; j++, at++) if (bytes[at] !== keptBytes[j]) return false;
+  if (misaligned === 0) {
+    for (let w = whole - 1; w >= 0; w--) if (words[first + w] !== keptWords[w]) return false;
+  } else {
+    const low = misaligned * 8;
+    const high = 32 - low;
+    for (let w = whole - 1; w >= 0; w--) if (((words[first + w]! >>> low) | (words[first + w + 1]! << high)) !== keptWords[w]) return false;
+  }
+  for (let j = whole * 4, at = pos + j; j < n - 1; j++, at++) if (bytes[at] !== keptBytes[j]) return false;
   return true;
 }
 
@@ -99,6 +113,7 @@ function sameBytes(buf: Uint8Array, pos: number, kept: Uint8Array, n: number): b
 }
 
 export class HeadMemory {
+  private readonly id = ++memories;
   /** The kept head: bytes[0, length), and the same memory as 32-bit words for the compare. 0 when none is kept. */
   private bytes: Uint8Array = EMPTY;
   private words: Int32Array = EMPTY_WORDS;
@@ -124,16 +139,29 @@ export class HeadMemory {
 
   /**
    * Whether buf[pos...] begins with the kept head, whole: its length, or 0.
-   * Call before a head's first byte is read; once per head.
+   * Call before a head's first byte is read; once per head. `read` numbers
+   * the caller's reads: a new number for each, the same for every head of
+   * one, whose bytes must not change in between (the parser's own rule). A
+   * copy of the read is compared only while it is this memory's and of this
+   * read; anything else is copied again.
    */
-  recall(buf: Buffer, pos: number): number {
+  recall(buf: Buffer, pos: number, read: number): number {
     const n = this.length;
     if (n === 0) return 0;
     const end = pos + n;
     // Cut by the end of the read: no verdict on whether heads repeat.
     if (end > buf.length) return 0;
     if (buf[end - 1] !== LINE_FEED) return this.missed();
-    const same = buf.length + 3 <= SCRATCH_BYTES ? sameWords(buf, pos, this.words, this.bytes, n) : sameBytes(buf, pos, this.bytes, n);
+    let same: boolean;
+    if (buf.length > SCRATCH_BYTES || (!LITTLE_ENDIAN && (pos & 3) !== 0)) same = sameBytes(buf, pos, this.bytes, n);
+    else {
+      if (scratchRead !== read || scratchOwner !== this.id) {
+        SCRATCH.set(buf);
+        scratchOwner = this.id;
+        scratchRead = read;
+      }
+      same = sameWords(pos, this.words, this.bytes, n);
+    }
     if (!same) return this.missed();
     this.misses = 0;
     return n;

@@ -227,6 +227,9 @@ export class RequestParser {
       if (pos < 0) return;
     }
     const len = buf.length;
+    // This read's number for the head memory, whose copy of buf is good while the number is: held here,
+    // so that a sink that fed the parser again from a handler could not lend this read the other's number.
+    const readNumber = this.reads;
     while (pos < len) {
       if (this.state === S_CLOSED) return;
       if (this.paused) {
@@ -238,7 +241,7 @@ export class RequestParser {
           // A head the connection sent last time, byte for byte, is taken as it was then (head-memory.ts).
           // An empty line before a request line (CR or LF) is no head's start: it is read, not counted as a miss.
           if (this.state === S_REQUEST_LINE && buf[pos] !== 0x0d && buf[pos] !== 0x0a) {
-            const n = this.memory.recall(buf, pos);
+            const n = this.memory.recall(buf, pos, readNumber);
             if (n !== 0) {
               if (!this.recalled(pos, n)) return;
               pos += n;
