@@ -459,6 +459,28 @@ t.test("a head whose request line was cut by a read is not kept under other byte
   t.end();
 });
 
+t.test("a head begun in a read a handler fed in, and ended in the read that called the handler, is not kept under the outer read's bytes", (t) => {
+  // The handler feeds the parser a request line and a field, ending on an LF (nothing carried); the outer read
+  // holds the empty line that ends that head. Were it kept, the outer read's first bytes would stand for GET /x.
+  const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+  let inject = false;
+  const { parser, requests } = recording(DEFAULT_LIMITS, undefined, undefined, (p) => {
+    if (!inject) return;
+    inject = false;
+    p.feed(read("GET /x HTTP/1.1\r\nHost: h\r\n"));
+  });
+  parser.feed(read(text));
+  parser.feed(read(text));
+  inject = true;
+  parser.feed(read(`${text}\r\n`));
+  t.same(requests.map((r) => r.target), ["/a", "/a", "/a", "/x"], "the fed head ends with the outer read's empty line");
+  // A request, then an empty line (allowed before a request line): GET /a, whatever the memory holds.
+  parser.feed(read(`${text}\r\n`));
+  parser.feed(read(`${text}\r\n`));
+  t.same(requests.slice(4).map((r) => r.target), ["/a", "/a"], "later reads are read for what they hold");
+  t.end();
+});
+
 t.test("a parser's limits cannot change under it: what it remembers was judged under them", (t) => {
   const limits = { ...DEFAULT_LIMITS };
   const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";

@@ -73,7 +73,7 @@ export class RequestParser {
   private carryLen = 0;
   /** The head read last: a head that repeats it is not read again (head-memory.ts). */
   private readonly memory = new HeadMemory();
-  /** Reads so far, and lines carried over from one read to the next: a head is kept only when its lines came in one. */
+  /** Moved on at each read's start and end, and around a line carried over from one read to the next: a head is kept only when its lines came in one read. */
   private reads = 0;
   /** The read the current head came in, and where in it the head starts. */
   private headRead = -1;
@@ -187,6 +187,10 @@ export class RequestParser {
       this.read(chunk);
     } finally {
       this.running = false;
+      // The read's end moves the count on too: a head begun in a read that a handler fed in, and ended in the
+      // read that called the handler, would otherwise end under the number it began with, and be kept as if
+      // the outer read's bytes were all of it.
+      this.reads++;
     }
   }
 
