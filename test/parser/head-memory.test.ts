@@ -459,25 +459,63 @@ t.test("a head whose request line was cut by a read is not kept under other byte
   t.end();
 });
 
-t.test("a head begun in a read a handler fed in, and ended in the read that called the handler, is not kept under the outer read's bytes", (t) => {
-  // The handler feeds the parser a request line and a field, ending on an LF (nothing carried); the outer read
-  // holds the empty line that ends that head. Were it kept, the outer read's first bytes would stand for GET /x.
+// A handler may feed its parser (a test harness, a proxy replaying bytes): what it feeds comes after the
+// rest of the read that called it, as if the client had sent it next. Each stream is fed twice: to a parser
+// whose handler feeds the extra bytes from onHead or onRequest of a chosen request, and to one given them as
+// the read after that one. Everything the two report must agree: heads, requests, errors, parts.
+t.test("bytes a handler feeds while a read is parsed come after that read's rest, as the client's next read would", (t) => {
   const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
-  let inject = false;
-  const { parser, requests } = recording(DEFAULT_LIMITS, undefined, undefined, (p) => {
-    if (!inject) return;
-    inject = false;
-    p.feed(read("GET /x HTTP/1.1\r\nHost: h\r\n"));
-  });
-  parser.feed(read(text));
-  parser.feed(read(text));
-  inject = true;
-  parser.feed(read(`${text}\r\n`));
-  t.same(requests.map((r) => r.target), ["/a", "/a", "/a", "/x"], "the fed head ends with the outer read's empty line");
-  // A request, then an empty line (allowed before a request line): GET /a, whatever the memory holds.
-  parser.feed(read(`${text}\r\n`));
-  parser.feed(read(`${text}\r\n`));
-  t.same(requests.slice(4).map((r) => r.target), ["/a", "/a"], "later reads are read for what they hold");
+  const cases: { name: string; reads: string[]; at: number; extra: string }[] = [
+    // The extra bytes begin a head the outer read's rest would otherwise end (an earlier bug kept it as GET /x).
+    { name: "a head's start, fed before an empty line", reads: [text, text, `${text}\r\n`, `${text}\r\n`, `${text}\r\n`], at: 3, extra: "GET /x HTTP/1.1\r\nHost: h\r\n" },
+    { name: "a whole head, between two pipelined ones", reads: [text, text, text + text + text, text], at: 3, extra: "GET /x HTTP/1.1\r\nHost: h\r\n\r\n" },
+    { name: "the same head, between two", reads: [text, text, text + text, text], at: 3, extra: text },
+    { name: "a field line", reads: [text, text, text + text], at: 3, extra: "X: 1\r\n" },
+    { name: "a body's bytes", reads: [text, "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nab", "c", text], at: 2, extra: "zz" },
+  ];
+  for (const c of cases) {
+    for (const hook of ["onHead", "onRequest"] as const) {
+      let seen = 0;
+      const feedExtra = (p: RequestParser) => {
+        if (++seen === c.at) p.feed(read(c.extra));
+      };
+      const nested = recording(DEFAULT_LIMITS, hook === "onHead" ? feedExtra : undefined, undefined, hook === "onRequest" ? feedExtra : undefined);
+      // The read in which the c.at-th head (or request) arrives: the extra bytes follow it.
+      let current = 0;
+      let heads = 0;
+      let after = -1;
+      const note = () => {
+        if (++heads === c.at) after = current;
+      };
+      const counting = recording(DEFAULT_LIMITS, hook === "onHead" ? note : undefined, undefined, hook === "onRequest" ? note : undefined);
+      for (; current < c.reads.length; current++) counting.parser.feed(read(c.reads[current]!));
+      assert.ok(after >= 0, `${c.name}: the ${c.at}th ${hook} happens`);
+      const sequential = recording(DEFAULT_LIMITS);
+      c.reads.forEach((r, i) => {
+        sequential.parser.feed(read(r));
+        if (i === after) sequential.parser.feed(read(c.extra));
+      });
+      for (const r of c.reads) nested.parser.feed(read(r));
+      t.same(nested.events, sequential.events, `${c.name}, fed from ${hook}: the same heads, requests and errors`);
+      t.same(nested.spans, sequential.spans, `${c.name}, fed from ${hook}: the same parts`);
+    }
+  }
+  // The end of input announced from a handler comes after the read's rest too.
+  const ended: string[] = [];
+  const parser: RequestParser = new RequestParser(
+    {
+      onHead() {},
+      onRequest: (r) => {
+        ended.push(r.target);
+        if (r.target === "/a") parser.end();
+      },
+      onError: (e) => ended.push(e.code),
+      onInputEnd: () => ended.push("end"),
+    },
+    DEFAULT_LIMITS,
+  );
+  parser.feed(read("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"));
+  t.same(ended, ["/a", "/b", "end"], "the request after the handler's end() is read before the sink hears of the end");
   t.end();
 });
 

@@ -73,7 +73,7 @@ export class RequestParser {
   private carryLen = 0;
   /** The head read last: a head that repeats it is not read again (head-memory.ts). */
   private readonly memory = new HeadMemory();
-  /** Moved on at each read's start and end, and around a line carried over from one read to the next: a head is kept only when its lines came in one read. */
+  /** Reads so far, and lines carried over from one read to the next: a head is kept only when its lines came in one. */
   private reads = 0;
   /** The read the current head came in, and where in it the head starts. */
   private headRead = -1;
@@ -82,10 +82,11 @@ export class RequestParser {
   private inLine = false;
 
   private paused = false;
+  /** A read is being parsed: what is fed meanwhile (by a handler) waits, and comes after the read's rest. */
   private running = false;
-  /** Bytes not yet read while paused. */
+  /** Bytes not yet read: held while paused, or fed while a read was parsed. */
   private pending: Buffer | null = null;
-  /** The client's end of input came while bytes were pending: the sink hears of it once they are read. */
+  /** The client's end of input came while bytes were pending or a read was parsed: the sink hears of it after them. */
   private endPending = false;
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
@@ -174,11 +175,14 @@ export class RequestParser {
 
   /**
    * Parse the next bytes of the stream. The chunk must not be modified
-   * afterwards: body slices handed to the sink may point into it.
+   * afterwards: body slices handed to the sink may point into it. Bytes fed
+   * from the sink (a handler) while a read is parsed come after that read's
+   * rest, as if the client had sent them next: reads are parsed one at a
+   * time, never one inside another.
    */
   feed(chunk: Buffer): void {
     if (this.state === S_CLOSED || chunk.length === 0) return;
-    if (this.paused) {
+    if (this.paused || this.running) {
       this.pending = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
       return;
     }
@@ -187,11 +191,9 @@ export class RequestParser {
       this.read(chunk);
     } finally {
       this.running = false;
-      // The read's end moves the count on too: a head begun in a read that a handler fed in, and ended in the
-      // read that called the handler, would otherwise end under the number it began with, and be kept as if
-      // the outer read's bytes were all of it.
-      this.reads++;
     }
+    // What the sink fed or ended while the read was parsed, now that it is.
+    if (!this.paused && (this.pending !== null || this.endPending)) this.resume();
   }
 
   /** Stop before the next line or piece of body (so, called from onRequest, right after that request); later bytes wait for resume(). */
@@ -201,10 +203,13 @@ export class RequestParser {
 
   resume(): void {
     this.paused = false;
-    if (this.running || this.pending === null) return;
-    const pending = this.pending;
-    this.pending = null;
-    this.feed(pending);
+    // Called from the sink while a read is parsed: the read goes on, and feed() takes what waits after it.
+    if (this.running) return;
+    if (this.pending !== null) {
+      const pending = this.pending;
+      this.pending = null;
+      this.feed(pending);
+    }
     if (this.endPending && this.pending === null) this.end();
   }
 
@@ -215,7 +220,7 @@ export class RequestParser {
    * client that pipelines and half-closes gets every answer it asked for.
    */
   end(): void {
-    if (this.pending !== null) {
+    if (this.pending !== null || this.running) {
       this.endPending = true;
       return;
     }
@@ -231,13 +236,12 @@ export class RequestParser {
       if (pos < 0) return;
     }
     const len = buf.length;
-    // This read's number for the head memory, whose copy of buf is good while the number is: held here,
-    // so that a sink that fed the parser again from a handler could not lend this read the other's number.
-    const readNumber = this.reads;
     while (pos < len) {
       if (this.state === S_CLOSED) return;
       if (this.paused) {
-        this.pending = buf.subarray(pos);
+        // Before what the sink fed while this read was parsed.
+        const rest = buf.subarray(pos);
+        this.pending = this.pending === null ? rest : Buffer.concat([rest, this.pending]);
         return;
       }
       if (this.state <= S_TRAILER_LINE) {
@@ -245,7 +249,7 @@ export class RequestParser {
           // A head the connection sent last time, byte for byte, is taken as it was then (head-memory.ts).
           // An empty line before a request line (CR or LF) is no head's start: it is read, not counted as a miss.
           if (this.state === S_REQUEST_LINE && buf[pos] !== 0x0d && buf[pos] !== 0x0a) {
-            const n = this.memory.recall(buf, pos, readNumber);
+            const n = this.memory.recall(buf, pos, this.reads);
             if (n !== 0) {
               if (!this.recalled(pos, n)) return;
               pos += n;
