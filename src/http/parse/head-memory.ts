@@ -63,11 +63,10 @@ const LINE_FEED = 0x0a;
  *
  * A read is copied once, however many heads it holds: copying it again for
  * each of them cost a pipelined read of n heads n copies of itself. Shared by
- * every parser, so it says whose read it holds (see recall); one word longer
- * than the longest read copied, for the word after a head's last.
+ * every parser, so it says whose read it holds (see recall).
  */
 export const SCRATCH_BYTES = 4096;
-const SCRATCH_WORDS = new Int32Array(SCRATCH_BYTES / 4 + 1);
+const SCRATCH_WORDS = new Int32Array(SCRATCH_BYTES / 4);
 const SCRATCH = new Uint8Array(SCRATCH_WORDS.buffer);
 /** Whose read SCRATCH holds: that memory's id and its read number (0, -1: nobody's). */
 let scratchOwner = 0;
@@ -96,6 +95,7 @@ function sameWords(pos: number, keptWords: Int32Array, keptBytes: Uint8Array, n:
   } else {
     const low = misaligned * 8;
     const high = 32 - low;
+    // The last word read, first + whole, starts at most at byte pos + n - 2 (pos is not on a word): within the read.
     for (let w = whole - 1; w >= 0; w--) if (((words[first + w]! >>> low) | (words[first + w + 1]! << high)) !== keptWords[w]) return false;
   }
   for (let j = whole * 4, at = pos + j; j < n - 1; j++, at++) if (bytes[at] !== keptBytes[j]) return false;
