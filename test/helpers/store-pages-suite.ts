@@ -5,19 +5,9 @@
 import type { Test } from "tap";
 import type { Fact, Page, PagedCollection, Position, Store, StoreOptions } from "../../src/store/types.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
+import { prng } from "./prng.js";
 
 type Open = (t: Test, options?: StoreOptions) => Promise<Store>;
-
-/** A small deterministic generator (mulberry32), so a failing round can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const post = (id: string) => ({ id, title: `Title ${id}`, body: `Body of ${id}` });
 

@@ -5,23 +5,13 @@
 
 import t from "tap";
 import { createPostOrder, type PostOrder } from "../../src/store/post-order.js";
+import { prng } from "../helpers/prng.js";
 
 /** Every live entry from the start, by firstAfter and next. */
 function walk(order: PostOrder, after = 0): [number, string][] {
   const entries: [number, string][] = [];
   for (let i = order.firstAfter(after); i < order.end(); i = order.next(i)) entries.push([order.positionAt(i), order.idAt(i)]);
   return entries;
-}
-
-/** A small deterministic generator (mulberry32), so a failing run can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 t.test("appends and removes anywhere: the walk is the live entries, from any cursor, across compactions", async (t) => {
