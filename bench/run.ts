@@ -15,6 +15,7 @@ import { idleRun, loadRun, type IdleRun, type Run } from "./measure.js";
 import { detectPinning, pinPid } from "./proc.js";
 import { LEGEND, figuresTable, idleTable, ratioTable } from "./report.js";
 import { LABEL, SCENARIOS, type Scenario, type ServerKind } from "./scenarios.js";
+import { pairedOrder, rotated } from "./slice-order.js";
 import { wrkUnavailable } from "./wrk.js";
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -25,7 +26,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --duration s         seconds per measured run, whole (default 10; --paired: 2)
   --warmup s           seconds of warm-up before each run (default 2; --paired: once per server)
   --connections n      connections, for scenarios that name none (default 100)
-  --paired             servers kept up, loaded in turn in slices (default scenarios: status, status-pipelined)
+  --paired             servers kept up, loaded in turn in slices (default scenarios: status, status-pipelined);
+                       the reference (ceiling) in the middle of each cycle, every other cycle reversed
                        (--cycles and --slice: the same as --rounds and --duration)
   --profile            startline runs under --cpu-prof; its profiles go to <results-dir>/profiles/
   --results-dir dir    where every run goes as JSON (default bench/results)
@@ -39,7 +41,6 @@ Exit status 0 when every server answered as expected; 1 otherwise (see PROBLEMS)
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const rotate = <T>(items: readonly T[], by: number) => [...items.slice(by % items.length), ...items.slice(0, by % items.length)];
 
 async function main(argv: string[]): Promise<number> {
   // Counted or in process: their own files, with their own options.
@@ -125,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
       }
       if (s.idle !== undefined) {
         for (let round = 1; round <= rounds; round++) {
-          for (const kind of rotate(s.servers, round - 1)) {
+          for (const kind of rotated(s.servers, round - 1)) {
             const server = await start(s, kind, reference);
             const run = await idleRun(s, server, round, quick ? 500 : s.idle).finally(() => stop(s, server));
             log(`  ${s.name} r${round} ${LABEL[kind].padEnd(12)} ${run.held} held, ${run.kibPerConnection.toFixed(2)} KiB each, ${run.failed} failed`);
@@ -140,13 +141,13 @@ async function main(argv: string[]): Promise<number> {
             up.push(await start(s, kind, reference));
             if (warmup > 0) await loadRun(ws, s, up.at(-1)!, 0, warmup, connections);
           }
-          for (let round = 1; round <= rounds; round++) for (const server of rotate(up, round - 1)) measured(await loadRun(ws, s, server, round, duration, connections));
+          for (let round = 1; round <= rounds; round++) for (const server of pairedOrder(up, round - 1)) measured(await loadRun(ws, s, server, round, duration, connections));
         } finally {
           for (const server of up) await stop(s, server);
         }
       } else {
         for (let round = 1; round <= rounds; round++) {
-          for (const kind of rotate(s.servers, round - 1)) {
+          for (const kind of rotated(s.servers, round - 1)) {
             const server = await start(s, kind, reference);
             try {
               if (warmup > 0) await loadRun(ws, s, server, round, warmup, connections);
