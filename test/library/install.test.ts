@@ -1,6 +1,7 @@
 // startline as an installed dependency, made the way a user makes it: in a
-// fresh copy of the repository, with no dist/ yet, `npm pack --workspace
-// startline` builds and fills packages/startline (its prepack step) and packs
+// fresh copy of the repository (with dist/ as the last build left it, so the
+// build has nothing to redo), `npm pack --workspace startline` builds and
+// fills packages/startline (its prepack step) and packs
 // what that manifest's "files" names; the tarball is then installed into
 // empty projects with `npm install --offline` and an empty npm cache, so
 // nothing can come from a registry. The package is the engine alone: it
@@ -38,7 +39,7 @@ interface Consumer {
 
 /** The tarball, packed once in a fresh copy (a pack builds the whole project), in a directory removed when the file's tests end. */
 async function pack(): Promise<{ tarball: string; dir: string }> {
-  const fresh = await checkout({ dist: false });
+  const fresh = await checkout({ dist: true });
   t.teardown(fresh.remove);
   const dir = await mkdtemp(path.join(tmpdir(), "startline-consumer-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
