@@ -40,7 +40,6 @@ import {
   CLASS_QUESTION,
   CLASS_SEMICOLON,
   CLASS_SP,
-  classes,
   FIELD_VALUE_SET,
   HEX,
   HTAB,
