@@ -30,6 +30,8 @@ export interface AppOptions {
   readonly usage?: (local: () => UsageCounts) => UsageSource;
   /** The server's parser limits: the wire view applies them to the requests it runs, as a socket would. */
   readonly limits?: Partial<ParserLimits>;
+  /** Whether clients reach this server over TLS (the lab compares origins and writes absolute URLs with it; default false). */
+  readonly secure?: boolean;
   /** Serve the wire view, POST /api/wire (default true; WIRE_VIEW=0 turns it off). */
   readonly wireView?: boolean;
 }
@@ -49,6 +51,7 @@ export function createApp(options: AppOptions): App {
   const local = () => versioned.usage();
   const api = apiRoutes({
     store: options.store,
+    scheme: options.secure === true ? "https" : "http",
     v1DeprecatedSince: V1_DEPRECATED_SINCE,
     ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
     usage: options.usage === undefined ? local : options.usage(local),

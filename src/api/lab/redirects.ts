@@ -7,6 +7,7 @@
 
 import type { Request } from "../../http/message/request.js";
 import type { Response } from "../../http/message/response.js";
+import { byteName } from "./bytes.js";
 import { queryOf, refuse, whole } from "./params.js";
 import { ECHO } from "./status.js";
 
@@ -39,15 +40,6 @@ export function offSite(url: string): string | undefined {
   if (url[0] !== "/") return `url ${JSON.stringify(url)} does not start with / (a scheme or a relative path could lead off this server)`;
   if (url[1] === "/") return `url ${JSON.stringify(url)} starts with // (a network-path reference names another host)`;
   return undefined;
-}
-
-const CONTROL_NAMES: Readonly<Record<number, string>> = { 0x00: "NUL", 0x09: "HTAB", 0x0a: "LF", 0x0d: "CR", 0x20: "a space", 0x7f: "DEL" };
-
-/** A control byte by its name, e.g. "CR (0x0D)". */
-export function byteName(c: number): string {
-  const hex = `0x${c.toString(16).toUpperCase().padStart(2, "0")}`;
-  const name = CONTROL_NAMES[c];
-  return name === undefined ? `the control byte ${hex}` : name === "a space" ? "a space (0x20)" : `${name} (${hex})`;
 }
 
 export function redirectTo(request: Request): Response {

@@ -9,6 +9,7 @@ import { cacheAnswer, cacheForAnswer, etagAnswer, MAX_AGE_SECONDS } from "./cach
 import { codedAnswer, LAB_CODINGS, type LabCoding } from "./encodings.js";
 import { MAX_REDIRECTS, redirectChain, redirectTo, REDIRECT_STATUSES } from "./redirects.js";
 import { MAX_FIELDS, responseHeadersAnswer } from "./response-headers.js";
+import type { Scheme } from "./origin.js";
 import { STATUS_ALLOWED, statusAnswer } from "./status.js";
 import { delayAnswer, dripAnswer, MAX_DELAY_SECONDS, MAX_DRIP_BYTES, MAX_DRIP_SECONDS } from "./time.js";
 
@@ -19,7 +20,7 @@ const ECHO_JSON: RouteResponseDoc = { description: "The echo of the request (as 
 const whole = (description: string, min: number, max: number, example: string): RouteParamDoc => ({ description, schema: { type: "integer", minimum: min, maximum: max }, example });
 const secs = (description: string, max: number, example: string): RouteParamDoc => ({ description, schema: { type: "number", minimum: 0, maximum: max }, example });
 
-export function labRoutes(): Route[] {
+export function labRoutes(scheme: Scheme): Route[] {
   const rows: Route[] = [
     route({
       method: ANY_METHOD,
@@ -125,9 +126,9 @@ export function labRoutes(): Route[] {
       method: ANY_METHOD,
       path: "/api/lab/response-headers",
       summary: "Each query pair Name=value becomes a header field of the answer, checked: header injection stays impossible",
-      handler: (request) => responseHeadersAnswer(request),
-      query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date), and Content-Security-Policy, which the server sets`, example: "hello" } },
-      responses: { 200: { description: "The fields asked for, and the pairs as a JSON object; always with Content-Security-Policy: sandbox, so a page made with Content-Type: text/html runs no script as this origin", mediaTypes: ["application/json"], headers: { "Content-Security-Policy": "sandbox" } }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself (and why), or a name given twice" } },
+      handler: (request) => responseHeadersAnswer(request, scheme),
+      query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date), Content-Security-Policy, which the server sets, the fields that act on the whole origin (Refresh, Strict-Transport-Security, Clear-Site-Data, Alt-Svc, NEL, Report-To, Accept-CH, Critical-CH, Service-Worker-Allowed, Link), the CORS fields, a Set-Cookie without Path=/api/lab/... or with Domain, and a Location off this origin`, example: "hello" } },
+      responses: { 200: { description: "The fields asked for, and the pairs as a JSON object; always with Content-Security-Policy: sandbox, so a page made with Content-Type: text/html runs no script as this origin", mediaTypes: ["application/json"], headers: { "Content-Security-Policy": "sandbox" } }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself or that acts on the whole origin (and why), a Set-Cookie that would reach past /api/lab/, a Location off this origin, or a name given twice" } },
     },
   ];
   for (const name of Object.keys(LAB_CODINGS) as LabCoding[]) {
