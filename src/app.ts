@@ -9,6 +9,8 @@ import { withCompression } from "./http/message/compression.js";
 import type { Admission, Handler, Service } from "./http/connection/service.js";
 import type { RequestHead } from "./http/message/request.js";
 import { accessPolicy } from "./policies/access.js";
+import { corsPolicy } from "./policies/cors.js";
+import { sandboxPolicy } from "./policies/sandbox.js";
 import { declaredBody } from "./router/body-policy.js";
 import { createRouter } from "./router/router.js";
 import type { ServedRoute } from "./router/policy.js";
@@ -76,7 +78,8 @@ export function createApp(options: AppOptions): App {
   // declares, refused from the head when it is not one it takes; its version (counted before the
   // access check, so a request refused with 401 is still counted); and who may call it.
   const router = createRouter<ApiRoute>([...versioned.routes, ...docs.routes], {
-    policies: [declaredBody, versioned.policy, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
+    // CORS first, so that every answer of a route that declares it carries it, a refusal included.
+    policies: [corsPolicy, sandboxPolicy, declaredBody, versioned.policy, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
     notFound: (request) => versioned.unknownVersion(request) ?? notFoundPointingHere(request),
   });
   docs.publish(router.routes);

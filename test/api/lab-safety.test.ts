@@ -13,9 +13,12 @@ async function refused(t: Test, port: number, query: string, detail: RegExp): Pr
   const r = await raw(port, "GET", `/api/lab/response-headers?${query}`);
   const body = checkProblem(t, r, 400, detail);
   t.equal(body?.type, "/problems/invalid-parameter", query);
-  // Nothing of the refused field reached the head.
+  // Nothing of the refused field reached the head (the CORS policy's own Access-Control-Allow-Origin: * aside).
   const name = decodeURIComponent(query.slice(0, query.indexOf("="))).toLowerCase();
-  t.notOk(name in r.headers, `${query}: no ${name} in the answer`);
+  const asked = decodeURIComponent(query.slice(query.indexOf("=") + 1));
+  if (name === "access-control-allow-origin") t.equal(r.headers[name], "*", "the policy's value, not the one asked");
+  else t.notOk(name in r.headers, `${query}: no ${name} in the answer`);
+  t.notOk(Object.values(r.headers).includes(asked), `${query}: the value asked is nowhere in the head`);
 }
 
 t.test("response-headers refuses each field that acts on the whole origin, saying why", async (t) => {
@@ -68,5 +71,43 @@ t.test("response-headers takes a Location only on this server's origin", async (
     const r = await raw(port, "GET", `/api/lab/response-headers?Location=${encodeURIComponent(url)}`);
     t.equal(r.status, 200, url);
     t.equal(r.headers.location, url, `${url}: on this origin, taken as given`);
+  }
+});
+
+t.test("CORS: the lab is readable from any origin without credentials, preflights included; nothing else answers CORS", async (t) => {
+  const { port } = await startApi(t);
+  const origin = { Origin: "http://learner.example" };
+  const read = await raw(port, "GET", "/api/lab/get", origin);
+  t.equal(read.headers["access-control-allow-origin"], "*");
+  t.equal(read.headers["access-control-expose-headers"], "*");
+  t.notOk("access-control-allow-credentials" in read.headers, "never with credentials");
+  const refused = await raw(port, "GET", "/api/lab/status/600", origin);
+  t.equal(refused.status, 400);
+  t.equal(refused.headers["access-control-allow-origin"], "*", "a refusal is readable too, so the page can show why");
+  const preflight = await raw(port, "OPTIONS", "/api/lab/anything", { ...origin, "Access-Control-Request-Method": "PURGE", "Access-Control-Request-Headers": "content-type, x-lab" });
+  t.equal(preflight.statusLine, "HTTP/1.1 204 No Content");
+  t.same(
+    preflight.fieldOrder.filter((name) => name !== "Date" && name !== "X-Content-Type-Options"),
+    ["Allow", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Access-Control-Max-Age", "Connection"],
+  );
+  t.match(preflight.headers, { "access-control-allow-origin": "*", "access-control-allow-methods": "PURGE", "access-control-allow-headers": "content-type, x-lab", "access-control-max-age": "3600" });
+  t.notOk("access-control-allow-credentials" in preflight.headers);
+  // A value that is not a token list is not echoed (the preflight falls back to Allow, and names no fields).
+  const odd = await raw(port, "OPTIONS", "/api/lab/get", { ...origin, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "a b" });
+  t.equal(odd.headers["access-control-allow-methods"], "GET");
+  t.notOk("access-control-allow-headers" in odd.headers);
+  for (const [method, path] of [["GET", "/api/v2/status"], ["GET", "/api/echo"], ["GET", "/"], ["GET", "/api/openapi.json"], ["OPTIONS", "/api/echo"], ["OPTIONS", "/api/v1/posts"], ["GET", "/api/lab/no-such-resource"]] as const) {
+    const r = await raw(port, method, path, method === "OPTIONS" ? { ...origin, "Access-Control-Request-Method": "POST" } : origin);
+    t.same(Object.keys(r.headers).filter((name) => name.startsWith("access-control-")), [], `${method} ${path}: no CORS field, so another origin cannot read it`);
+  }
+});
+
+t.test("a document response-headers makes is sandboxed whatever its Content-Type: script in it never runs as this origin", async (t) => {
+  const { port } = await startApi(t);
+  for (const type of ["text/html", "image/svg+xml", "application/xml", "text/xml", "application/xhtml+xml"]) {
+    const r = await raw(port, "GET", `/api/lab/response-headers?Content-Type=${encodeURIComponent(type)}&x=${encodeURIComponent("<script>alert(document.domain)</script>")}`);
+    t.equal(r.headers["content-type"], type);
+    t.match(r.body, /<script>/);
+    t.equal(r.headers["content-security-policy"], "sandbox", `${type}: sandboxed`);
   }
 });

@@ -23,7 +23,8 @@
 // The client chooses Content-Type and the body holds its values, so
 // `?Content-Type=text/html&x=<script>...</script>` is a page of the client's
 // making served from this origin: script run there acts as the page at / and
-// passes the wire view's same-origin check. Every answer therefore carries
+// passes the wire view's same-origin check. The route therefore declares a
+// sandboxed answer (policies/sandbox.ts): every answer carries
 // `Content-Security-Policy: sandbox`, which gives such a document an origin
 // of its own and runs none of its script, and the client cannot replace it.
 
@@ -82,8 +83,6 @@ export function cookieReach(value: string): string | undefined {
   return undefined;
 }
 
-/** On every answer: whatever Content-Type the client chose, the document has an origin of its own and runs no script. */
-export const SANDBOX = { "Content-Security-Policy": "sandbox" } as const;
 
 const VALUE_ALLOWED = "visible ASCII, spaces and tabs (no CR, LF, NUL or other control byte)";
 
@@ -144,5 +143,5 @@ export function responseHeadersAnswer(request: Request, scheme: Scheme): Respons
   // The defaults give way to a field of the same name in any case: one field each, the client's.
   const defaults = Object.entries({ "Content-Type": "application/json", "Cache-Control": "no-store" }).filter(([name]) => !seen.has(name.toLowerCase()));
   const body = JSON.stringify(Object.fromEntries(pairs));
-  return { status: 200, headers: { ...SANDBOX, ...Object.fromEntries(defaults), ...fields }, body };
+  return { status: 200, headers: { ...Object.fromEntries(defaults), ...fields }, body };
 }
