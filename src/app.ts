@@ -1,6 +1,7 @@
 // The application: the API's route table behind the router, over a store.
 // No sockets here, so tests and tools can run requests through it in-process.
 
+import { randomBytes } from "node:crypto";
 import type { UsageCounts, UsageSource } from "./api/operator.js";
 import { apiRoutes } from "./api/routes.js";
 import { docsRoutes, notFoundPointingHere } from "./docs/routes.js";
@@ -34,6 +35,8 @@ export interface AppOptions {
   readonly limits?: Partial<ParserLimits>;
   /** Whether clients reach this server over TLS (the lab compares origins and writes absolute URLs with it; default false). */
   readonly secure?: boolean;
+  /** The key the lab signs its digest nonces with: the same in every process that may get the next request (default: one made here). */
+  readonly labSecret?: string;
   /** Serve the wire view, POST /api/wire (default true; WIRE_VIEW=0 turns it off). */
   readonly wireView?: boolean;
 }
@@ -54,6 +57,7 @@ export function createApp(options: AppOptions): App {
   const api = apiRoutes({
     store: options.store,
     scheme: options.secure === true ? "https" : "http",
+    labSecret: options.labSecret ?? randomBytes(32).toString("hex"),
     v1DeprecatedSince: V1_DEPRECATED_SINCE,
     ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
     usage: options.usage === undefined ? local : options.usage(local),

@@ -4,6 +4,7 @@
 // read into form and files, httpbin's method rules for the method-named
 // resources, and several or weighted codes for status.
 
+import { createHash } from "node:crypto";
 import t from "tap";
 import { talk } from "../helpers/wire.js";
 import { dechunk } from "../helpers/wire.js";
@@ -107,4 +108,173 @@ t.test("status/:codes: several codes, or weighted ones, answer one of them; a ba
   for (const [codes, detail] of [["200,99", /out of range/], ["200:x", /not a status with an optional :weight/], ["200:0,418:0", /every weight is 0/], ["200,101", /interim/], [Array(51).fill("200").join(","), /51 codes are given/]] as const) {
     checkProblem(t, await raw(port, "GET", `/api/lab/status/${codes}`), 400, detail);
   }
+});
+
+t.test("documents: html, json, xml, robots.txt, deny, encoding/utf8, base64, links, forms/post", async (t) => {
+  const { port } = await startApi(t);
+  const html = await exchange(port, `GET /api/lab/html HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+  t.same(html.head.slice(0, 7), ["HTTP/1.1 200 OK", "Date: <date>", "X-Content-Type-Options: nosniff", "Access-Control-Allow-Origin: *", "Access-Control-Expose-Headers: *", "Content-Security-Policy: sandbox", "Content-Type: text/html; charset=utf-8"]);
+  t.match(html.body.toString(), /^<!DOCTYPE html>[^]*<h1>/);
+  const json = JSON.parse((await raw(port, "GET", "/api/lab/json")).body);
+  t.match(json, { slideshow: { author: String, date: String, title: String, slides: Array } }, "httpbin's slideshow members");
+  const xml = await raw(port, "GET", "/api/lab/xml");
+  t.equal(xml.headers["content-type"], "application/xml");
+  t.match(xml.body, /^<\?xml version="1.0"[^]*<slideshow [^]*<slide type="all">/);
+  const robots = await raw(port, "GET", "/api/lab/robots.txt");
+  t.equal(robots.headers["content-type"], "text/plain; charset=utf-8");
+  t.equal(robots.body, "User-agent: *\nDisallow: /api/lab/deny\n");
+  t.equal((await raw(port, "GET", "/api/lab/deny")).status, 200);
+  const utf8 = await exchange(port, `GET /api/lab/encoding/utf8 HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+  const text = utf8.body.toString("utf8");
+  t.ok(Buffer.from(text, "utf8").equals(utf8.body), "valid UTF-8");
+  t.ok([...text].some((c) => Buffer.byteLength(c) === 4) && [...text].some((c) => Buffer.byteLength(c) === 3) && [...text].some((c) => Buffer.byteLength(c) === 2), "characters of two, three and four bytes");
+  const decoded = await raw(port, "GET", `/api/lab/base64/${Buffer.from("HTTP is fun ✓").toString("base64url")}`);
+  t.equal(decoded.body, "HTTP is fun ✓");
+  t.equal(Buffer.from("~~~").toString("base64"), "fn5+");
+  t.equal((await raw(port, "GET", "/api/lab/base64/fn5+")).body, "~~~", "the standard alphabet too");
+  checkProblem(t, await raw(port, "GET", "/api/lab/base64/%25%25"), 400, /is not base64/);
+  checkProblem(t, await raw(port, "GET", "/api/lab/base64/_w"), 400, /not UTF-8/);
+  const links = await raw(port, "GET", "/api/lab/links/4/1");
+  t.equal(links.body, '<html><head><title>Links</title></head><body><a href="/api/lab/links/4/0">0</a> 1 <a href="/api/lab/links/4/2">2</a> <a href="/api/lab/links/4/3">3</a> </body></html>');
+  const start = await raw(port, "GET", "/api/lab/links/4");
+  t.equal(start.status, 302);
+  t.equal(start.headers.location, "/api/lab/links/4/0");
+  checkProblem(t, await raw(port, "GET", "/api/lab/links/201/0"), 400, /n is 201, out of range/);
+  checkProblem(t, await raw(port, "GET", "/api/lab/links/4/4"), 400, /offset is 4, out of range/);
+  const form = await raw(port, "GET", "/api/lab/forms/post");
+  t.match(form.body, /<form method="post" action="\/api\/lab\/post">/);
+  for (const name of ["custname", "custtel", "custemail", "size", "topping", "delivery", "comments"]) t.match(form.body, new RegExp(`name="${name}"`), name);
+});
+
+t.test("images: png, jpeg, webp and svg made here, and image by Accept as httpbin chooses", async (t) => {
+  const { port } = await startApi(t);
+  const magic: Record<string, [string, (b: Buffer) => boolean]> = {
+    png: ["image/png", (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) && b.toString("latin1", 12, 16) === "IHDR"],
+    jpeg: ["image/jpeg", (b) => b[0] === 0xff && b[1] === 0xd8 && b.at(-2) === 0xff && b.at(-1) === 0xd9],
+    webp: ["image/webp", (b) => b.toString("latin1", 0, 4) === "RIFF" && b.readUInt32LE(4) === b.length - 8 && b.toString("latin1", 8, 16) === "WEBPVP8L"],
+    svg: ["image/svg+xml", (b) => /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/.test(b.toString())],
+  };
+  for (const [kind, [type, looks]] of Object.entries(magic)) {
+    const r = await exchange(port, `GET /api/lab/image/${kind} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+    t.equal(r.fields["content-type"], type, kind);
+    t.equal(Number(r.fields["content-length"]), r.body.length);
+    t.ok(looks(r.body), `${kind}: the format's own framing`);
+  }
+  for (const [accept, type] of [[undefined, "image/png"], ["image/webp,image/png", "image/webp"], ["image/svg+xml", "image/svg+xml"], ["image/jpeg", "image/jpeg"], ["image/*", "image/png"], ["*/*", "image/png"]] as const) {
+    const r = await raw(port, "GET", "/api/lab/image", accept === undefined ? {} : { Accept: accept });
+    t.equal(r.headers["content-type"], type, `Accept ${accept}`);
+  }
+  checkProblem(t, await raw(port, "GET", "/api/lab/image", { Accept: "text/html" }), 406, /names no image type/);
+});
+
+t.test("cookies: shown, set under /api/lab/ (several lines of Set-Cookie), deleted; each a redirect to cookies", async (t) => {
+  const { port } = await startApi(t);
+  t.same(JSON.parse((await raw(port, "GET", "/api/lab/cookies", { Cookie: "a=1; b=two" })).body), { cookies: { a: "1", b: "two" } });
+  t.same(JSON.parse((await raw(port, "GET", "/api/lab/cookies")).body), { cookies: {} });
+  const set = await exchange(port, `GET /api/lab/cookies/set?a=1&b=2 HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+  t.equal(set.head[0], "HTTP/1.1 302 Found");
+  t.same(set.head.filter((l) => l.startsWith("Set-Cookie: ") || l.startsWith("Location: ")), ["Location: /api/lab/cookies", "Set-Cookie: a=1; Path=/api/lab/", "Set-Cookie: b=2; Path=/api/lab/"], "one Set-Cookie line per cookie (RFC 9110 §5.3)");
+  const deleted = await exchange(port, `GET /api/lab/cookies/delete?a&b HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+  t.same(deleted.head.filter((l) => l.startsWith("Set-Cookie: ")), ["Set-Cookie: a=; Path=/api/lab/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT", "Set-Cookie: b=; Path=/api/lab/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT"]);
+  checkProblem(t, await raw(port, "GET", "/api/lab/cookies/set?a=x%3By"), 400, /holds a character a cookie value cannot/);
+  checkProblem(t, await raw(port, "GET", "/api/lab/cookies/set?a%20b=1"), 400, /is not a cookie name/);
+  checkProblem(t, await raw(port, "GET", `/api/lab/cookies/set?${Array.from({ length: 21 }, (_, i) => `c${i}=1`).join("&")}`), 400, /21 cookies/);
+  // As a client with a cookie jar follows it: set, then shown.
+  const followed = await fetch(`http://127.0.0.1:${port}/api/lab/cookies/set/k/v`, { redirect: "manual" });
+  t.equal(followed.headers.get("set-cookie"), "k=v; Path=/api/lab/");
+});
+
+const basic = (user: string, pass: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}` });
+
+t.test("basic-auth, hidden-basic-auth, bearer", async (t) => {
+  const { port } = await startApi(t);
+  const ok = await raw(port, "GET", "/api/lab/basic-auth/ada/s3cret", basic("ada", "s3cret"));
+  t.equal(ok.status, 200);
+  t.same(JSON.parse(ok.body), { authenticated: true, user: "ada" });
+  for (const headers of [{}, basic("ada", "wrong"), basic("bob", "s3cret"), { Authorization: "Basic !!!" }, { Authorization: "Bearer x" }]) {
+    const r = await raw(port, "GET", "/api/lab/basic-auth/ada/s3cret", headers);
+    checkProblem(t, r, 401, /Authorization: Basic/);
+    t.equal(r.headers["www-authenticate"], 'Basic realm="startline-lab"');
+  }
+  t.equal((await raw(port, "GET", "/api/lab/hidden-basic-auth/ada/s3cret", basic("ada", "s3cret"))).status, 200);
+  const hidden = await raw(port, "GET", "/api/lab/hidden-basic-auth/ada/s3cret", basic("ada", "nope"));
+  checkProblem(t, hidden, 404, /Nothing is served/);
+  t.notOk("www-authenticate" in hidden.headers, "no challenge gives it away");
+  const token = await raw(port, "GET", "/api/lab/bearer", { Authorization: "Bearer abc.DEF-123" });
+  t.same(JSON.parse(token.body), { authenticated: true, token: "abc.DEF-123" });
+  const none = await raw(port, "GET", "/api/lab/bearer");
+  checkProblem(t, none, 401, /Bearer <token>/);
+  t.equal(none.headers["www-authenticate"], 'Bearer realm="startline-lab"');
+});
+
+/** The client's side of RFC 7616, written from the RFC (independently of the server's code). */
+function digestAuthorization(challenge: string, method: string, uri: string, user: string, pass: string, nc: number, body = "", tamper = ""): string {
+  const param = (name: string) => new RegExp(`${name}="?([^",]+)"?`).exec(challenge)![1]!;
+  const algorithm = param("algorithm");
+  const session = algorithm.endsWith("-sess");
+  const hashName = { MD5: "md5", "SHA-256": "sha256", "SHA-512-256": "sha512-256", "SHA-512": "sha512" }[session ? algorithm.slice(0, -5) : algorithm]!;
+  const H = (s: string) => createHash(hashName).update(s).digest("hex");
+  const [realm, nonce, qop, opaque] = [param("realm"), param("nonce"), param("qop"), param("opaque")];
+  const cnonce = "0a4f113b";
+  const ncText = nc.toString(16).padStart(8, "0");
+  let ha1 = H(`${user}:${realm}:${pass}`);
+  if (session) ha1 = H(`${ha1}:${nonce}:${cnonce}`);
+  const ha2 = qop === "auth-int" ? H(`${method}:${uri}:${H(body)}`) : H(`${method}:${uri}`);
+  const response = H(`${ha1}:${nonce}:${ncText}:${cnonce}:${qop}:${ha2}`) + tamper;
+  return `Digest username="${user}", realm="${realm}", nonce="${nonce}", uri="${uri}", algorithm=${algorithm}, qop=${qop}, nc=${ncText}, cnonce="${cnonce}", response="${response}", opaque="${opaque}"`;
+}
+
+t.test("digest-auth: RFC 7616's algorithms and -sess forms, httpbin's SHA-512, qop auth and auth-int, stale_after", async (t) => {
+  const { port } = await startApi(t);
+  for (const algorithm of ["MD5", "SHA-256", "SHA-512-256", "SHA-512", "MD5-sess", "SHA-256-sess", "SHA-512-256-sess", "SHA-512-sess"]) {
+    for (const qop of ["auth", "auth-int"]) {
+      const target = `/api/lab/digest-auth/${qop}/ada/s3cret/${algorithm}`;
+      const first = await raw(port, "POST", target, { "Content-Type": "text/plain" }, "a body");
+      checkProblem(t, first, 401, /Answer the challenge/);
+      const challenge = first.headers["www-authenticate"]!;
+      t.match(challenge, new RegExp(`^Digest realm="startline-lab", qop="${qop}", algorithm=${algorithm}, nonce="[^"]+", opaque="[^"]+"$`));
+      const ok = await raw(port, "POST", target, { "Content-Type": "text/plain", Authorization: digestAuthorization(challenge, "POST", target, "ada", "s3cret", 1, "a body") }, "a body");
+      t.equal(ok.status, 200, `${algorithm} ${qop}`);
+      t.same(JSON.parse(ok.body), { authenticated: true, user: "ada" });
+      const wrong = await raw(port, "POST", target, { "Content-Type": "text/plain", Authorization: digestAuthorization(challenge, "POST", target, "ada", "wrong", 1, "a body") }, "a body");
+      checkProblem(t, wrong, 401, /does not match/);
+      if (qop === "auth-int") {
+        const otherBody = await raw(port, "POST", target, { "Content-Type": "text/plain", Authorization: digestAuthorization(challenge, "POST", target, "ada", "s3cret", 1, "a body") }, "another body");
+        checkProblem(t, otherBody, 401, /does not match/);
+      }
+    }
+  }
+  const target = "/api/lab/digest-auth/auth/ada/s3cret";
+  const challenge = (await raw(port, "GET", target)).headers["www-authenticate"]!;
+  t.match(challenge, /algorithm=MD5/, "MD5 by default");
+  const forged = challenge.replace(/nonce="([0-9a-f]+)\.[^"]+"/, 'nonce="$1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"');
+  checkProblem(t, await raw(port, "GET", target, { Authorization: digestAuthorization(forged, "GET", target, "ada", "s3cret", 1) }), 401, /not one this server issued/);
+  checkProblem(t, await raw(port, "GET", target, { Authorization: digestAuthorization(challenge, "GET", "/api/lab/get", "ada", "s3cret", 1) }), 401, /not this request's target/);
+  // stale_after 2: a nonce's third use (nc 3) is answered stale, with a new nonce to retry with.
+  const limited = "/api/lab/digest-auth/auth/ada/s3cret/MD5/2";
+  const c = (await raw(port, "GET", limited)).headers["www-authenticate"]!;
+  for (const nc of [1, 2]) t.equal((await raw(port, "GET", limited, { Authorization: digestAuthorization(c, "GET", limited, "ada", "s3cret", nc) })).status, 200, `use ${nc}`);
+  const stale = await raw(port, "GET", limited, { Authorization: digestAuthorization(c, "GET", limited, "ada", "s3cret", 3) });
+  checkProblem(t, stale, 401, /past stale_after 2/);
+  t.match(stale.headers["www-authenticate"], /, stale=true$/);
+  for (const [path, detail] of [["digest-auth/none/a/b", /qop "none"/], ["digest-auth/auth/a/b/SHA-1", /algorithm "SHA-1"/], ["digest-auth/auth/a/b/MD5/x", /stale_after/]] as const) {
+    checkProblem(t, await raw(port, "GET", `/api/lab/${path}`), 400, detail);
+  }
+});
+
+t.test("digest-auth nonces verify in another app with the same secret (another worker), not in one with another", async (t) => {
+  const { createApp } = await import("../../src/app.js");
+  const { createMemoryStore } = await import("../../src/store/memory.js");
+  const { listen } = await import("../helpers/wire.js");
+  const serve = async (labSecret: string) => {
+    const running = await listen(createApp({ store: createMemoryStore(), labSecret }).handle, {});
+    t.teardown(running.close);
+    return running.port;
+  };
+  const [a, b, other] = [await serve("shared-secret"), await serve("shared-secret"), await serve("another-secret")];
+  const target = "/api/lab/digest-auth/auth/ada/s3cret";
+  const challenge = (await raw(a, "GET", target)).headers["www-authenticate"]!;
+  const authorization = digestAuthorization(challenge, "GET", target, "ada", "s3cret", 1);
+  t.equal((await raw(b, "GET", target, { Authorization: authorization })).status, 200, "issued by one worker, verified by another");
+  checkProblem(t, await raw(other, "GET", target, { Authorization: authorization }), 401, /not one this server issued/);
 });

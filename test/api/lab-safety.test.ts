@@ -111,3 +111,38 @@ t.test("a document response-headers makes is sandboxed whatever its Content-Type
     t.equal(r.headers["content-security-policy"], "sandbox", `${type}: sandboxed`);
   }
 });
+
+t.test("every lab resource that can answer HTML, SVG or XML is sandboxed: <script> in it never runs as this origin", async (t) => {
+  const { port } = await startApi(t);
+  const script = Buffer.from("<script>fetch('/api/wire')</script>").toString("base64url");
+  const cases: [string, Record<string, string>, string][] = [
+    [`/api/lab/base64/${script}`, {}, "sandbox"],
+    ["/api/lab/html", {}, "sandbox"],
+    ["/api/lab/xml", {}, "sandbox"],
+    ["/api/lab/encoding/utf8", {}, "sandbox"],
+    ["/api/lab/links/5/2", {}, "sandbox"],
+    ["/api/lab/image/svg", {}, "sandbox"],
+    ["/api/lab/image", { Accept: "image/svg+xml" }, "sandbox"],
+    ["/api/lab/forms/post", {}, "sandbox allow-forms"],
+    [`/api/lab/response-headers?Content-Type=text/html&x=${encodeURIComponent("<script>alert(1)</script>")}`, {}, "sandbox"],
+  ];
+  for (const [target, headers, csp] of cases) {
+    const r = await raw(port, "GET", target, headers);
+    t.equal(r.status, 200, target);
+    t.match(r.headers["content-type"], /^(text\/html|application\/xml|image\/svg\+xml)/, `${target}: a document a browser would render`);
+    t.equal(r.headers["content-security-policy"], csp, `${target}: ${csp}, never allow-scripts or allow-same-origin`);
+  }
+  const reflected = await raw(port, "GET", `/api/lab/base64/${script}`);
+  t.equal(reflected.body, "<script>fetch('/api/wire')</script>", "base64 decodes markup as given: the sandbox is what keeps it from running");
+});
+
+t.test("the cookies the lab sets ride only on requests to /api/lab/", async (t) => {
+  const { port } = await startApi(t);
+  const set = await raw(port, "GET", "/api/lab/cookies/set?flavour=oat");
+  t.match(set.headers["set-cookie"], /^flavour=oat; Path=\/api\/lab\/(;|$)/);
+  t.notMatch(set.headers["set-cookie"], /Domain=/i);
+  const named = await raw(port, "GET", "/api/lab/cookies/set/k/v");
+  t.match(named.headers["set-cookie"], /^k=v; Path=\/api\/lab\//);
+  const deleted = await raw(port, "GET", "/api/lab/cookies/delete?flavour");
+  t.match(deleted.headers["set-cookie"], /^flavour=; Path=\/api\/lab\/; Max-Age=0/);
+});

@@ -7,7 +7,12 @@ import { apiRoute, type ApiRoute } from "../route.js";
 import { echoSchema } from "../echo.js";
 import { bytesAnswer, MAX_BYTES, MAX_LINES, NDJSON, streamAnswer } from "./bodies.js";
 import { cacheAnswer, cacheForAnswer, etagAnswer, MAX_AGE_SECONDS } from "./caching.js";
+import { basicAuthAnswer, bearerAnswer } from "./auth.js";
+import { cookiesAnswer, deleteCookiesAnswer, MAX_COOKIES, setCookieAnswer, setCookiesAnswer } from "./cookies.js";
+import { ALGORITHMS, digestAuthAnswer, MAX_STALE_AFTER, NONCE_SECONDS } from "./digest.js";
+import { base64Answer, denyAnswer, formAnswer, htmlAnswer, jsonDocAnswer, linksAnswer, linksStart, MAX_LINKS, robotsAnswer, utf8Answer, xmlAnswer } from "./documents.js";
 import { codedAnswer, LAB_CODINGS, type LabCoding } from "./encodings.js";
+import { IMAGES, imageAnswer, imageByAccept, type ImageKind } from "./images.js";
 import { ANYTHING_KEYS, BODY_KEYS, GET_KEYS, headersAnswer, inspectAnswer, ipAnswer, userAgentAnswer, uuidAnswer } from "./inspect.js";
 import { CHAIN_END, MAX_REDIRECTS, redirectChain, redirectTo, STATUS_TAKEN, URL_ALLOWED, type ChainKind } from "./redirects.js";
 import { MAX_FIELDS, responseHeadersAnswer } from "./response-headers.js";
@@ -54,7 +59,7 @@ const JSON_NO_STORE = (description: string): RouteResponseDoc => ({ description,
 /** httpbin's method-named resources: each answers its own method only (GET also HEAD), others 405 with Allow. */
 const METHOD_NAMED = ["get", "post", "put", "patch", "delete"] as const;
 
-export function labRoutes(scheme: Scheme): ApiRoute[] {
+export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
   const rows: ApiRoute[] = [
     labRow({
       method: ANY_METHOD,
@@ -198,6 +203,154 @@ export function labRoutes(scheme: Scheme): ApiRoute[] {
       responses: { 200: { description: "The fields asked for, and the pairs as a JSON object; always with Content-Security-Policy: sandbox, so a page made with Content-Type: text/html runs no script as this origin", mediaTypes: ["application/json"], headers: { "Content-Security-Policy": "sandbox" } }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself or that acts on the whole origin (and why), a Set-Cookie that would reach past /api/lab/, a Location off this origin, or a name given twice" } },
     }),
   ];
+  const doc = (type: string, description: string): RouteResponseDoc => ({ description, mediaTypes: [type], headers: NO_STORE });
+  rows.push(
+    labRow({ method: ANY_METHOD, path: "/api/lab/html", summary: "An HTML page (sandboxed: it runs no script as this origin)", handler: htmlAnswer, sandbox: [], responses: { 200: doc("text/html", "A short page about requests and responses") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/json", summary: "A JSON document: httpbin's slideshow shape", handler: jsonDocAnswer, responses: { 200: doc("application/json", '{"slideshow": {"author", "date", "slides": [...], "title"}}') } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/xml", summary: "An XML document: a slideshow (sandboxed)", handler: xmlAnswer, sandbox: [], responses: { 200: doc("application/xml", "<slideshow> with <slide> and <item> elements") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/robots.txt", summary: "robots.txt, which disallows /api/lab/deny", handler: robotsAnswer, responses: { 200: doc("text/plain", "User-agent: * / Disallow: /api/lab/deny") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/deny", summary: "The page robots.txt asks robots not to visit", handler: denyAnswer, responses: { 200: doc("text/plain", "A short text") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/encoding/utf8", summary: "An HTML page of UTF-8 text, one to four bytes a character (sandboxed)", handler: utf8Answer, sandbox: [], responses: { 200: doc("text/html", "Scripts and symbols in UTF-8, charset=utf-8") } }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/base64/:value",
+      summary: "The value decoded from base64 (URL-safe or standard alphabet), as UTF-8 text in an HTML answer (sandboxed: markup in it runs no script)",
+      handler: (request, p) => base64Answer(request, p.value),
+      sandbox: [],
+      params: { value: { description: "base64 of UTF-8 text", example: "SFRUUCBpcyBmdW4=" } },
+      responses: { 200: doc("text/html", "The decoded text"), 400: { description: "value is not base64, or its bytes are not UTF-8" } },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/links/:n",
+      summary: `Redirects to the first of n pages of links (n at most ${MAX_LINKS})`,
+      handler: (request, p) => linksStart(request, p.n),
+      params: { n: whole(`How many pages: 1 to ${MAX_LINKS}`, 1, MAX_LINKS, "10") },
+      responses: { 302: { description: "Location: /api/lab/links/<n>/0", headers: { Location: "/api/lab/links/<n>/0" } }, 400: INVALID },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/links/:n/:offset",
+      summary: "An HTML page of n links to the pages of the same set, page offset as plain text (sandboxed)",
+      handler: (request, p) => linksAnswer(request, p.n, p.offset),
+      sandbox: [],
+      params: { n: whole(`How many pages: 1 to ${MAX_LINKS}`, 1, MAX_LINKS, "10"), offset: whole("This page: 0 to n-1", 0, MAX_LINKS - 1, "0") },
+      responses: { 200: doc("text/html", "n links, all under /api/lab/links/"), 400: INVALID },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/forms/post",
+      summary: "An HTML order form that posts to /api/lab/post (sandboxed, forms allowed: it may submit, it runs no script)",
+      handler: formAnswer,
+      sandbox: ["allow-forms"],
+      responses: { 200: doc("text/html", "A form of httpbin's fields: custname, custtel, custemail, size, topping, delivery, comments") },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/image",
+      summary: "An image of the type Accept prefers, as httpbin chooses: webp, svg, jpeg, then png (also for image/* and */*; none: png)",
+      handler: imageByAccept,
+      // It may answer SVG.
+      sandbox: [],
+      responses: { 200: { description: "The image", mediaTypes: Object.values(IMAGES).map((i) => i.type), headers: NO_STORE }, 406: { description: "Accept names no image type this resource has" } },
+    }),
+    ...(Object.keys(IMAGES) as ImageKind[]).map((kind) =>
+      labRow({
+        method: ANY_METHOD,
+        path: `/api/lab/image/${kind}`,
+        summary: `A small ${IMAGES[kind].type} image, made by this server${kind === "svg" ? " (sandboxed)" : ""}`,
+        handler: () => imageAnswer(kind),
+        ...(kind === "svg" ? { sandbox: [] } : {}),
+        responses: { 200: doc(IMAGES[kind].type, `A ${kind.toUpperCase()} image of ${IMAGES[kind].body.length} bytes`) },
+      }),
+    ),
+  );
+  const TO_COOKIES: RouteResponseDoc = { description: "Found: Location /api/lab/cookies, with a Set-Cookie per cookie, each Path=/api/lab/ (and Secure over HTTPS), never Domain", headers: { Location: "/api/lab/cookies", "Set-Cookie": "name=value; Path=/api/lab/" } };
+  const AUTHED = (member: string): RouteResponseDoc => ({ description: `{"authenticated": true, "${member}": ...}`, mediaTypes: ["application/json"], headers: NO_STORE });
+  const credentials = { user: { description: "The user name to expect", example: "user" }, passwd: { description: "The password to expect", example: "passwd" } };
+  rows.push(
+    labRow({ method: ANY_METHOD, path: "/api/lab/cookies", summary: 'The cookies the request carried: {"cookies": {...}}', handler: cookiesAnswer, responses: { 200: JSON_NO_STORE('{"cookies": {name: value}}') } }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/cookies/set",
+      summary: `Sets each query pair as a cookie under /api/lab/ (at most ${MAX_COOKIES}), then redirects to /api/lab/cookies`,
+      handler: (request) => setCookiesAnswer(request, scheme),
+      query: { name: { description: "Any cookie name: its value is the cookie's", example: "value" } },
+      responses: { 302: TO_COOKIES, 400: INVALID },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/cookies/set/:name/:value",
+      summary: "Sets the cookie name=value under /api/lab/, then redirects to /api/lab/cookies",
+      handler: (request, p) => setCookieAnswer(request, scheme, p.name, p.value),
+      params: { name: { description: "The cookie's name (a token)", example: "flavour" }, value: { description: "Its value (cookie-octets, RFC 6265 §4.1.1)", example: "oat" } },
+      responses: { 302: TO_COOKIES, 400: INVALID },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/cookies/delete",
+      summary: "Expires each cookie named in the query (under /api/lab/), then redirects to /api/lab/cookies",
+      handler: (request) => deleteCookiesAnswer(request, scheme),
+      query: { name: { description: "A cookie to expire: its name, with or without a value", example: "" } },
+      responses: { 302: TO_COOKIES, 400: INVALID },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/basic-auth/:user/:passwd",
+      summary: "401 with a Basic challenge until the request carries these credentials (compared in constant time)",
+      handler: (request, p) => basicAuthAnswer(request, p.user, p.passwd, false),
+      params: credentials,
+      responses: { 200: AUTHED("user"), 401: { description: "No or other credentials", headers: { "WWW-Authenticate": 'Basic realm="startline-lab"' } } },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/hidden-basic-auth/:user/:passwd",
+      summary: "As basic-auth, but 404 without these credentials: no challenge gives the resource away",
+      handler: (request, p) => basicAuthAnswer(request, p.user, p.passwd, true),
+      params: credentials,
+      responses: { 200: AUTHED("user"), 404: { description: "No or other credentials" } },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/bearer",
+      summary: "401 with a Bearer challenge until the request carries a bearer token (any)",
+      handler: bearerAnswer,
+      responses: { 200: AUTHED("token"), 401: { description: "No bearer token", headers: { "WWW-Authenticate": 'Bearer realm="startline-lab"' } } },
+    }),
+  );
+  const digestParams = {
+    qop: { description: "auth, or auth-int (the body's hash counts)", schema: { type: "string", enum: ["auth", "auth-int"] }, example: "auth" },
+    ...credentials,
+    algorithm: { description: `One of ${ALGORITHMS.join(", ")} (default MD5)`, schema: { type: "string", enum: [...ALGORITHMS] }, example: "SHA-256" },
+    stale_after: { description: `never (default), or 0 to ${MAX_STALE_AFTER}: the uses of a nonce (by the client's nc) before it is answered stale`, example: "never" },
+  };
+  const digestResponses = { 200: AUTHED("user"), 401: { description: `A challenge: Digest realm, qop, algorithm, a nonce fresh for ${NONCE_SECONDS} s, opaque (stale=true when only the nonce was out of date)`, headers: { "WWW-Authenticate": 'Digest realm="startline-lab", qop=..., algorithm=..., nonce=..., opaque=...' } }, 400: INVALID };
+  rows.push(
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/digest-auth/:qop/:user/:passwd",
+      summary: "Digest authentication (RFC 7616, MD5): 401 with a challenge until the request answers it for these credentials",
+      handler: (request, p) => digestAuthAnswer(request, secret, p.qop, p.user, p.passwd),
+      params: { qop: digestParams.qop, user: digestParams.user, passwd: digestParams.passwd },
+      responses: digestResponses,
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/digest-auth/:qop/:user/:passwd/:algorithm",
+      summary: "Digest authentication with the algorithm named (MD5, SHA-256, SHA-512-256, SHA-512, each also -sess)",
+      handler: (request, p) => digestAuthAnswer(request, secret, p.qop, p.user, p.passwd, p.algorithm),
+      params: { qop: digestParams.qop, user: digestParams.user, passwd: digestParams.passwd, algorithm: digestParams.algorithm },
+      responses: digestResponses,
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/digest-auth/:qop/:user/:passwd/:algorithm/:stale_after",
+      summary: "Digest authentication whose nonces go stale after stale_after uses",
+      handler: (request, p) => digestAuthAnswer(request, secret, p.qop, p.user, p.passwd, p.algorithm, p.stale_after),
+      params: digestParams,
+      responses: digestResponses,
+    }),
+  );
   for (const name of Object.keys(LAB_CODINGS) as LabCoding[]) {
     rows.push(labRow({
       method: ANY_METHOD,
