@@ -5,7 +5,10 @@
 import { ANY_METHOD, type Params, type RouteParamDoc, type RouteResponseDoc } from "../../router/route.js";
 import { apiRoute, type ApiRoute } from "../route.js";
 import { echoSchema } from "../echo.js";
-import { bytesAnswer, MAX_BYTES, MAX_LINES, NDJSON, streamAnswer } from "./bodies.js";
+import { bytesAnswer, DEFAULT_CHUNK_BYTES, MAX_BYTES, MAX_CHUNK_BYTES, MAX_CHUNKS, MAX_LINES, NDJSON, streamAnswer, streamBytesAnswer } from "./bodies.js";
+import { MAX_RANGES, rangeAnswer } from "./ranges.js";
+import { jsonAnswer } from "./inspect.js";
+import type { Response } from "../../http/message/response.js";
 import { cacheAnswer, cacheForAnswer, etagAnswer, MAX_AGE_SECONDS } from "./caching.js";
 import { basicAuthAnswer, bearerAnswer } from "./auth.js";
 import { cookiesAnswer, deleteCookiesAnswer, MAX_COOKIES, setCookieAnswer, setCookiesAnswer } from "./cookies.js";
@@ -351,6 +354,33 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       responses: digestResponses,
     }),
   );
+  rows.push(
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/stream-bytes/:n",
+      summary: `n random bytes (at most 1 MiB) sent in chunks of chunk_size as the client takes them; the same ones again for the same ?seed=`,
+      handler: (request, p) => streamBytesAnswer(request, p.n),
+      params: { n: whole(`How many bytes: 0 to ${MAX_BYTES}`, 0, MAX_BYTES, "1024") },
+      query: {
+        chunk_size: { description: `Bytes per chunk: 1 to ${MAX_CHUNK_BYTES} (default ${DEFAULT_CHUNK_BYTES}), at most ${MAX_CHUNKS} chunks`, schema: { type: "integer", minimum: 1, maximum: MAX_CHUNK_BYTES }, example: "256" },
+        seed: { description: "0 to 4294967295: the bytes are then bytes/:n's for that seed", schema: { type: "integer", minimum: 0, maximum: 4294967295 }, example: "42" },
+      },
+      responses: { 200: { description: "The bytes, chunked", mediaTypes: ["application/octet-stream"], headers: NO_STORE }, 400: INVALID },
+    }),
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/range/:n",
+      summary: `n bytes (a to z, repeated) honouring Range on GET: 206 with Content-Range, several ranges as multipart/byteranges (at most ${MAX_RANGES}, none overlapping), 416, If-Range`,
+      handler: (request, p) => rangeAnswer(request, p.n),
+      params: { n: whole(`How many bytes: 1 to ${MAX_BYTES}`, 1, MAX_BYTES, "26") },
+      responses: {
+        200: { description: "The whole, with Accept-Ranges: bytes and ETag (no Range, Range on another method, If-Range not matching, or a Range to ignore)", mediaTypes: ["application/octet-stream"], headers: { "Accept-Ranges": "bytes", ETag: '"range-<n>"' } },
+        206: { description: "The range asked for, with Content-Range; several as multipart/byteranges", mediaTypes: ["application/octet-stream", "multipart/byteranges"], headers: { "Content-Range": "bytes <first>-<last>/<n>" } },
+        400: INVALID,
+        416: { description: `No range starts within the bytes, or more than ${MAX_RANGES} ranges, or ranges that overlap: Content-Range: bytes */<n>`, headers: { "Content-Range": "bytes */<n>" } },
+      },
+    }),
+  );
   for (const name of Object.keys(LAB_CODINGS) as LabCoding[]) {
     rows.push(labRow({
       method: ANY_METHOD,
@@ -360,5 +390,16 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       responses: { 200: { description: `JSON as httpbin's (${LAB_CODINGS[name].flag}: true, headers, method, origin), coded with ${LAB_CODINGS[name].token}`, mediaTypes: ["application/json"], headers: { "Content-Encoding": LAB_CODINGS[name].token, ...NO_STORE } } },
     }));
   }
+  // /api/lab/ lists every resource of the table it stands at the head of, itself included.
+  let listing: Response | undefined;
+  rows.unshift(
+    labRow({
+      method: ANY_METHOD,
+      path: "/api/lab/",
+      summary: "Every resource of the lab: method (any, or the one it answers), path and summary",
+      handler: () => (listing ??= jsonAnswer({ resources: rows.map((r) => ({ method: r.method === ANY_METHOD ? "any" : r.method, path: r.path, summary: r.summary })) })),
+      responses: { 200: JSON_NO_STORE('{"resources": [{"method", "path", "summary"}]}') },
+    }),
+  );
   return rows;
 }
