@@ -338,3 +338,22 @@ t.test("/api/lab/ lists every resource of the lab", async (t) => {
   t.same(listed.map((l) => `${l.method} ${l.path}`).sort(), served.map((route) => `${route.method === "*" ? "any" : route.method} ${route.path}`).sort(), "the listing is the table");
   for (const path of ["/api/lab/anything", "/api/lab/digest-auth/:qop/:user/:passwd/:algorithm/:stale_after", "/api/lab/range/:n", "/api/lab/image/webp", "/api/lab/"]) t.ok(listed.some((l) => l.path === path), path);
 });
+
+t.test("a large body: httpbin's data in pieces as the client reads, never rendered whole; json null", async (t) => {
+  const { port } = await startApi(t);
+  const bodies: [string, Buffer, (data: string, body: Buffer) => boolean][] = [
+    ["1 MiB of control bytes (6 MB of JSON)", Buffer.alloc(1024 * 1024, 0x01), (data, body) => data === body.toString("utf8")],
+    ["text with a multi-byte character across every piece", Buffer.from("é".repeat(60 * 1024) + "x"), (data, body) => data === body.toString("utf8")],
+    ["bytes that are not UTF-8", Buffer.concat([Buffer.from([0xff]), Buffer.alloc(70 * 1024, 0x61)]), (data, body) => data === `data:application/octet-stream;base64,${body.toString("base64")}`],
+  ];
+  for (const [name, body, right] of bodies) {
+    for (const target of ["/api/lab/anything", "/api/lab/post", "/api/lab/delay/0"]) {
+      const r = await exchange(port, `POST ${target}?x=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/octet-stream\r\n`, body);
+      t.equal(r.fields["transfer-encoding"], "chunked", `${target}, ${name}: streamed`);
+      const doc = JSON.parse(r.body.toString("utf8"));
+      t.ok(right(doc.data, body), `${target}, ${name}: data as a whole answer would hold it`);
+      t.same(doc.args, { x: "1" });
+      if (target !== "/api/lab/delay/0") t.equal(doc.json, null, "json: null past 64 KiB");
+    }
+  }
+});

@@ -331,7 +331,7 @@ t.test("the page in Chromium: every lab resource's form sends and gets its answe
     ["/api/lab/status/:codes", /^PURGE \/api\/lab\/status\/418 → 418/, /"status": 418/],
     ["/api/lab/redirect/:n", /^PURGE \/api\/lab\/redirect\/3 → 405/, /"type": "\/problems\/method-not-allowed"/],
     ["/api/lab/redirect-to", /^PURGE \/api\/lab\/redirect-to\?url=%2Fapi%2Flab%2Fanything → 200/, /"method": "PURGE"/],
-    ["/api/lab/delay/:seconds", /^PURGE \/api\/lab\/delay\/1\.5 → 200/, /"delayedSeconds": 1\.5/],
+    ["/api/lab/delay/:seconds", /^PURGE \/api\/lab\/delay\/1\.5 → 200/, /"url": "http:\/\/127\.0\.0\.1:\d+\/api\/lab\/delay\/1\.5"/],
     ["/api/lab/drip", /^PURGE \/api\/lab\/drip → 200/, /^\*{10}$/],
     ["/api/lab/bytes/:n", /^PURGE \/api\/lab\/bytes\/16 → 200/],
     ["/api/lab/stream/:n", /^PURGE \/api\/lab\/stream\/5 → 200/, /"id":4,/],

@@ -129,10 +129,10 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/delay/:seconds",
-      summary: `The echo, after a wait of up to ${MAX_DELAY_SECONDS} seconds (decimals allowed)`,
-      handler: (request, p) => delayAnswer(request, p.seconds),
+      summary: `The request as httpbin shows it, after a wait of up to ${MAX_DELAY_SECONDS} seconds (decimals allowed)`,
+      handler: (request, p) => delayAnswer(request, scheme, p.seconds),
       params: { seconds: secs(`How long to wait: 0 to ${MAX_DELAY_SECONDS}, e.g. 1.5`, MAX_DELAY_SECONDS, "1.5") },
-      responses: { 200: { description: "After the wait: the seconds waited and the echo of the request", mediaTypes: ["application/json"], headers: NO_STORE }, 400: INVALID },
+      responses: { 200: { ...DICT, description: "After the wait: the request as httpbin shows it (args, data, files, form, headers, origin, url)" }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
