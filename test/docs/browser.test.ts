@@ -334,7 +334,7 @@ t.test("the page in Chromium: every lab resource's form sends and gets its answe
     ["/api/lab/delay/:seconds", /^PURGE \/api\/lab\/delay\/1\.5 → 200/, /"url": "http:\/\/127\.0\.0\.1:\d+\/api\/lab\/delay\/1\.5"/],
     ["/api/lab/drip", /^PURGE \/api\/lab\/drip → 200/, /^\*{10}$/],
     ["/api/lab/bytes/:n", /^PURGE \/api\/lab\/bytes\/16 → 200/],
-    ["/api/lab/stream/:n", /^PURGE \/api\/lab\/stream\/5 → 200/, /"id":4,/],
+    ["/api/lab/stream/:n", /^PURGE \/api\/lab\/stream\/5 → 200/, /"id":4\}/],
     ["/api/lab/cache", /^PURGE \/api\/lab\/cache → 200/, /"resource": "\/api\/lab\/cache"/],
     ["/api/lab/cache/:seconds", /^PURGE \/api\/lab\/cache\/60 → 200/],
     ["/api/lab/etag/:tag", /^PURGE \/api\/lab\/etag\/v1 → 200/, /"etag": "\\"v1\\""/],

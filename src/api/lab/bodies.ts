@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { Request } from "../../http/message/request.js";
 import type { BodyStream, Response } from "../../http/message/response.js";
-import { describe } from "../echo.js";
+import type { Scheme } from "./origin.js";
+import { requestDict } from "./request-dict.js";
 import { queryOf, refuse, whole } from "./params.js";
 
 export const MAX_BYTES = 1024 * 1024;
@@ -43,19 +44,19 @@ export function bytesAnswer(request: Request, text: string): Response {
 export const NDJSON = "application/x-ndjson";
 
 /**
- * Line i (from 0): its number and the request without its body, as httpbin's
- * stream gives them (a request body up to 1 MiB repeated on 1,000 lines would
- * make a 1 GiB answer of one request). Asked for one at a time, as the socket
- * takes them.
+ * Line i (from 0): httpbin's account of the request without its body (url,
+ * args, headers, origin) and the line's id, as httpbin's stream gives them (a
+ * request body up to 1 MiB repeated on 1,000 lines would make a 1 GiB answer
+ * of one request). Asked for one at a time, as the socket takes them.
  */
-async function* lines(n: number, request: Request): AsyncGenerator<string, void, undefined> {
-  const { body: _body, ...shown } = describe(request);
-  for (let id = 0; id < n; id++) yield JSON.stringify({ id, ...shown }) + "\n";
+async function* lines(n: number, request: Request, scheme: Scheme): AsyncGenerator<string, void, undefined> {
+  const shown = requestDict(request, scheme, ["url", "args", "headers", "origin"]);
+  for (let id = 0; id < n; id++) yield JSON.stringify({ ...shown, id }) + "\n";
 }
 
-export function streamAnswer(request: Request, text: string): Response {
+export function streamAnswer(request: Request, scheme: Scheme, text: string): Response {
   const n = whole(request, "n", text, 1, MAX_LINES);
-  const body: BodyStream = lines(n, request);
+  const body: BodyStream = lines(n, request, scheme);
   return { status: 200, headers: { "Content-Type": NDJSON, "Cache-Control": "no-store" }, body };
 }
 

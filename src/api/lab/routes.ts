@@ -160,9 +160,9 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       method: ANY_METHOD,
       path: "/api/lab/stream/:n",
       summary: `n lines of JSON (at most ${MAX_LINES}), each sent as the client takes the last, chunked`,
-      handler: (request, p) => streamAnswer(request, p.n),
+      handler: (request, p) => streamAnswer(request, scheme, p.n),
       params: { n: whole(`How many lines: 1 to ${MAX_LINES}`, 1, MAX_LINES, "5") },
-      responses: { 200: { description: "One JSON object per line: `id` (0, 1, ...) and the echo of the request, without its body", mediaTypes: [NDJSON], headers: NO_STORE }, 400: INVALID },
+      responses: { 200: { description: "One JSON object per line: httpbin's url, args, headers and origin of the request, and `id` (0, 1, ...)", mediaTypes: [NDJSON], headers: NO_STORE }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
