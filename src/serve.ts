@@ -4,6 +4,7 @@
 
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createSecureContext } from "node:tls";
 import { createApp } from "./app.js";
 import { adoptConnections, formatUsage, reportUsage, workerUsage } from "./cluster.js";
@@ -60,6 +61,9 @@ export async function serve(config: Config): Promise<void> {
     ...(worker ? { usage: workerUsage } : {}),
     limits: config.server.limits,
     wireView: config.wireView,
+    secure: tls !== undefined,
+    // Under WORKERS the primary chose it for all its workers (cluster.ts).
+    labSecret: config.labSecret ?? randomBytes(32).toString("hex"),
   });
   const server = createServer(app, {
     ...(tls === undefined ? {} : { tls }),

@@ -12,8 +12,13 @@ import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
 import { usesStore } from "../policies/unavailable.js";
 import type { ApiRoute } from "./route.js";
+import type { Scheme } from "./lab/origin.js";
 
 export interface ApiOptions extends StatusOptions, ApiContext {
+  /** How clients reach this server: the lab writes absolute URLs and compares origins with it. */
+  readonly scheme: Scheme;
+  /** The key of the lab's digest nonces (see AppOptions.labSecret). */
+  readonly labSecret: string;
   /** Request counts per version, from where the table's versions are applied. */
   readonly usage: UsageSource;
 }
@@ -22,5 +27,5 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 export function apiRoutes(options: ApiOptions): ApiRoute[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
   const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(usesStore);
-  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes()];
+  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes(options.scheme, options.labSecret)];
 }
