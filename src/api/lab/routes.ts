@@ -24,7 +24,7 @@ const secs = (description: string, max: number, example: string): RouteParamDoc 
 
 /** Every lab resource may be read from any origin, without credentials (policies/cors.ts). */
 function labRow<const P extends string>(spec: Parameters<typeof apiRoute<P>>[0]): ApiRoute {
-  return apiRoute({ cors: "anonymous", ...spec });
+  return apiRoute({ cors: "anonymous", cache: "no-store", ...spec });
 }
 
 const CHAINS: readonly (readonly [ChainKind, string])[] = [
@@ -160,9 +160,10 @@ export function labRoutes(scheme: Scheme): ApiRoute[] {
       method: ANY_METHOD,
       path: "/api/lab/cache",
       summary: "A fixed representation that answers 304 to an If-None-Match or If-Modified-Since it can validate",
+      cache: "no-cache",
       handler: (request) => cacheAnswer(request),
       responses: {
-        200: { description: "The representation, with ETag, Last-Modified and Cache-Control: no-cache", mediaTypes: ["application/json"], headers: { ETag: "Strong: send it back in If-None-Match", "Last-Modified": "When the server started", "Cache-Control": "no-cache" } },
+        200: { description: "The representation, with ETag, Last-Modified and Cache-Control: no-cache", mediaTypes: ["application/json"], headers: { ETag: "Strong: send it back in If-None-Match", "Last-Modified": "When the server started" } },
         304: { description: "GET or HEAD whose If-None-Match matches, or (without If-None-Match) whose If-Modified-Since is not before Last-Modified", headers: { ETag: "As the 200", "Last-Modified": "As the 200" } },
       },
     }),
@@ -170,14 +171,17 @@ export function labRoutes(scheme: Scheme): ApiRoute[] {
       method: ANY_METHOD,
       path: "/api/lab/cache/:seconds",
       summary: "The echo, fresh for n seconds: Cache-Control: public, max-age=n",
+      // Caching is this resource's subject: its freshness is the path's (checked by the handler, which refuses a bad one).
+      cache: { scope: "public", maxAgeParam: "seconds" },
       handler: (request, p) => cacheForAnswer(request, p.seconds),
       params: { seconds: whole(`max-age: 0 to ${MAX_AGE_SECONDS}`, 0, MAX_AGE_SECONDS, "60") },
-      responses: { 200: { ...ECHO_JSON, headers: { "Cache-Control": "public, max-age=<seconds>", Vary: "Authorization, Cookie: the echo shows them, so a shared cache reuses it only for the same credentials" } }, 400: INVALID },
+      responses: { 200: { ...ECHO_JSON, headers: { Vary: "Authorization, Cookie: the echo shows them, so a shared cache reuses it only for the same credentials" } }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/etag/:tag",
       summary: 'A representation whose ETag is "tag", honouring If-None-Match (304) and If-Match (412)',
+      cache: "no-cache",
       handler: (request, p) => etagAnswer(request, p.tag),
       params: { tag: { description: "The opaque tag: 1 to 256 visible ASCII characters, no double quote", example: "v1" } },
       responses: {
@@ -194,6 +198,8 @@ export function labRoutes(scheme: Scheme): ApiRoute[] {
       handler: (request) => responseHeadersAnswer(request, scheme),
       // The client chooses Content-Type, and the body holds its values: whatever document it makes runs no script here.
       sandbox: [],
+      // Cache-Control is one of the fields the client may choose (no-store unless it does).
+      cache: "as-answered",
       query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date), Content-Security-Policy, which the server sets, the fields that act on the whole origin (Refresh, Strict-Transport-Security, Clear-Site-Data, Alt-Svc, NEL, Report-To, Accept-CH, Critical-CH, Service-Worker-Allowed, Link), the CORS fields, a Set-Cookie without Path=/api/lab/... or with Domain, and a Location off this origin`, example: "hello" } },
       responses: { 200: { description: "The fields asked for, and the pairs as a JSON object; always with Content-Security-Policy: sandbox, so a page made with Content-Type: text/html runs no script as this origin", mediaTypes: ["application/json"], headers: { "Content-Security-Policy": "sandbox" } }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself or that acts on the whole origin (and why), a Set-Cookie that would reach past /api/lab/, a Location off this origin, or a name given twice" } },
     }),
