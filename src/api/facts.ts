@@ -27,7 +27,7 @@ function invalid(request: Request, detail: string): never {
 export function factRoutes(ctx: ApiContext): ApiRoute[] {
   const { store } = ctx;
   return [
-    {
+    apiRoute({
       method: "GET",
       store: true,
       version: "v2",
@@ -46,8 +46,8 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         400: INVALID_QUERY,
         406: NOT_ACCEPTABLE,
       },
-    },
-    {
+    }),
+    apiRoute({
       method: "GET",
       store: true,
       version: "v2",
@@ -73,7 +73,7 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         404: { description: "There are no facts yet" },
         406: NOT_ACCEPTABLE,
       },
-    },
+    }),
     apiRoute({
       method: "GET",
       store: true,
@@ -90,7 +90,7 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         406: NOT_ACCEPTABLE,
       },
     }),
-    {
+    apiRoute({
       method: "POST",
       store: true,
       version: "v2",
@@ -121,7 +121,7 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         // The new fact is served below the collection this request was sent to, in the version it was sent to.
         return json(201, fact, { Location: `${request.path}/${encodeURIComponent(fact.id)}` });
       },
-    },
+    }),
   ];
 }
 

@@ -64,7 +64,7 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
   const auth = "token-if-configured" as const;
 
   return [
-    {
+    apiRoute({
       method: "GET",
       store: true,
       version: "v1",
@@ -73,8 +73,8 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       handler: listHandler("posts", "/api/v1/post", store.posts),
       query: LIST_QUERY,
       responses: listResponses,
-    },
-    {
+    }),
+    apiRoute({
       method: "GET",
       store: true,
       version: "v1",
@@ -83,7 +83,7 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       handler: listHandler("posts", "/api/v1/posts", store.posts),
       query: LIST_QUERY,
       responses: listResponses,
-    },
+    }),
     apiRoute({
       method: "GET",
       store: true,
