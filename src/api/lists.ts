@@ -7,7 +7,6 @@ import { cacheFields, notModified } from "../http/message/conditional.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
-import { REVALIDATE } from "../representation/json.js";
 import { JSON_BATCH, jsonList, jsonListBody, listBody } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
 import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
@@ -50,14 +49,14 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
     const format = chooseFormat(request, ["json", "yaml"]);
     if (headerValue(request, "if-none-match") !== undefined || format !== "json") {
       // The revision first: the items read after it are at least as new as the tag says.
-      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, await collection.revision(), format, query), cacheControl: REVALIDATE, vary: VARY };
+      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, await collection.revision(), format, query), vary: VARY };
       const unchanged = notModified(request, validated);
       if (unchanged !== undefined) return unchanged;
       if (format !== "json") return streamed(name, path, collection, query, format, { "Content-Type": validated.type, ...cacheFields(validated) });
     }
     const after = query.after === undefined ? {} : { after: query.after };
     const first = await collection.pageJson({ ...after, ...JSON_BATCH, ...(query.limit === undefined ? {} : { limit: query.limit }) });
-    const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), cacheControl: REVALIDATE, vary: VARY };
+    const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), vary: VARY };
     const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
     if (query.limit === undefined) {
       return { status: 200, headers, body: first.more ? jsonListBody(collection, first, { wrapper: name }) : jsonList(name, first.members) };

@@ -10,7 +10,6 @@ import { labRoutes } from "./lab/routes.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
-import { usesStore } from "../policies/unavailable.js";
 import type { ApiRoute } from "./route.js";
 import type { Scheme } from "./lab/origin.js";
 
@@ -25,7 +24,7 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 
 /** The API's table; versions are applied where the app is built (policies/versions.ts). */
 export function apiRoutes(options: ApiOptions): ApiRoute[] {
-  // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
-  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(usesStore);
+  // The rows that read or write the store declare it (store: true): the store policy answers 503 for them.
+  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)];
   return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes(options.scheme, options.labSecret)];
 }
