@@ -356,4 +356,22 @@ t.test("a large body: httpbin's data in pieces as the client reads, never render
       if (target !== "/api/lab/delay/0") t.equal(doc.json, null, "json: null past 64 KiB");
     }
   }
+  // A form over 64 KiB (a client uploading a file) is read into form and files, as a small one is.
+  const boundary = "lab-large-form";
+  const file = Buffer.alloc(100 * 1024, 0x62);
+  const multipart = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="stuff"\r\n\r\n\u00ebl\u00efxr\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\n\r\n`, "utf8"),
+    file,
+    Buffer.from(`\r\n--${boundary}--\r\n`, "latin1"),
+  ]);
+  for (const target of ["/api/lab/post", "/api/lab/anything"]) {
+    const r = await exchange(port, `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n`, multipart);
+    t.equal(r.head[0], "HTTP/1.1 200 OK", `${target}: a multipart body of ${multipart.length} bytes`);
+    const doc = JSON.parse(r.body.toString("utf8"));
+    t.same({ form: doc.form, data: doc.data, json: doc.json }, { form: { stuff: "\u00ebl\u00efxr" }, data: "", json: null });
+    t.equal(doc.files.file, file.toString("latin1"), `${target}: the file whole, in files`);
+  }
+  const urlencoded = `big=${"c".repeat(70 * 1024)}&small=1`;
+  const form = await exchange(port, `POST /api/lab/post HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\n`, urlencoded);
+  t.same(JSON.parse(form.body.toString("utf8")).form, { big: "c".repeat(70 * 1024), small: "1" }, "an urlencoded form over 64 KiB: in form");
 });

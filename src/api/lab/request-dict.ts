@@ -98,12 +98,13 @@ export function requestDict(request: Request, scheme: Scheme, keys: readonly Dic
 export function dictJson(request: Request, scheme: Scheme, keys: readonly DictKey[], extra: Record<string, unknown> = {}): string | BodyStream {
   const large = request.body.length > ECHO_WHOLE_BYTES && keys.includes("data");
   if (!large) return JSON.stringify({ ...requestDict(request, scheme, keys), ...extra }) + "\n";
+  // A form body is shown in form and files (small enough to build: each part is a slice of the body), not in
+  // data, so the dict is built whole. Asked first: the dict of the body left out below would read a multipart
+  // Content-Type over an empty body, and refuse it for holding no delimiter.
+  if (formParts(request) !== undefined) return JSON.stringify({ ...requestDict(request, scheme, keys), ...extra }) + "\n";
   // A slot no client can guess, so a header holding the same text cannot be taken for it.
   const slot = `DATA-SLOT-${randomBytes(12).toString("hex")}`;
   const dict = requestDict({ ...request, body: Buffer.alloc(0) }, scheme, keys);
-  const parts = formParts(request);
-  // A form body is shown in form and files (small enough to build: each part is a slice of the body), not in data.
-  if (parts !== undefined) return JSON.stringify({ ...dict, ...requestDict(request, scheme, ["files", "form"]), data: "", ...extra }) + "\n";
   const text = JSON.stringify({ ...dict, data: slot, ...extra }) + "\n";
   return dataPieces(text, slot, request.body);
 }
