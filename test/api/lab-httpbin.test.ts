@@ -329,6 +329,15 @@ t.test("range/:n: RFC 9110 §14 ranges, suffix and open, several as multipart/by
   t.equal(ifRange.status, 206, "If-Range naming the ETag: the range");
 });
 
+t.test("redirect chains longer than a client's own limit (requests stops after 30), up to 100", async (t) => {
+  const { port } = await startApi(t);
+  const fifty = await exchange(port, `GET /api/lab/relative-redirect/50 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+  t.same(fifty.head, ["HTTP/1.1 302 Found", "Date: <date>", "X-Content-Type-Options: nosniff", "Access-Control-Allow-Origin: *", "Access-Control-Expose-Headers: *", "Location: /api/lab/relative-redirect/49", "Cache-Control: no-store", "Content-Length: 0", "Connection: close"]);
+  t.equal((await exchange(port, `GET /api/lab/redirect/100 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`)).fields.location, "/api/lab/relative-redirect/99");
+  t.equal((await exchange(port, `GET /api/lab/absolute-redirect/31 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`)).fields.location, `http://127.0.0.1:${port}/api/lab/absolute-redirect/30`);
+  checkProblem(t, await raw(port, "GET", "/api/lab/redirect/101"), 400, /n is 101, out of range: n takes a whole number from 1 to 100/);
+});
+
 t.test("/api/lab/ lists every resource of the lab", async (t) => {
   const { port, app } = await startApi(t);
   const r = await raw(port, "GET", "/api/lab/");

@@ -14,7 +14,10 @@ import { formOrQuery } from "./form.js";
 import { sameOrigin, type Scheme } from "./origin.js";
 import { queryOf, refuse, whole } from "./params.js";
 
-export const MAX_REDIRECTS = 20;
+// Above every client's own default limit (browsers 20, requests 30, curl 50), so that a chain can
+// outrun the client and show what it does then, as httpbin's unbounded chains do; each step is
+// one small answer, so the bound only refuses an n no client would follow.
+export const MAX_REDIRECTS = 100;
 /** Where every chain ends, as httpbin's ends at its /get. */
 export const CHAIN_END = "/api/lab/get";
 
