@@ -179,6 +179,10 @@ t.test("cookies: shown, set under /api/lab/ (several lines of Set-Cookie), delet
   t.same(deleted.head.filter((l) => l.startsWith("Set-Cookie: ")), ["Set-Cookie: a=; Path=/api/lab/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT", "Set-Cookie: b=; Path=/api/lab/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT"]);
   checkProblem(t, await raw(port, "GET", "/api/lab/cookies/set?a=x%3By"), 400, /holds a character a cookie value cannot/);
   checkProblem(t, await raw(port, "GET", "/api/lab/cookies/set?a%20b=1"), 400, /is not a cookie name/);
+  // RFC 6265 §4.1.1: a cookie-value may be wrapped in one pair of double quotes, which are part of it.
+  const quoted = await exchange(port, `GET /api/lab/cookies/set?q=%22bar:baz%22 HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+  t.same(quoted.head.filter((l) => l.startsWith("Set-Cookie: ")), ['Set-Cookie: q="bar:baz"; Path=/api/lab/'], "a quoted value, set as given");
+  for (const value of ['"bar', 'ba"r', '"b"r"', '""x']) checkProblem(t, await raw(port, "GET", `/api/lab/cookies/set?q=${encodeURIComponent(value)}`), 400, /holds a character a cookie value cannot/);
   checkProblem(t, await raw(port, "GET", `/api/lab/cookies/set?${Array.from({ length: 21 }, (_, i) => `c${i}=1`).join("&")}`), 400, /21 cookies/);
   // As a client with a cookie jar follows it: set, then shown.
   const followed = await fetch(`http://127.0.0.1:${port}/api/lab/cookies/set/k/v`, { redirect: "manual" });

@@ -16,10 +16,10 @@ import { COOKIE_PATH, MAX_COOKIE_CHARS } from "./response-headers.js";
 /** Cookies one request may set or delete. */
 export const MAX_COOKIES = 20;
 
-/** RFC 6265 §4.1.1: a cookie-name is a token; a cookie-value is cookie-octets (no space, ", comma, ; or \). */
+/** RFC 6265 §4.1.1: a cookie-name is a token; a cookie-value is cookie-octets (no space, ", comma, ; or \), bare or in double quotes. */
 const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/;
-const ALLOWED = `a cookie name (a token) and a value of visible ASCII without space, ", comma, ; or \\ (RFC 6265 §4.1.1), at most ${MAX_COOKIE_CHARS} characters, at most ${MAX_COOKIES} cookies`;
+const VALUE = /^(?:[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*|"[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*")$/;
+const ALLOWED = `a cookie name (a token) and a value of visible ASCII without space, ", comma, ; or \\, bare or within a pair of double quotes (RFC 6265 §4.1.1), at most ${MAX_COOKIE_CHARS} characters, at most ${MAX_COOKIES} cookies`;
 
 /** The cookies of the Cookie field(s), name to value (the last of a name wins, as httpbin's). */
 export function cookiesOf(request: Request): Record<string, string> {
