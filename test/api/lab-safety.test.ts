@@ -40,13 +40,13 @@ t.test("response-headers refuses each field that acts on the whole origin, sayin
   for (const [query, detail] of cases) await refused(t, port, query, detail);
 });
 
-t.test("response-headers takes a Set-Cookie only under Path=/api/lab/, without Domain, and not too large", async (t) => {
+t.test("response-headers takes a Set-Cookie only with Path=/api/lab or below it (or none), without Domain, and not too large", async (t) => {
   const { port } = await startApi(t);
   const cases: [string, RegExp][] = [
-    ["a=1", /Set-Cookie cannot be set here: it has no Path attribute: give Path=\/api\/lab\//],
-    ["a=1; Path=/", /its Path "\/" is not under \/api\/lab\/: it would ride on requests to the page and the API/],
-    ["a=1; Path=/api/", /its Path "\/api\/" is not under \/api\/lab\//],
-    ["a=1; Path=/api/labx", /not under \/api\/lab\//],
+    ["a=1; Path=/", /Set-Cookie cannot be set here: its Path "\/" is not \/api\/lab or below it: it would ride on requests to the page and the API/],
+    ["a=1; Path=/api/", /its Path "\/api\/" is not \/api\/lab or below it/],
+    ["a=1; Path=/api/labx", /its Path "\/api\/labx" is not \/api\/lab or below it/],
+    ["a=1; Path=/api/lab/; Path=/", /its Path "\/" is not \/api\/lab/],
     ["a=1; Path=/api/lab/; Domain=127.0.0.1", /it has a Domain attribute/],
     ["a=1; path=/api/lab/; domain=example", /it has a Domain attribute/],
     [`big=${"x".repeat(1100)}; Path=/api/lab/`, /characters long, over 1024/],
@@ -55,6 +55,12 @@ t.test("response-headers takes a Set-Cookie only under Path=/api/lab/, without D
   const kept = await raw(port, "GET", `/api/lab/response-headers?Set-Cookie=${encodeURIComponent("a=1; Path=/api/lab/; Max-Age=60")}`);
   t.equal(kept.status, 200);
   t.equal(kept.headers["set-cookie"], "a=1; Path=/api/lab/; Max-Age=60", "a cookie that stays on the lab is set as asked");
+  // Without Path a client scopes the cookie to this resource's directory, /api/lab (RFC 6265 §5.1.4): on the lab.
+  for (const cookie of ["a=deleted; expires=Thu, 01-Jan-1970 00:00:01 GMT", "a=1; Path=/api/lab", "a=1; Path=/api/lab/deep"]) {
+    const r = await raw(port, "GET", `/api/lab/response-headers?Set-Cookie=${encodeURIComponent(cookie)}`);
+    t.equal(r.status, 200, cookie);
+    t.equal(r.headers["set-cookie"], cookie);
+  }
 });
 
 t.test("response-headers takes a Location only on this server's origin", async (t) => {
@@ -136,13 +142,22 @@ t.test("every lab resource that can answer HTML, SVG or XML is sandboxed: <scrip
   t.equal(reflected.body, "<script>fetch('/api/wire')</script>", "base64 decodes markup as given: the sandbox is what keeps it from running");
 });
 
-t.test("the cookies the lab sets ride only on requests to /api/lab/", async (t) => {
+/** RFC 6265 §5.1.4's path-match: whether a cookie of `cookiePath` rides on a request for `requestPath`. */
+function pathMatch(cookiePath: string, requestPath: string): boolean {
+  if (cookiePath === requestPath) return true;
+  return requestPath.startsWith(cookiePath) && (cookiePath.endsWith("/") || requestPath[cookiePath.length] === "/");
+}
+
+t.test("the cookies the lab sets ride only on requests to /api/lab and below it", async (t) => {
   const { port } = await startApi(t);
   const set = await raw(port, "GET", "/api/lab/cookies/set?flavour=oat");
-  t.match(set.headers["set-cookie"], /^flavour=oat; Path=\/api\/lab\/(;|$)/);
+  t.match(set.headers["set-cookie"], /^flavour=oat; Path=\/api\/lab(;|$)/);
   t.notMatch(set.headers["set-cookie"], /Domain=/i);
   const named = await raw(port, "GET", "/api/lab/cookies/set/k/v");
-  t.match(named.headers["set-cookie"], /^k=v; Path=\/api\/lab\//);
+  t.match(named.headers["set-cookie"], /^k=v; Path=\/api\/lab(;|$)/);
   const deleted = await raw(port, "GET", "/api/lab/cookies/delete?flavour");
-  t.match(deleted.headers["set-cookie"], /^flavour=; Path=\/api\/lab\/; Max-Age=0/);
+  t.match(deleted.headers["set-cookie"], /^flavour=; Path=\/api\/lab; Max-Age=0/);
+  const path = /Path=([^;]*)/.exec(set.headers["set-cookie"]!)![1]!;
+  for (const outside of ["/", "/api/v1/posts", "/api/echo", "/api/labx", "/api/lab-page"]) t.notOk(pathMatch(path, outside), `not sent to ${outside}`);
+  for (const inside of ["/api/lab/cookies", "/api/lab/get"]) t.ok(pathMatch(path, inside), `sent to ${inside}`);
 });

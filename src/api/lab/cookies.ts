@@ -2,9 +2,10 @@
 // carried, {"cookies": {...}}; cookies/set?name=value (or
 // cookies/set/:name/:value) sets them and cookies/delete?name expires them,
 // each then redirecting to /api/lab/cookies. Every cookie the lab sets is
-// scoped `Path=/api/lab/` with no Domain: it rides only on requests to the
-// lab, never on the page at / or the API, and a page elsewhere that sends a
-// browser through these URLs cannot weigh down the rest of the origin.
+// scoped `Path=/api/lab` (COOKIE_PATH) with no Domain: it rides only on
+// requests to the lab, never on the page at / or the API, and a page
+// elsewhere that sends a browser through these URLs cannot weigh down the
+// rest of the origin.
 
 import { headerValue, type Request } from "../../http/message/request.js";
 import type { Response } from "../../http/message/response.js";

@@ -16,8 +16,9 @@
 // make a browser fetch or apply another resource, and a Set-Cookie for the
 // whole site rides on every request to the page and the API (a few large ones
 // push each past the header limit: a 431 from every route). These are
-// refused with why; a Set-Cookie is taken only for a Path under /api/lab/,
-// without Domain, and a Location only on this server's origin (origin.ts).
+// refused with why; a Set-Cookie is taken only without Domain, and with a Path
+// of /api/lab or below it, or none (a client then scopes it to /api/lab), and
+// a Location only on this server's origin (origin.ts).
 // The CORS fields are the CORS policy's (cors.ts), never the client's.
 //
 // The client chooses Content-Type and the body holds its values, so
@@ -66,7 +67,21 @@ export const ORIGIN_FIELDS: Readonly<Record<string, string>> = {
 
 /** The largest Set-Cookie taken: a few large cookies would push every later lab request past the header limit. */
 export const MAX_COOKIE_CHARS = 1024;
-export const COOKIE_PATH = "/api/lab/";
+/**
+ * The path of every cookie the lab sets: the lab's root, as httpbin's cookies
+ * are its site's root (Path=/). A cookie with this path rides on /api/lab and
+ * /api/lab/... only, never on /api/labx, the page or the API (RFC 6265
+ * §5.1.4's path-match); and it is the very path a client gives a Set-Cookie
+ * without Path from any lab resource (the default-path of
+ * /api/lab/response-headers is /api/lab), so such a cookie replaces or
+ * expires the lab's own of the same name, as on httpbin.
+ */
+export const COOKIE_PATH = "/api/lab";
+
+/** A cookie path that keeps a cookie on the lab: COOKIE_PATH or below it. */
+function onLab(path: string): boolean {
+  return path === COOKIE_PATH || path.startsWith(`${COOKIE_PATH}/`);
+}
 
 /** Why this Set-Cookie value would reach past the lab, or undefined when it stays there. */
 export function cookieReach(value: string): string | undefined {
@@ -78,8 +93,8 @@ export function cookieReach(value: string): string | undefined {
     if (name === "domain") return "it has a Domain attribute, which would send it to other hosts too (and to every port: cookies ignore ports)";
     if (name === "path") path = eq === -1 ? "" : attribute.slice(eq + 1).trim();
   }
-  if (path === undefined) return `it has no Path attribute: give Path=${COOKIE_PATH} (or a path below it), so it rides only on requests to the lab`;
-  if (!path.startsWith(COOKIE_PATH)) return `its Path ${JSON.stringify(path)} is not under ${COOKIE_PATH}: it would ride on requests to the page and the API`;
+  // Without Path, a client scopes it to the directory of this resource, /api/lab (RFC 6265 §5.1.4, §5.2.4).
+  if (path !== undefined && !onLab(path)) return `its Path ${JSON.stringify(path)} is not ${COOKIE_PATH} or below it: it would ride on requests to the page and the API`;
   return undefined;
 }
 
@@ -119,7 +134,7 @@ function checkReach(request: Request, scheme: Scheme, name: string, value: strin
   const key = name.toLowerCase();
   if (key === "set-cookie") {
     const why = cookieReach(value);
-    if (why !== undefined) refuse(request, name, `a cookie under Path=${COOKIE_PATH} without Domain, at most ${MAX_COOKIE_CHARS} characters`, `Set-Cookie cannot be set here: ${why}`);
+    if (why !== undefined) refuse(request, name, `a cookie without Domain, with no Path or Path=${COOKIE_PATH} or below it, at most ${MAX_COOKIE_CHARS} characters`, `Set-Cookie cannot be set here: ${why}`);
   } else if (key === "location") {
     const there = sameOrigin(request, scheme, value, "Location");
     if ("why" in there) refuse(request, name, "a URL on this server's origin", `Location cannot be set here: ${there.why}`);

@@ -207,7 +207,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       sandbox: [],
       // Cache-Control is one of the fields the client may choose (no-store unless it does).
       cache: "as-answered",
-      query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date), Content-Security-Policy, which the server sets, the fields that act on the whole origin (Refresh, Strict-Transport-Security, Clear-Site-Data, Alt-Svc, NEL, Report-To, Accept-CH, Critical-CH, Service-Worker-Allowed, Link), the CORS fields, a Set-Cookie without Path=/api/lab/... or with Domain, and a Location off this origin`, example: "hello" } },
+      query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date), Content-Security-Policy, which the server sets, the fields that act on the whole origin (Refresh, Strict-Transport-Security, Clear-Site-Data, Alt-Svc, NEL, Report-To, Accept-CH, Critical-CH, Service-Worker-Allowed, Link), the CORS fields, a Set-Cookie with Domain or with a Path other than /api/lab or below it, and a Location off this origin`, example: "hello" } },
       responses: { 200: { description: "The fields asked for, and the pairs as a JSON object; always with Content-Security-Policy: sandbox, so a page made with Content-Type: text/html runs no script as this origin", mediaTypes: ["application/json"], headers: { "Content-Security-Policy": "sandbox" } }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself or that acts on the whole origin (and why), a Set-Cookie that would reach past /api/lab/, a Location off this origin, or a name given twice" } },
     }),
   ];
@@ -273,7 +273,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       }),
     ),
   );
-  const TO_COOKIES: RouteResponseDoc = { description: "Found: Location /api/lab/cookies, with a Set-Cookie per cookie, each Path=/api/lab/ (and Secure over HTTPS), never Domain", headers: { Location: "/api/lab/cookies", "Set-Cookie": "name=value; Path=/api/lab/" } };
+  const TO_COOKIES: RouteResponseDoc = { description: "Found: Location /api/lab/cookies, with a Set-Cookie per cookie, each Path=/api/lab (and Secure over HTTPS), never Domain", headers: { Location: "/api/lab/cookies", "Set-Cookie": "name=value; Path=/api/lab" } };
   const AUTHED = (member: string): RouteResponseDoc => ({ description: `{"authenticated": true, "${member}": ...}`, mediaTypes: ["application/json"] });
   const credentials = { user: { description: "The user name to expect", example: "user" }, passwd: { description: "The password to expect", example: "passwd" } };
   rows.push(
