@@ -267,6 +267,29 @@ t.test("digest-auth: RFC 7616's algorithms and -sess forms, httpbin's SHA-512, q
   }
 });
 
+t.test("digest-auth: httpbin's fake cookie on every answer; require-cookie wants it back with the answer to the challenge", async (t) => {
+  const { port } = await startApi(t);
+  const target = "/api/lab/digest-auth/auth/ada/s3cret/SHA-256";
+  const first = await exchange(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+  t.equal(first.head[0], "HTTP/1.1 401 Unauthorized");
+  t.same(first.head.filter((l) => l.startsWith("Set-Cookie: ")), ["Set-Cookie: fake=fake_value; Path=/api/lab"], "the challenge sets fake=fake_value, under the lab's path");
+  const challenge = first.fields["www-authenticate"]!;
+  const ok = await exchange(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${digestAuthorization(challenge, "GET", target, "ada", "s3cret", 1)}\r\n`);
+  t.equal(ok.head[0], "HTTP/1.1 200 OK");
+  t.same(ok.head.filter((l) => l.startsWith("Set-Cookie: ")), ["Set-Cookie: fake=fake_value; Path=/api/lab"], "and so does the answer that authenticates");
+  t.same(JSON.parse(ok.body.toString()), { authenticated: true, user: "ada" });
+
+  const strict = `${target}?require-cookie=true`;
+  const c = (await raw(port, "GET", strict)).headers["www-authenticate"]!;
+  const answer = { Authorization: digestAuthorization(c, "GET", strict, "ada", "s3cret", 1) };
+  checkProblem(t, await raw(port, "GET", strict, answer), 401, /require-cookie: send back the cookie fake/);
+  const wrong = await raw(port, "GET", strict, { ...answer, Cookie: "other=1; fake=nope" });
+  checkProblem(t, wrong, 403, /carries no cookie fake=fake_value/);
+  t.equal(wrong.headers["set-cookie"], "fake=fake_value; Path=/api/lab");
+  t.equal((await raw(port, "GET", strict, { ...answer, Cookie: "other=1; fake=fake_value" })).status, 200, "with the cookie kept: authenticated");
+  t.equal((await raw(port, "GET", `${target}?require-cookie=0`, { Authorization: digestAuthorization(c, "GET", `${target}?require-cookie=0`, "ada", "s3cret", 1) })).status, 200, "require-cookie=0: not required");
+});
+
 t.test("digest-auth nonces verify in another app with the same secret (another worker), not in one with another", async (t) => {
   const { createApp } = await import("../../src/app.js");
   const { createMemoryStore } = await import("../../src/store/memory.js");

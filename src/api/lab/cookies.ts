@@ -46,10 +46,13 @@ function checked(request: Request, name: string, value: string): string {
   return `${name}=${value}`;
 }
 
+/** A Set-Cookie value for name=value as the lab sets every cookie: the lab's path, never Domain, over HTTPS Secure (as httpbin's). */
+export function labCookie(scheme: Scheme, pair: string, expire = false): string {
+  return `${pair}; Path=${COOKIE_PATH}${expire ? "; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT" : ""}${scheme === "https" ? "; Secure" : ""}`;
+}
+
 function toCookies(scheme: Scheme, lines: string[], expire = false): Response {
-  // Over HTTPS, Secure as httpbin's; never Domain, always the lab's path.
-  const attributes = `; Path=${COOKIE_PATH}${expire ? "; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT" : ""}${scheme === "https" ? "; Secure" : ""}`;
-  return { status: 302, headers: { Location: "/api/lab/cookies", "Set-Cookie": lines.map((l) => l + attributes) } };
+  return { status: 302, headers: { Location: "/api/lab/cookies", "Set-Cookie": lines.map((l) => labCookie(scheme, l, expire)) } };
 }
 
 function pairs(request: Request): [string, string][] {

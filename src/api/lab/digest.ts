@@ -14,14 +14,23 @@
 // A stale nonce with the right response gets a new challenge with stale=true
 // (§3.3: the client retries without asking the user again). Every comparison
 // of a secret is in constant time.
+//
+// As httpbin's, every answer sets the cookie fake=fake_value (under the lab's
+// path, cookies.ts), and ?require-cookie=1 (or t, true) challenges a request
+// that carries no Cookie field and refuses with 403 one whose fake cookie is
+// missing: a client's tests can see that its cookies survive the challenge.
+// httpbin's stale_after and last_nonce cookies are not set: the nonce itself
+// and the client's nc carry what they hold, so any worker can verify.
 
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { problem } from "../../http/message/problem.js";
 import { headerValue, type Request } from "../../http/message/request.js";
 import type { Response } from "../../http/message/response.js";
 import { REALM, sameSecret } from "./auth.js";
+import { cookiesOf, labCookie } from "./cookies.js";
 import { jsonAnswer } from "./inspect.js";
-import { refuse, whole } from "./params.js";
+import type { Scheme } from "./origin.js";
+import { queryOf, refuse, whole } from "./params.js";
 
 /** How long a nonce is fresh. */
 export const NONCE_SECONDS = 300;
@@ -113,11 +122,28 @@ function challenge(s: Setting, secret: string, request: Request, why: string, st
   });
 }
 
-export function digestAuthAnswer(request: Request, secret: string, qop: string, user: string, passwd: string, algorithm?: string, staleAfter?: string): Response {
+/** The cookie every digest answer sets, and a client that keeps cookies sends back. */
+export const DIGEST_COOKIE = { name: "fake", value: "fake_value" } as const;
+
+/** httpbin's truthy spellings of require-cookie. */
+const TRUE = new Set(["1", "t", "true"]);
+
+export function digestAuthAnswer(request: Request, scheme: Scheme, secret: string, qop: string, user: string, passwd: string, algorithm?: string, staleAfter?: string): Response {
+  const answer = verdict(request, secret, qop, user, passwd, algorithm, staleAfter);
+  const cookie = labCookie(scheme, `${DIGEST_COOKIE.name}=${DIGEST_COOKIE.value}`);
+  return { ...answer, headers: { ...answer.headers, "Set-Cookie": cookie } };
+}
+
+function verdict(request: Request, secret: string, qop: string, user: string, passwd: string, algorithm?: string, staleAfter?: string): Response {
   const s = settingOf(request, qop, user, passwd, algorithm, staleAfter);
+  const requireCookie = TRUE.has(queryOf(request, ["require-cookie"])["require-cookie"]?.toLowerCase() ?? "");
   const p = digestParams(headerValue(request, "authorization"));
   const ask = (why: string, stale = false) => challenge(s, secret, request, why, stale);
   if (p === undefined) return ask(`Answer the challenge with Authorization: Digest, computed with ${s.algorithm} and qop=${s.qop} from the user and password in this path (RFC 7616).`);
+  if (requireCookie && headerValue(request, "cookie") === undefined) return ask(`require-cookie: send back the cookie ${DIGEST_COOKIE.name} this answer sets, with Authorization: Digest.`);
+  if (requireCookie && cookiesOf(request)[DIGEST_COOKIE.name] !== DIGEST_COOKIE.value) {
+    return problem(403, { kind: "lab-forbidden", title: "Forbidden", detail: `require-cookie: the request carries no cookie ${DIGEST_COOKIE.name}=${DIGEST_COOKIE.value}, which the challenge set: keep the cookies of the 401 when answering it.`, instance: request.target });
+  }
   for (const name of ["username", "realm", "nonce", "uri", "response", "nc", "cnonce", "qop"]) {
     if (!p.has(name)) return ask(`The Authorization field has no ${name} parameter (RFC 7616 §3.4).`);
   }

@@ -12,7 +12,7 @@ import type { Response } from "../../http/message/response.js";
 import { cacheAnswer, cacheForAnswer, etagAnswer, MAX_AGE_SECONDS } from "./caching.js";
 import { basicAuthAnswer, bearerAnswer } from "./auth.js";
 import { cookiesAnswer, deleteCookiesAnswer, MAX_COOKIES, setCookieAnswer, setCookiesAnswer } from "./cookies.js";
-import { ALGORITHMS, digestAuthAnswer, MAX_STALE_AFTER, NONCE_SECONDS } from "./digest.js";
+import { ALGORITHMS, DIGEST_COOKIE, digestAuthAnswer, MAX_STALE_AFTER, NONCE_SECONDS } from "./digest.js";
 import { base64Answer, denyAnswer, formAnswer, htmlAnswer, jsonDocAnswer, linksAnswer, linksStart, MAX_LINKS, robotsAnswer, utf8Answer, xmlAnswer } from "./documents.js";
 import { codedAnswer, LAB_CODINGS, type LabCoding } from "./encodings.js";
 import { IMAGES, imageAnswer, imageByAccept, type ImageKind } from "./images.js";
@@ -332,30 +332,40 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
     algorithm: { description: `One of ${ALGORITHMS.join(", ")} (default MD5)`, schema: { type: "string", enum: [...ALGORITHMS] }, example: "SHA-256" },
     stale_after: { description: `never (default), or 0 to ${MAX_STALE_AFTER}: the uses of a nonce (by the client's nc) before it is answered stale`, example: "never" },
   };
-  const digestResponses = { 200: AUTHED("user"), 401: { description: `A challenge: Digest realm, qop, algorithm, a nonce fresh for ${NONCE_SECONDS} s, opaque (stale=true when only the nonce was out of date)`, headers: { "WWW-Authenticate": 'Digest realm="startline-lab", qop=..., algorithm=..., nonce=..., opaque=...' } }, 400: INVALID };
+  const digestCookie = { "Set-Cookie": `${DIGEST_COOKIE.name}=${DIGEST_COOKIE.value}; Path=/api/lab (on every answer, as httpbin's)` };
+  const digestResponses = {
+    200: { ...AUTHED("user"), headers: digestCookie },
+    401: { description: `A challenge: Digest realm, qop, algorithm, a nonce fresh for ${NONCE_SECONDS} s, opaque (stale=true when only the nonce was out of date)`, headers: { "WWW-Authenticate": 'Digest realm="startline-lab", qop=..., algorithm=..., nonce=..., opaque=...', ...digestCookie } },
+    403: { description: `require-cookie: the request answered the challenge without the cookie ${DIGEST_COOKIE.name} it set`, headers: digestCookie },
+    400: INVALID,
+  };
+  const digestQuery = { "require-cookie": { description: `1, t or true: a request without a Cookie field is challenged, and one without ${DIGEST_COOKIE.name}=${DIGEST_COOKIE.value} refused with 403 (as httpbin's)`, schema: { type: "string", enum: ["1", "t", "true"] }, example: "true" } };
   rows.push(
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/digest-auth/:qop/:user/:passwd",
       summary: "Digest authentication (RFC 7616, MD5): 401 with a challenge until the request answers it for these credentials",
-      handler: (request, p) => digestAuthAnswer(request, secret, p.qop, p.user, p.passwd),
+      handler: (request, p) => digestAuthAnswer(request, scheme, secret, p.qop, p.user, p.passwd),
       params: { qop: digestParams.qop, user: digestParams.user, passwd: digestParams.passwd },
+      query: digestQuery,
       responses: digestResponses,
     }),
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/digest-auth/:qop/:user/:passwd/:algorithm",
       summary: "Digest authentication with the algorithm named (MD5, SHA-256, SHA-512-256, SHA-512, each also -sess)",
-      handler: (request, p) => digestAuthAnswer(request, secret, p.qop, p.user, p.passwd, p.algorithm),
+      handler: (request, p) => digestAuthAnswer(request, scheme, secret, p.qop, p.user, p.passwd, p.algorithm),
       params: { qop: digestParams.qop, user: digestParams.user, passwd: digestParams.passwd, algorithm: digestParams.algorithm },
+      query: digestQuery,
       responses: digestResponses,
     }),
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/digest-auth/:qop/:user/:passwd/:algorithm/:stale_after",
       summary: "Digest authentication whose nonces go stale after stale_after uses",
-      handler: (request, p) => digestAuthAnswer(request, secret, p.qop, p.user, p.passwd, p.algorithm, p.stale_after),
+      handler: (request, p) => digestAuthAnswer(request, scheme, secret, p.qop, p.user, p.passwd, p.algorithm, p.stale_after),
       params: digestParams,
+      query: digestQuery,
       responses: digestResponses,
     }),
   );
