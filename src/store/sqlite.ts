@@ -15,7 +15,7 @@
 import type Database from "better-sqlite3";
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
-import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf, representationPageOf } from "./representation.js";
 import { REVISION_N } from "./schema.js";
 import type {
   Article,
@@ -211,6 +211,10 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
              cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
       FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
+    // Up to limit + 1 rows, cut by cutPage (representation.ts) as they are read: the size is read from the record's header.
+    postRepresentationPage: db.prepare<[number, number, number], Representation & { pos: number; bytes: number }>(
+      "SELECT seq AS pos, json, tag, octet_length(json) AS bytes FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
+    ),
     revision: db.prepare<[string], { n: number; epoch: string }>(`SELECT ${REVISION_N} AS n, r.epoch AS epoch FROM revisions AS r WHERE r.collection = ?`),
     postGet: db.prepare<[string], PostRow>("SELECT json FROM posts WHERE id = ?"),
     // Not ON CONFLICT DO NOTHING: that takes a number from AUTOINCREMENT before it finds the id taken, and the
@@ -283,6 +287,10 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     if (row.last === null) return { members: none, count: 0, more: false, revision };
     return { members: row.members ?? none, count: row.count, last: row.last, more: row.more === 1, revision };
   };
+  // A read transaction: the revision and the rows from one snapshot.
+  const postRepresentationPage = db.transaction((query: PageQuery) =>
+    representationPageOf(q.postRepresentationPage.iterate(...bounds(query), query.limit + 1), query, (row) => row.bytes, revision("posts")),
+  );
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
   );
@@ -366,6 +374,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     delete: async (id, precondition) => deletePost.immediate(id, precondition),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
+    pageRepresentations: async (query) => postRepresentationPage(query),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
   };
