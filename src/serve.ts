@@ -60,6 +60,7 @@ export async function serve(config: Config): Promise<void> {
     ...(worker ? { usage: workerUsage } : {}),
     limits: config.server.limits,
     wireView: config.wireView,
+    kept: config.kept,
   });
   const server = createServer(app, {
     ...(tls === undefined ? {} : { tls }),

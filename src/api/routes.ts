@@ -12,8 +12,13 @@ import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
 import { usesStore } from "../policies/unavailable.js";
 import type { ApiRoute } from "./route.js";
+import type { Store } from "../store/types.js";
+import { keptReads, type KeptSettings } from "./kept-reads.js";
 
-export interface ApiOptions extends StatusOptions, ApiContext {
+export interface ApiOptions extends StatusOptions {
+  readonly store: Store;
+  /** How many bytes of reads to keep (default DEFAULT_KEPT). */
+  readonly kept?: KeptSettings;
   /** Request counts per version, from where the table's versions are applied. */
   readonly usage: UsageSource;
 }
@@ -21,6 +26,7 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 /** The API's table; versions are applied where the app is built (policies/versions.ts). */
 export function apiRoutes(options: ApiOptions): ApiRoute[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
-  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)].map(usesStore);
+  const ctx: ApiContext = { store: options.store, kept: keptReads(options.kept) };
+  const stored = [...postRoutes(ctx), ...articleRoutes(ctx), ...factRoutes(ctx)].map(usesStore);
   return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes()];
 }

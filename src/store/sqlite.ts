@@ -215,6 +215,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     postRepresentationPage: db.prepare<[number, number, number], Representation & { pos: number; bytes: number }>(
       "SELECT seq AS pos, json, tag, octet_length(json) AS bytes FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
     ),
+    dataVersion: db.prepare<[], number>("PRAGMA data_version").pluck(),
     revision: db.prepare<[string], { n: number; epoch: string }>(`SELECT ${REVISION_N} AS n, r.epoch AS epoch FROM revisions AS r WHERE r.collection = ?`),
     postGet: db.prepare<[string], PostRow>("SELECT json FROM posts WHERE id = ?"),
     // Not ON CONFLICT DO NOTHING: that takes a number from AUTOINCREMENT before it finds the id taken, and the
@@ -253,9 +254,30 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     tokenHasAdmin: db.prepare<[], { one: number }>("SELECT 1 AS one FROM tokens WHERE role = 'admin' LIMIT 1"),
   };
 
+  // A collection's revision is read on every read that serves kept bytes (src/api/kept-reads.ts), so it is
+  // kept too, and read again only when the database may have changed since: when PRAGMA data_version moved
+  // (SQLite moves it, for this connection, whenever another connection, in this process or another, commits
+  // to the file) or when this connection wrote (which data_version does not count: ownWrites does, bumped
+  // by every write below once its transaction is over). data_version is read before the revision, so a
+  // commit between the two only makes the next read look again.
+  let ownWrites = 0;
+  const seen = new Map<string, { dataVersion: number; ownWrites: number; revision: Revision }>();
   const revision = (collection: "posts" | "facts"): Revision => {
+    const dataVersion = q.dataVersion.get()!;
+    const known = seen.get(collection);
+    if (known !== undefined && known.dataVersion === dataVersion && known.ownWrites === ownWrites && !db.inTransaction) return known.revision;
     const row = q.revision.get(collection)!;
-    return { epoch: row.epoch, n: row.n };
+    const read = { epoch: row.epoch, n: row.n };
+    if (!db.inTransaction) seen.set(collection, { dataVersion, ownWrites, revision: read });
+    return read;
+  };
+  /** `write`'s result, after counting it as this connection's write (whether it committed or threw). */
+  const counted = <R>(write: () => R): R => {
+    try {
+      return write();
+    } finally {
+      ownWrites++;
+    }
   };
 
   const getPost = (id: string): Post | undefined => {
@@ -346,7 +368,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     const group = inserts.slice(0, MAX_INSERT_GROUP);
     let results: PostCreateResult[];
     try {
-      results = insertGroup.immediate(group);
+      results = counted(() => insertGroup.immediate(group));
     } catch (error) {
       inserts = inserts.slice(group.length);
       if (inserts.length > 0) setImmediate(commitInserts);
@@ -370,8 +392,8 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
         // The first of a turn's posts asks for the commit, after the turn's reads (setImmediate).
         if (inserts.push({ post, resolve, reject }) === 1) setImmediate(commitInserts);
       }),
-    update: async (id, change) => updatePost.immediate(id, change),
-    delete: async (id, precondition) => deletePost.immediate(id, precondition),
+    update: async (id, change) => counted(() => updatePost.immediate(id, change)),
+    delete: async (id, precondition) => counted(() => deletePost.immediate(id, precondition)),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
     pageRepresentations: async (query) => postRepresentationPage(query),
@@ -405,7 +427,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
         const index = first === null || last === null ? undefined : pickIndex(random(), last - first + 1);
         return index === undefined ? undefined : toFact(q.factFrom.get(first! + index)!);
       })(),
-    create: async (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
+    create: async (text, source) => toFact(counted(() => q.factInsert.get(text, source, stamp())!)),
     page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact, factChars),
     pageJson: async (query) => factJsonPage(query),
     span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
@@ -463,7 +485,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     articles,
     facts,
     tokens,
-    seedIfEmpty: async (data) => seedIfEmpty(data),
+    seedIfEmpty: async (data) => counted(() => seedIfEmpty(data)),
     async close() {
       // Posts asked for and not yet written are written (or fail) before the database closes.
       while (inserts.length > 0) commitInserts();
