@@ -267,7 +267,8 @@ async function nextYamlPiece(source: YamlListSource, entryOf: YamlEntryOf, piece
   if (read.count === 0) pieces.add(yamlSequenceStart(wrapper, page.items.length === 0));
   let turnStarted = performance.now();
   for (const item of page.items) {
-    pieces.add(entryOf(item));
+    const entry = entryOf(item);
+    pieces.add(typeof entry === "string" ? entry : await entry);
     if (performance.now() - turnStarted >= TURN_MS) {
       await nextTurn();
       turnStarted = performance.now();

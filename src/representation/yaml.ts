@@ -6,7 +6,7 @@
 import { dump } from "js-yaml";
 
 /** No anchors or aliases (a value repeated is written again), and no folding of long lines. */
-const OPTIONS = { noRefs: true, lineWidth: -1 } as const;
+export const OPTIONS = { noRefs: true, lineWidth: -1 } as const;
 
 /** `value` as one YAML document. */
 export function toYaml(value: unknown): string {
@@ -41,7 +41,12 @@ const LINE_WITH_TEXT = /\n(?=[^\n])/g;
  * by joining them (yamlSequenceStart, then the entries).
  */
 export function yamlEntry(value: object): string {
-  return "  - " + dump(value, OPTIONS).replace(LINE_WITH_TEXT, "\n    ");
+  return entryOfDocument(dump(value, OPTIONS));
+}
+
+/** yamlEntry from the value's document as js-yaml wrote it with OPTIONS (on another thread, say: yaml-thread.ts). */
+export function entryOfDocument(document: string): string {
+  return "  - " + document.replace(LINE_WITH_TEXT, "\n    ");
 }
 
 /** The opening of the document {key: [...]} when entries (yamlEntry) follow it, or the whole document when there are none. */

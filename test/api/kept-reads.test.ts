@@ -8,7 +8,7 @@ import { dump } from "js-yaml";
 import { createApp, type AppOptions } from "../../src/app.js";
 import { Kept } from "../../src/api/kept.js";
 import { Gathering, keptWhileSent } from "../../src/api/kept-reads.js";
-import { yamlEntries } from "../../src/api/yaml-entries.js";
+import { OFF_LOOP_CHARS, yamlEntries } from "../../src/api/yaml-entries.js";
 import { yamlEntry } from "../../src/representation/yaml.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { representationOf } from "../../src/store/representation.js";
@@ -154,4 +154,25 @@ t.test("keptWhileSent: a copy of what went out, one stream per key, within the g
   for await (const _ of keptWhileSent(pieces(3, 100), "x", small, 1000, (body) => kept.push(body)));
   t.equal(kept.length, 1);
   t.equal(small.bytes, 0);
+});
+
+t.test("a large post's YAML is written on js-yaml's own thread, the same bytes as on the loop", async (t) => {
+  const entryOf = yamlEntries(64 * 1024 * 1024);
+  const posts = [
+    makePost("ctl", { title: "yes", body: "\u0001\u0085\u2028".repeat(20_000) }, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
+    makePost("lines", { title: "- x", body: "a line\n\n  indented\n".repeat(2_000), tags: ["#", ""] }, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
+  ];
+  for (const post of posts) {
+    const representation = representationOf(post);
+    t.ok(representation.json.length >= OFF_LOOP_CHARS, `${post.id}: large enough to go to the thread`);
+    const entry = entryOf(representation);
+    t.type(entry, Promise, `${post.id}: not written on the loop`);
+    t.equal(await entry, yamlEntry(post), `${post.id}: js-yaml's entry`);
+    t.equal(entryOf(representation), yamlEntry(post), `${post.id}: then kept`);
+  }
+  // Over HTTP: a list of such posts is js-yaml's dump of the whole.
+  const store = createMemoryStore();
+  for (const post of posts) await store.posts.create({ id: post.id, title: post.title, body: post.body, ...(post.tags === undefined ? {} : { tags: post.tags }) });
+  const app = createApp({ store });
+  t.equal((await request(app, "GET", "/api/v1/posts", YAML)).body, dump({ posts: await store.posts.list() }, { noRefs: true, lineWidth: -1 }));
 });
