@@ -234,6 +234,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
         maxBodyBytes: integer(env, "MAX_BODY_BYTES", d.maxBodyBytes, 0, 1024 * MiB),
         maxChunkExtensionBytes: integer(env, "MAX_CHUNK_EXTENSION_BYTES", d.maxChunkExtensionBytes, 0, MiB),
         allowBareLf: flag(env, "ALLOW_BARE_LF", argv, "--allow-bare-lf"),
+        raiseBodyLimit: "its MAX_BODY_BYTES setting raises it (docs/settings.md)",
       },
       headersTimeoutMs: integer(env, "HEADERS_TIMEOUT_MS", c.headersTimeoutMs, 1, 3_600_000),
       bodyTimeoutMs: integer(env, "BODY_TIMEOUT_MS", c.bodyTimeoutMs, 1, 3_600_000),

@@ -8,9 +8,9 @@ import t from "tap";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "./helpers/root.js";
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
 const RUN = path.join(ROOT, "dist", "bench", "run.js");
 const ATTACK = path.join(ROOT, "dist", "bench", "hardening", "attack.js");
 

@@ -15,13 +15,13 @@ import { createRequire } from "node:module";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type autocannonFn from "autocannon";
 import { LABEL, SCENARIOS } from "../bench/scenarios.js";
 import { countEnds } from "../bench/servers/count-ends.js";
 import { withoutSettings } from "../src/config.js";
+import { ROOT } from "./helpers/root.js";
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
 const RUN = path.join(ROOT, "dist", "bench", "run.js");
 const METHODS_MODULE = path.join(ROOT, "bench", "autocannon-methods.cjs");
 const AUTOCANNON_CLI = path.join(ROOT, "node_modules", "autocannon", "autocannon.js");

@@ -19,14 +19,14 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startScript, type ServerProcess } from "./helpers/process.js";
 import { splitResponses } from "./helpers/wire.js";
 import { happens } from "./helpers/hang.js";
+import { ROOT } from "./helpers/root.js";
 
 const run = promisify(execFile);
-const HARNESS = path.join(path.dirname(fileURLToPath(import.meta.url)), "helpers", "stalled-workers.mjs");
+const HARNESS = path.join(ROOT, "test", "helpers", "stalled-workers.mjs");
 const dir = mkdtempSync(path.join(tmpdir(), "startline-cluster-waiting-"));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 

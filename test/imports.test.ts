@@ -7,9 +7,9 @@
 import t from "tap";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "./helpers/root.js";
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
 
 /** Every .ts file under `dir`, relative to the repository root, with "/" separators. */
 function sources(dir: string): string[] {

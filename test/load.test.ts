@@ -5,18 +5,17 @@
 
 import { execFile } from "node:child_process";
 import net from "node:net";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import t, { type Test } from "tap";
 import type { Exchange } from "../src/http/connection/options.js";
 import { ADMIN, docsApp, request } from "./helpers/app.js";
 import { listen } from "./helpers/wire.js";
+import { ROOT } from "./helpers/root.js";
 
 // Each run waits out at least one of autocannon's one-second samples, and
 // each has a server of its own: they run side by side rather than in turn.
 t.jobs = 3;
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
 
 interface Run {
   readonly code: number;

@@ -10,9 +10,9 @@
 import t from "tap";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "./helpers/root.js";
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+
 
 /** The ways to an external program: a module specifier (package, or repository file) and what it brings in. */
 const GATEWAYS: readonly { readonly module: string; readonly program: string }[] = [
@@ -103,10 +103,12 @@ t.test("test/external.json lists exactly the test files that need an external pr
 
 t.test("npm test runs every tier; npm run test:fast runs the list's complement", async (t) => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string>; tap: { include: string[] } };
-  t.same(pkg.tap.include, ["test/**/*.test.ts"], "tap's default set is every test file");
-  t.match(pkg.scripts.test, /&& tap$/, "npm test runs tap over the default set");
-  t.match(pkg.scripts["test:fast"], /node test\/fast\.mjs$/);
-  t.match(readFileSync(path.join(ROOT, "test", "fast.mjs"), "utf8"), /external\.json/, "test/fast.mjs excludes what the list names");
+  t.same(pkg.tap.include, ["test/**/*.test.ts"], "tap's default set, for `npx tap`, is every test file");
+  t.match(pkg.scripts.test, /&& node test\/run\.mjs --all$/, "npm test runs every test file");
+  t.match(pkg.scripts["test:fast"], /^node test\/run\.mjs$/);
+  const runner = readFileSync(path.join(ROOT, "test", "run.mjs"), "utf8");
+  t.match(runner, /external\.json/, "test/run.mjs excludes what the list names");
+  t.match(runner, /testFiles\("test"\)/, "and finds the files under test/ itself, every *.test.ts");
 });
 
 t.test("only test files run tests: tap runs *.test.ts files, and nothing else", async (t) => {

@@ -2,13 +2,15 @@
 // hour; new facts arrive as one plain-text sentence.
 
 import { fail } from "../http/message/problem.js";
-import type { Request } from "../http/message/request.js";
+import { headerValue, type Request } from "../http/message/request.js";
+import { ifMatch, noneMatch } from "../http/message/conditional.js";
+import type { Revision } from "../store/types.js";
 import { apiRoute, type ApiRoute } from "./route.js";
 import { readText } from "../representation/body.js";
 import type { ApiContext } from "./context.js";
 import { ETAG, INVALID_QUERY, JSON_ONLY, JSON_OR_YAML, LIST_HEADERS, LIST_NOT_MODIFIED, LIST_QUERY, NOT_ACCEPTABLE, NOT_MODIFIED, notFound } from "./docs.js";
 import { json } from "../representation/json.js";
-import { listHandler } from "./lists.js";
+import { listEtag, listHandler } from "./lists.js";
 import { chooseFormat, VARY } from "../representation/negotiate.js";
 import { factListSchema, factSchema, factTextSchema } from "../validation/schemas.js";
 import { single } from "./single.js";
@@ -106,9 +108,39 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         if (length === 0) invalid(request, "The fact is empty; send one sentence as the body.");
         if (length > MAX_FACT_CHARACTERS) invalid(request, `The fact has ${length} characters; the limit is ${MAX_FACT_CHARACTERS}.`);
         if (CONTROL.test(text)) invalid(request, "The fact holds control characters (line breaks, tabs, ...); send one sentence on one line.");
+        await collectionPreconditions(request, await store.facts.revision());
         const fact = await store.facts.create(text, "api");
         return json(201, fact, { Location: `/api/v2/facts/${encodeURIComponent(fact.id)}` });
       },
     },
   ];
+}
+
+/**
+ * The preconditions of a POST to the collection (RFC 9110 §13.1.1, §13.1.2),
+ * evaluated against the collection as a GET of it in JSON would show it: its
+ * tag is weak, so If-Match holds only as `*` (strong comparison never matches
+ * a weak tag), and If-None-Match fails as `*` (the collection exists) or with
+ * the collection's current tag. They are read just before the fact is added,
+ * not in one step with it: two posts may both pass the same tag.
+ */
+async function collectionPreconditions(request: Request, revision: Revision): Promise<void> {
+  const match = headerValue(request, "if-match");
+  const none = headerValue(request, "if-none-match");
+  if (match === undefined && none === undefined) return;
+  const etag = listEtag("facts", revision, "json", {});
+  if (match !== undefined && !ifMatch(match, etag)) {
+    fail(412, {
+      kind: "precondition-failed",
+      detail: `If-Match: ${match.slice(0, 100)} does not match the facts collection, whose ETag ${etag} is weak: If-Match compares strongly (RFC 9110 §13.1.1), so only If-Match: * can hold here.`,
+      instance: request.target,
+    });
+  }
+  if (none !== undefined && noneMatch(none, etag)) {
+    fail(412, {
+      kind: "precondition-failed",
+      detail: `If-None-Match: ${none.slice(0, 100)} matches the facts collection as it is now (ETag ${etag}), so the request asked not to proceed.`,
+      instance: request.target,
+    });
+  }
 }

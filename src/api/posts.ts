@@ -2,7 +2,7 @@
 // change with a JSON merge patch, delete.
 
 import { fail } from "../http/message/problem.js";
-import type { Request } from "../http/message/request.js";
+import { headerValue, type Request } from "../http/message/request.js";
 import { apiRoute, type ApiRoute } from "./route.js";
 import type { Post, PostFields } from "../store/types.js";
 import { conditionalUpdate } from "./conditional-update.js";
@@ -125,15 +125,22 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
         if (!ID.test(id)) {
           fail(422, { kind: "invalid-fields", title: "Invalid fields", detail: `The post id "${id.slice(0, 80)}" is invalid: use ${ID_RULE}.`, instance: request.target });
         }
-        const fields = validate<PostFields>(postFieldsSchema, readJson(request), request.target);
-        const result = await store.posts.create({ id: id, ...fields });
-        if (result.kind === "exists") {
-          fail(409, {
-            kind: "already-exists",
-            detail: `A post with id "${id}" already exists. Change it with PATCH, or publish under another id.`,
+        // If-Match holds only for a resource that has a current representation (RFC 9110 §13.1.1), and a
+        // publish succeeds only where there is none: it can never hold here. Where the post exists, the
+        // answer without the precondition is a 409, so the precondition is not evaluated (§13.2.1).
+        // If-None-Match always holds on a publish that succeeds (it is create-only anyway).
+        const match = headerValue(request, "if-match");
+        if (match !== undefined) {
+          if ((await store.posts.representation(id)) !== undefined) alreadyExists(request, id);
+          fail(412, {
+            kind: "precondition-failed",
+            detail: `If-Match: ${match.slice(0, 100)} needs a current post to match, and there is no post with id "${id}" (RFC 9110 §13.1.1). To publish it, send no If-Match; to publish only where nothing exists yet, send If-None-Match: *.`,
             instance: request.target,
           });
         }
+        const fields = validate<PostFields>(postFieldsSchema, readJson(request), request.target);
+        const result = await store.posts.create({ id: id, ...fields });
+        if (result.kind === "exists") alreadyExists(request, id);
         const location = `/api/v1/post/${encodeURIComponent(id)}`;
         // The stored text as it is: the bytes of JSON.stringify({ published: true, post }).
         return { status: 201, headers: { "Content-Type": JSON_TYPE, "Cache-Control": REVALIDATE, Location: location }, body: `{"published":true,"post":${result.representation.json}}` };
@@ -183,4 +190,12 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       },
     }),
   ];
+}
+
+function alreadyExists(request: Request, id: string): never {
+  fail(409, {
+    kind: "already-exists",
+    detail: `A post with id "${id}" already exists. Change it with PATCH, or publish under another id.`,
+    instance: request.target,
+  });
 }

@@ -6,15 +6,15 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import t, { type Test } from "tap";
 import { startServer } from "../helpers/process.js";
 import { listen } from "../helpers/wire.js";
+import { ROOT } from "../helpers/root.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/lib/chromium/chromium";
 const ADMIN_TOKEN = "admin-token-browser-0123456789";
-const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "artifacts");
+const ARTIFACTS = path.join(ROOT, "test", "artifacts");
 
 /** The newest exchange on the page (the `count`th), once its answer is in. */
 async function lastExchange(page: Page, count: number) {

@@ -11,10 +11,11 @@ import net from "node:net";
 import { once } from "node:events";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { Handler } from "../../src/http/connection/service.js";
 import type { Response } from "../../src/http/message/response.js";
 import { listen, readUntil, splitResponses, type RawResponse } from "../helpers/wire.js";
+import { ROOT } from "../helpers/root.js";
 
 /**
  * Open a connection, send `chunks`, half-close if asked, and collect
@@ -158,7 +159,7 @@ t.test("the default logger writes the error, with the request, to stderr", async
 
 // ---- A separate server process with the default logger ----
 
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
 const SERVER_JS = pathToFileURL(path.join(ROOT, "dist", "src", "http", "connection", "server.js")).href;
 
 /**

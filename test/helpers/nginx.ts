@@ -7,13 +7,13 @@ import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Test } from "tap";
 import { ownForTest } from "./owned-child.js";
 import { freePort } from "./ports.js";
+import { ROOT } from "./root.js";
 
 export const NGINX = process.env.NGINX_PATH ?? "/usr/sbin/nginx";
-export const TEMPLATE = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "deploy", "nginx.conf");
+export const TEMPLATE = path.join(ROOT, "deploy", "nginx.conf");
 
 export interface Nginx {
   readonly port: number;

@@ -2,11 +2,11 @@
 // child process, the way `npm start` runs it.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
 import { withoutSettings } from "../../src/config.js";
+import { ROOT } from "./root.js";
 
-export const MAIN = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "src", "main.js");
+export const MAIN = path.join(ROOT, "dist", "src", "main.js");
 
 export interface ServerProcess {
   readonly child: ChildProcess;

@@ -112,11 +112,37 @@ export async function talk(port: number, chunks: readonly (string | Buffer)[], o
   return received;
 }
 
-/** Everything an open `socket` receives from now until it closes. */
-export async function receivedUntilClose(socket: net.Socket): Promise<Buffer> {
+/**
+ * How long a wait for the server to close a connection may last before it is
+ * reported as a hang: longer than the longest timeout the server has by
+ * default (REQUEST_TIMEOUT_MS, 30 s), so a close that a timeout brings still
+ * comes within it; far shorter than the runner's own limit, which would
+ * report only that a file timed out. A bound on a hang, not on speed.
+ */
+export const CLOSE_HANG_MS = 60_000;
+
+/**
+ * Everything an open `socket` receives from now until it closes. A close that
+ * has not come after `hangMs` fails with what was received so far (and the
+ * socket is destroyed), rather than leaving the test to the runner's timeout.
+ */
+export async function receivedUntilClose(socket: net.Socket, hangMs = CLOSE_HANG_MS): Promise<Buffer> {
   const received: Buffer[] = [];
   socket.on("data", (d: Buffer) => received.push(d));
-  await once(socket, "close");
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      socket.destroy();
+      const got = Buffer.concat(received).toString("latin1");
+      reject(new Error(`hang: the server has not closed the connection ${hangMs / 1000} s on; it sent ${got.length} bytes: ${JSON.stringify(got.slice(0, 400))}`));
+    }, hangMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([once(socket, "close"), hung]);
+  } finally {
+    clearTimeout(timer);
+  }
   return Buffer.concat(received);
 }
 

@@ -7,7 +7,9 @@
 
 import t from "tap";
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { Event, EVENT_NAMES, EVENTS, next, State, STATE_NAMES, STATES, TABLE } from "../../src/http/connection/lifecycle.js";
+import { ROOT } from "../helpers/root.js";
 
 const WAITS: Record<number, State> = { [Event.Idle]: State.Idle, [Event.Head]: State.Head, [Event.Body]: State.Body, [Event.Busy]: State.Busy };
 
@@ -93,7 +95,7 @@ t.test("the walks a connection takes", async (t) => {
 });
 
 t.test("the connection changes its state only through the table", async (t) => {
-  const source = readFileSync(new URL("../../src/http/connection/connection.ts", import.meta.url), "utf8");
+  const source = readFileSync(path.join(ROOT, "src", "http", "connection", "connection.ts"), "utf8");
   const assignments = source.match(/this\.state\s*=[^=]/g) ?? [];
   t.equal(assignments.length, 1, "one assignment of the state, in move()");
   t.match(source, /const to = next\(from, event\);\s*if \(to === -1\) return false;\s*this\.state = to;/, "and it is the table's answer");

@@ -12,6 +12,7 @@ import t from "tap";
 import * as startline from "../../src/index.js";
 import { ANY_METHOD, createRouter, createServer, fail, headerValue, inject, problem, type Route } from "../../src/index.js";
 import { splitResponses } from "../helpers/wire.js";
+import { ROOT } from "../helpers/root.js";
 
 const run = promisify(execFile);
 
@@ -35,7 +36,7 @@ const one = (line: string, fields = "") => `${line} HTTP/1.1\r\nHost: x\r\n${fie
 
 t.test("the entry exports exactly what docs/library.md describes", async (t) => {
   t.same(Object.keys(startline).sort(), ["ANY_METHOD", "HttpError", "createRouter", "createServer", "fail", "headerValue", "inject", "problem"]);
-  const doc = await readFile(new URL("../../docs/library.md", import.meta.url), "utf8");
+  const doc = await readFile(path.join(ROOT, "docs", "library.md"), "utf8");
   for (const name of Object.keys(startline)) t.ok(doc.includes(name), `${name} is documented`);
 });
 

@@ -1,13 +1,16 @@
 // startline as an installed dependency, made the way a user makes it: in a
-// fresh copy of the repository, with no dist/ yet, `npm pack` builds (its
-// prepack step) and packs what package.json "files" names; the tarball is
-// then installed into an empty project with `npm install --offline` and an
-// empty npm cache, so nothing can come from a registry. The package is the
-// engine alone: it brings no other package, so nothing is fetched or
-// compiled (no store driver, no install script), and it is used there by name
-// through "exports": the shipped example serves PURGE and GET over a real
-// socket, and a TypeScript consumer type-checks against the shipped
-// declarations.
+// fresh copy of the repository (with dist/ as the last build left it, so the
+// build has nothing to redo), `npm pack --workspace startline` builds and
+// fills packages/startline (its prepack step) and packs
+// what that manifest's "files" names; the tarball is then installed into
+// empty projects with `npm install --offline` and an empty npm cache, so
+// nothing can come from a registry. The package is the engine alone: it
+// brings no other package, so nothing is fetched or compiled (no store
+// driver, no install script), and it is used there by name through
+// "exports": from an ES module project (the shipped example serves PURGE and
+// GET over a real socket; a TypeScript consumer type-checks against the
+// shipped declarations) and from a CommonJS one as `npm init -y` makes it
+// (`require("startline")`, and the README's snippet pasted as it stands).
 
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -34,25 +37,37 @@ interface Consumer {
   readonly installed: string;
 }
 
-/** A fresh project with startline installed from a tarball packed in a fresh copy, removed when the file's tests end. */
-async function project(): Promise<Consumer> {
-  const fresh = await checkout({ dist: false });
+/** The tarball, packed once in a fresh copy (a pack builds the whole project), in a directory removed when the file's tests end. */
+async function pack(): Promise<{ tarball: string; dir: string }> {
+  const fresh = await checkout({ dist: true });
   t.teardown(fresh.remove);
   const dir = await mkdtemp(path.join(tmpdir(), "startline-consumer-"));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const packed = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: fresh.dir, maxBuffer: 16 * 1024 * 1024 });
+  const packed = await run("npm", ["pack", "--workspace", "startline", "--json", "--pack-destination", dir], { cwd: fresh.dir, maxBuffer: 16 * 1024 * 1024 });
   // npm prints the prepack step's output before the JSON.
   const tarball = path.join(dir, (JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as { filename: string }[])[0]!.filename);
-  const project = path.join(dir, "project");
+  return { tarball, dir };
+}
+let packing: Promise<{ tarball: string; dir: string }> | undefined;
+
+/**
+ * A fresh project with the tarball installed: `type: "module"`, or the
+ * manifest `npm init -y` writes (`type: "commonjs"`).
+ */
+async function project(type: "module" | "commonjs"): Promise<Consumer> {
+  const { tarball, dir } = await (packing ??= pack());
+  const project = path.join(dir, `project-${type}`);
   await mkdir(project);
-  await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  const install = await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--cache", path.join(dir, "npm-cache"), tarball], { cwd: project });
+  await writeFile(path.join(project, "package.json"), JSON.stringify({ name: `consumer-${type}`, version: "1.0.0", main: "index.js", type }));
+  const install = await run("npm", ["install", "--offline", "--no-audit", "--no-fund", "--cache", path.join(dir, `npm-cache-${type}`), tarball], { cwd: project });
   return { dir: project, installed: install.stdout + install.stderr };
 }
 
-// Packed and installed once (a pack builds the whole project); each test adds its own files.
-let shared: Promise<Consumer> | undefined;
-const consumer = () => (shared ??= project());
+// Each project installed once; each test adds its own files.
+let esm: Promise<Consumer> | undefined;
+let cjs: Promise<Consumer> | undefined;
+const consumer = () => (esm ??= project("module"));
+const commonjs = () => (cjs ??= project("commonjs"));
 
 t.test("installed into an empty project, offline: one package, nothing compiled, no store driver", async (t) => {
   const { dir, installed } = await consumer();
@@ -70,10 +85,11 @@ t.test("the packed package holds its entry, its types and the example", async (t
   const { dir } = await consumer();
   const installed = path.join(dir, "node_modules", "startline");
   const files = new Set(await readdir(installed, { recursive: true }));
-  for (const file of ["package.json", "dist/src/index.js", "dist/src/index.d.ts", "examples/custom-verb.mjs", "docs/library.md"]) {
+  for (const file of ["package.json", "dist/index.js", "dist/index.d.ts", "dist/http/connection/server.js", "dist/router/router.d.ts", "examples/custom-verb.mjs", "docs/library.md"]) {
     t.ok(files.has(file), `${file} is in the package`);
   }
-  t.notOk([...files].some((f) => f.startsWith("test/") || f.startsWith("src/") || f.startsWith("dist/test/")), "no tests or sources");
+  t.notOk([...files].some((f) => f.startsWith("test/") || f.startsWith("src/") || f.startsWith("dist/test/") || f.startsWith("dist/api/") || f.startsWith("dist/store/")), "no tests, sources, API or store");
+  t.notOk([...files].some((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")), "no TypeScript sources");
 });
 
 t.test("examples/custom-verb.mjs, run where startline is installed, serves PURGE and GET", async (t) => {
@@ -162,4 +178,54 @@ t.test("a TypeScript consumer type-checks against the shipped declarations", asy
     (error: { code: number; stdout: string }) => ({ code: error.code, out: error.stdout }),
   );
   t.equal(result.code, 0, `tsc found no errors${result.out === "" ? "" : `:\n${result.out}`}`);
+});
+
+t.test("required from a CommonJS project as npm init -y makes it: one package, the same modules as import", async (t) => {
+  const { dir, installed } = await commonjs();
+  t.match(installed, /^added 1 package\b/m, `npm install says it added one package:\n${installed}`);
+  await writeFile(
+    path.join(dir, "same.js"),
+    [
+      'const required = require("startline");',
+      'import("startline").then((imported) => {',
+      "  const names = Object.keys(required).sort();",
+      "  const same = names.every((name) => required[name] === imported[name]);",
+      "  console.log(JSON.stringify({ names, same }));",
+      "});",
+      "",
+    ].join("\n"),
+  );
+  const { stdout, stderr } = await run(process.execPath, ["same.js"], { cwd: dir });
+  const { names, same } = JSON.parse(stdout) as { names: string[]; same: boolean };
+  t.strictSame(names, ["ANY_METHOD", "HttpError", "createRouter", "createServer", "fail", "headerValue", "inject", "problem"], "require gives the entry's names");
+  t.ok(same, "each is the very object import gives: one copy of each module, so instanceof HttpError holds both ways");
+  t.equal(stderr, "", "no warning on the way");
+});
+
+t.test("the README's library snippet, pasted into index.js of a CommonJS project, serves PURGE", async (t) => {
+  const { dir } = await commonjs();
+  const readme = await readFile(path.join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## The engine as a library\n"));
+  const snippet = /```js\n([\s\S]*?)\n```/.exec(section)![1]!;
+  t.match(snippet, /\.listen\(8080, "127\.0\.0\.1"\)/, "the snippet listens on 8080");
+  // The one change: port 0, so that the test takes a free port and reads it from the line the snippet prints.
+  await writeFile(path.join(dir, "index.js"), snippet.replace(".listen(8080,", ".listen(0,"));
+  const server = startScript(path.join(dir, "index.js"), {}, [], dir);
+  t.teardown(async () => {
+    server.child.kill("SIGTERM");
+    await server.exited();
+  });
+  const url = await Promise.race([
+    server.url(),
+    server.exited().then((code) => {
+      throw new Error(`the snippet exited (${code}) before listening:\n${server.lines.join("\n")}`);
+    }),
+  ]);
+  const port = Number(new URL(url).port);
+  const [purged, other] = splitResponses(
+    await talk(port, ["PURGE /cache/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GET /cache/x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"]),
+  );
+  t.equal(purged!.status, 200, "the route the snippet declares");
+  t.equal(purged!.body, "purged x\n");
+  t.equal(other!.status, 405, "a method it does not declare");
 });

@@ -14,8 +14,6 @@ export const CR = 0x0d;
 export const LF = 0x0a;
 export const SP = 0x20;
 export const HTAB = 0x09;
-export const COLON = 0x3a;
-export const SEMICOLON = 0x3b;
 
 
 /** The classes. Each is a set of bytes that every rule of the grammar treats alike. */
@@ -133,8 +131,7 @@ export const OWS_SET = classes(CLASS_SP, CLASS_HTAB);
 /** RFC 3986 §3.2.2 reg-name / IP-literal / port characters of a Host value (RFC 9112 §3.2). */
 export const HOST_SET = TARGET_SET & ~classes(CLASS_TARGET_ONLY, CLASS_QUESTION);
 
-/** DIGIT and HEXDIG (RFC 5234 B.1). */
-export const DIGIT_SET = classes(CLASS_DIGIT);
+/** HEXDIG (RFC 5234 B.1). */
 export const HEXDIG_SET = classes(CLASS_DIGIT, CLASS_HEX_LETTER);
 
 /** Whether byte b is in the set `mask`. */

@@ -15,6 +15,13 @@ export interface ParserLimits {
   readonly maxChunkExtensionBytes: number;
   /** Accept a bare LF as a line ending (RFC 9112 §2.2 permits it); off unless asked for. */
   readonly allowBareLf: boolean;
+  /**
+   * How maxBodyBytes may be raised, in the words of whoever set it (an app
+   * names its own setting: "its MAX_BODY_BYTES setting raises it"), for the
+   * 413 that this limit gives. The engine knows no setting's name, so
+   * without it the 413 only says that the limit is the server's.
+   */
+  readonly raiseBodyLimit?: string;
 }
 
 export const DEFAULT_LIMITS: ParserLimits = Object.freeze({

@@ -40,7 +40,6 @@ import {
   CLASS_QUESTION,
   CLASS_SEMICOLON,
   CLASS_SP,
-  classes,
   FIELD_VALUE_SET,
   HEX,
   HTAB,
@@ -98,7 +97,7 @@ const FIELD_NAME = 8;
 const VALUE = 9;
 /** Content-Length = 1*DIGIT (RFC 9110 §8.6): OWS before the digits. */
 const LENGTH_OWS = 10;
-/** Its digits (COUNTED: significant digits are counted). */
+/** Its digits (significant digits are counted: CELL_COUNT). */
 const LENGTH_DIGITS = 11;
 /** OWS after the digits: nothing else may follow (a list is refused, RFC 9110 §8.6). */
 const LENGTH_AFTER = 12;
@@ -106,7 +105,7 @@ const LENGTH_AFTER = 12;
 // ---- chunk-size [ chunk-ext ] CRLF; chunk-size = 1*HEXDIG (RFC 9112 §7.1) ----
 /** The size's first hex digit. */
 const CHUNK_START = 13;
-/** The rest of the size (COUNTED: the size is read as it comes). */
+/** The rest of the size (read as it comes: CELL_COUNT). */
 const CHUNK_DIGITS = 14;
 /** chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ) (RFC 9112 §7.1.1); BWS = OWS: whitespace that must lead to ";". */
 const EXT_SPACE = 15;
@@ -192,7 +191,7 @@ export const REFUSAL_CODE: readonly ProtocolErrorCode[] = [
 
 /**
  * A cell: a phase (below CELL_SPECIAL), or one of the cells below. Phases
- * that count or match their bytes (COUNTED) keep them with CELL_COUNT or
+ * that count or match their bytes (VERSION, LENGTH_DIGITS, CHUNK_DIGITS) keep them with CELL_COUNT or
  * CELL_VERSION rather than their own number, so that the scanner's
  * run-skipping loop never passes over them.
  */
@@ -212,8 +211,6 @@ const CELL_REFUSED = 0x80;
 export const GRAMMAR = new Uint8Array(PHASE_COUNT * CLASS_COUNT);
 /** What the end of the line (its CR LF) means in each phase: R_NONE, or a refusal. */
 export const AT_END = new Uint8Array(PHASE_COUNT);
-/** Phases whose bytes are counted (digits) or matched against a literal: never skipped through. */
-export const COUNTED: readonly number[] = [VERSION, LENGTH_DIGITS, CHUNK_DIGITS];
 
 const WS = OWS_SET;
 const cls = (c: number): number => 1 << c;
@@ -277,13 +274,6 @@ row(CHUNK_DATA_END, R_NONE, refusal(R_CHUNK_DATA_END_BYTE));
 export const BY_BYTE = new Uint8Array(PHASE_COUNT << 8);
 for (let p = 0; p < PHASE_COUNT; p++) {
   for (let b = 0; b < 256; b++) BY_BYTE[(p << 8) | b] = GRAMMAR[p * CLASS_COUNT + CLASS[b]!]!;
-}
-
-/** The classes that keep each phase where it is (derived from the table). */
-export function staysIn(phase: number): number {
-  let stay = 0;
-  for (let c = 0; c < CLASS_COUNT; c++) if (GRAMMAR[phase * CLASS_COUNT + c] === phase) stay |= 1 << c;
-  return stay;
 }
 
 // ---- The scanner ----

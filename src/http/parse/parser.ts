@@ -107,6 +107,8 @@ export class RequestParser {
   private readonly body = new BodyBuffer();
   /** This request's body limit: the server's, or less where the handler said so in onHead. */
   private bodyLimit = 0;
+  /** The body limit in force was lowered by the resource (limitBody), not the server's own. */
+  private bodyLimitIsOwn = false;
   private chunkExtensionBytes = 0;
 
   constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null) {
@@ -165,7 +167,17 @@ export class RequestParser {
    * server's limit again.
    */
   limitBody(bytes: number): void {
-    this.bodyLimit = Math.min(this.bodyLimit, bytes);
+    if (bytes < this.bodyLimit) {
+      this.bodyLimit = bytes;
+      this.bodyLimitIsOwn = true;
+    }
+  }
+
+  /** Whose the body limit in force is, for the 413: a client can ask an operator to raise the server's, not a resource's own. */
+  private bodyLimitOwner(): string {
+    if (this.bodyLimitIsOwn) return "; that limit is this resource's own, and no setting raises it";
+    const raise = this.limits.raiseBodyLimit;
+    return raise === undefined ? "; that limit is the server's" : `; that limit is the server's, and ${raise}`;
   }
 
   /** True while a request's body is being received. */
@@ -374,7 +386,9 @@ export class RequestParser {
   /** The scan refused the line: report its verdict, placed in the message. */
   private refuseLine(): void {
     const scan = this.scan;
-    this.failAt(scan.code, scan.what, this.msgBytes + scan.errorAt);
+    // A chunked body that outgrows the limit: the scanner knows the number, the parser whose limit it is.
+    const what = scan.code === "CONTENT_TOO_LARGE" && this.inBody ? scan.what + this.bodyLimitOwner() : scan.what;
+    this.failAt(scan.code, what, this.msgBytes + scan.errorAt);
   }
 
   /**
@@ -519,6 +533,7 @@ export class RequestParser {
     const framing = head.framing;
     this.head = head;
     this.bodyLimit = this.limits.maxBodyBytes;
+    this.bodyLimitIsOwn = false;
     // The handler learns of the head first: it may refuse it, or lower this request's body limit (limitBody).
     this.sink.onHead(head);
     if (this.closed) return false;
@@ -533,7 +548,7 @@ export class RequestParser {
     } else {
       // RFC 9110 §15.5.14: a body announced past the limit is refused before any of it is read.
       if (framing.length > this.bodyLimit) {
-        return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${framing.length} bytes; ${head.path} takes at most ${this.bodyLimit}`, at);
+        return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${framing.length} bytes; ${head.path} takes at most ${this.bodyLimit}${this.bodyLimitOwner()}`, at);
       }
       this.state = S_FIXED_BODY;
       this.remaining = framing.length;

@@ -1,0 +1,142 @@
+// The test runner of both tiers: `npm run test:fast` (node test/run.mjs) runs
+// every test file except those test/external.json lists, the ones that need
+// a program from outside this repository (Chromium, nginx, HAProxy,
+// PostgreSQL, a load generator); `npm test` (node test/run.mjs --all) runs
+// them all. test/tiers.test.ts, itself in the fast tier, fails when that list
+// and the test files' imports disagree, so the tiers cannot drift apart.
+//
+// Files may be named (`npm run test:fast -- test/api test/main.test.ts`) to
+// run part of a tier. `--verbose` prints every file's whole output.
+//
+// What it does, and why it is cheap:
+//
+// - One tsc build type-checks everything and writes dist/, the tests
+//   included (incremental: seconds after a small change). The tests then
+//   run as that compiled JavaScript, with no loader:
+//   a file started through tsx costs about half a second of CPU more, which
+//   over a hundred files was most of this tier's time.
+// - The files are tap tests; each runs as a process of its own
+//   (`node dist/test/x.test.js`), a few at a time, and passes when it exits
+//   0. Longest first, by the times the last run took (dist/.test-times.json),
+//   so that a long file does not start last and run alone.
+// - The output is a line per file and the closing count; a failing file's
+//   whole output (its TAP, and whatever it printed) follows, so a failure
+//   needs no second run to be read.
+//
+// A file's time limit is tap's own (package.json `tap.timeout`, given to each
+// file as TAP_TIMEOUT); past it and a grace, the runner stops the file and
+// reports it. The limit only catches hangs.
+
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+const external = new Set(Object.keys(JSON.parse(readFileSync(path.join(root, "test", "external.json"), "utf8"))));
+
+const args = process.argv.slice(2);
+const all = args.includes("--all");
+const verbose = args.includes("--verbose");
+const named = args.filter((a) => !a.startsWith("--"));
+
+/** Every `*.test.ts` under `dir`, as a path relative to the repository root. */
+function testFiles(dir) {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(relative);
+    return entry.name.endsWith(".test.ts") ? [relative] : [];
+  });
+}
+
+const files = testFiles("test")
+  .filter((file) => all || !external.has(file))
+  .filter((file) => named.length === 0 || named.some((name) => file === name || file.startsWith(name.replace(/\/?$/, "/"))))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test file ${all ? "" : "in the fast tier "}matches ${named.join(" ")}`);
+  process.exit(2);
+}
+
+const { tap: tapConfig } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const LIMIT_MS = tapConfig.timeout * 1000;
+const env = { ...process.env, TAP_TIMEOUT: String(tapConfig.timeout) };
+
+/** Runs a command from the repository root with its output shown; resolves to its exit status. */
+function run(command, commandArgs) {
+  return new Promise((resolve) => {
+    spawn(command, commandArgs, { cwd: root, stdio: "inherit", env }).on("close", (code) => resolve(code ?? 1));
+  });
+}
+
+// Two preparations, side by side: the build (tsconfig.test.json, which
+// references tsconfig.build.json: the server's own build, the one `npm start`
+// and `npm pack` run, with the same record, then the tests'), and tap's build
+// of the plugin set package.json names (the tests use no optional plugin; the
+// default set costs every file half a second of CPU). Since the server's build
+// is the very one `npm start` makes, the tests that start or pack a copy of
+// the repository find it up to date and compile nothing again.
+const tap = path.join(root, "node_modules", "tap", "dist", "esm", "run.mjs");
+const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+const prepared = await Promise.all([run(process.execPath, [tsc, "-b", "tsconfig.test.json"]), run(process.execPath, [tap, "build"])]);
+if (prepared.some((code) => code !== 0)) process.exit(1);
+
+const TIMES = path.join(root, "dist", ".test-times.json");
+const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : {};
+// Longest first; a file never timed is taken for a long one.
+const queue = [...files].sort((a, b) => (lastTimes[b] ?? Infinity) - (lastTimes[a] ?? Infinity) || a.localeCompare(b));
+
+/** One file, compiled, in a process of its own: its exit status, its whole output, its time. */
+function runFile(file) {
+  const compiled = path.join(root, "dist", file.replace(/\.ts$/, ".js"));
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--enable-source-maps", compiled], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const output = [];
+    child.stdout.on("data", (d) => output.push(d));
+    child.stderr.on("data", (d) => output.push(d));
+    let stopped = false;
+    const limit = setTimeout(() => {
+      stopped = true;
+      child.kill("SIGKILL");
+    }, LIMIT_MS + 30_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(limit);
+      let text = Buffer.concat(output).toString("utf8");
+      if (stopped) text += `\n# stopped by test/run.mjs: still running ${(LIMIT_MS + 30_000) / 1000} s after it started\n`;
+      else if (signal !== null) text += `\n# ended by ${signal}\n`;
+      resolve({ file, ok: code === 0 && !stopped, text, ms: Date.now() - started });
+    });
+  });
+}
+
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? Math.min(3, availableParallelism() + 1)));
+const results = [];
+const started = Date.now();
+const width = String(files.length).length;
+async function worker() {
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const result = await runFile(file);
+    results.push(result);
+    const n = String(results.length).padStart(width);
+    console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+    if (verbose || !result.ok) process.stdout.write(`${result.text.replace(/^/gm, "    ")}\n`);
+  }
+}
+await Promise.all(Array.from({ length: concurrency }, worker));
+
+const times = { ...lastTimes };
+for (const r of results) times[r.file] = r.ms;
+writeFileSync(TIMES, JSON.stringify(times, null, 1));
+
+const failed = results.filter((r) => !r.ok);
+if (failed.length > 0) {
+  console.log(`\nfailed (their whole output is above, under each):`);
+  for (const r of failed) console.log(`  ${r.file}`);
+}
+const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
+console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${(r.ms / 1000).toFixed(1)} s`).join(", ")}`);
+console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files, ${concurrency} at a time`);
+console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
+process.exit(failed.length === 0 ? 0 : 1);
