@@ -11,7 +11,7 @@
 // the items it labels, or in the same snapshot (a later batch of a long list
 // may be newer than its label, which only means one more miss).
 
-import type { FieldValue } from "../http/message/response.js";
+import type { FieldValue, Response } from "../http/message/response.js";
 import type { PostStore, Representation, Revision } from "../store/types.js";
 import { Kept, stringBytes } from "./kept.js";
 import { yamlEntries, type YamlEntryOf } from "./yaml-entries.js";
@@ -21,6 +21,37 @@ export interface KeptResponse {
   readonly revision: Revision;
   readonly headers: Readonly<Record<string, FieldValue>>;
   readonly body: Buffer | string;
+  /** For a body of at most WHOLE_BYTES: the response itself, frozen, so that its head and its codings are made once (response.ts, compression.ts). */
+  readonly frozen?: Response;
+}
+
+/**
+ * Up to this many bytes, a kept body is answered whole, with a
+ * Content-Length, by one frozen response shared by every request for it. A
+ * larger one is answered in pieces of PIECE_BYTES, views of the kept bytes:
+ * so that a compressed answer is coded piece by piece as the client reads
+ * (a whole body is coded whole, and held so, per client), and so that a
+ * frozen response's head and body, which the connection joins into one
+ * buffer once a second, are never a second copy of a large list.
+ */
+export const WHOLE_BYTES = 256 * 1024;
+/** The pieces of a larger kept body. */
+export const PIECE_BYTES = 64 * 1024;
+
+/** A kept response: keep it (with keep(), at once or once it was sent) and answer it (with answer(), each time it is current). */
+export function keptResponse(revision: Revision, headers: Readonly<Record<string, FieldValue>>, body: Buffer | string): KeptResponse {
+  const whole = typeof body === "string" ? body.length * 3 <= WHOLE_BYTES || Buffer.byteLength(body) <= WHOLE_BYTES : body.length <= WHOLE_BYTES;
+  const fields = { ...headers };
+  return whole ? { revision, headers: fields, body, frozen: Object.freeze({ status: 200, headers: Object.freeze({ ...fields }), body }) } : { revision, headers: fields, body };
+}
+
+/** What a kept response answers: the frozen response, or a new one whose body is the kept bytes in pieces. */
+export function answer(kept: KeptResponse): Response {
+  return kept.frozen ?? { status: 200, headers: { ...kept.headers }, body: piecesOf(typeof kept.body === "string" ? Buffer.from(kept.body) : kept.body) };
+}
+
+async function* piecesOf(bytes: Buffer): AsyncGenerator<Uint8Array, void, undefined> {
+  for (let at = 0; at < bytes.length; at += PIECE_BYTES) yield bytes.subarray(at, at + PIECE_BYTES);
 }
 
 /** A post's stored representation, with the revision of the posts it was read at (one post's response depends on the request's preconditions). */

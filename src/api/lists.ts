@@ -7,7 +7,7 @@ import { cacheFields, notModified } from "../http/message/conditional.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
-import { current, isResponse, keptWhileSent, responseBytes, type KeptReads } from "./kept-reads.js";
+import { answer, current, isResponse, keptResponse, keptWhileSent, responseBytes, type KeptReads } from "./kept-reads.js";
 import { REVALIDATE } from "../representation/json.js";
 import { JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, type YamlListSource } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
@@ -61,7 +61,7 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
       const unchanged = notModified(request, validated);
       if (unchanged !== undefined) return unchanged;
       const known = kept.responses.get(key);
-      if (current(known, revision, isResponse)) return { status: 200, headers: { ...known.headers }, body: known.body };
+      if (current(known, revision, isResponse)) return answer(known);
       if (format !== "json") {
         const response = await streamed(name, path, collection, query, format, { "Content-Type": validated.type, ...cacheFields(validated) }, kept, yaml);
         return keptAfterSent(kept, key, revision, response);
@@ -89,7 +89,11 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
 /** The response as it is, kept under `key` with the revision it was read at: at once when its body is whole, once it has all been sent when it is streamed. */
 function keptAfterSent(kept: KeptReads, key: string, revision: Revision, response: Response): Response {
   const { body, headers } = response;
-  const keep = (bytes: Buffer | string) => kept.responses.set(key, { revision, headers: { ...headers }, body: bytes }, responseBytes(bytes));
+  const keep = (bytes: Buffer | string) => {
+    const entry = keptResponse(revision, headers ?? {}, bytes);
+    // A frozen response's head and body are joined into one buffer by the connection, once a second: twice its bytes.
+    kept.responses.set(key, entry, responseBytes(bytes) * (entry.frozen === undefined ? 1 : 2));
+  };
   if (typeof body === "string" || body instanceof Uint8Array) {
     keep(typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.length));
     return response;
