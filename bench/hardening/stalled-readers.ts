@@ -22,7 +22,9 @@
 //
 // While they hold on, GET /api/v2/status is timed every 20 ms (--probe-ms) on
 // a fresh connection by a process of its own (the clients' own work would
-// count as the server's delay). Per case: RSS before, at its highest while they held
+// count as the server's delay). Per case: RSS before (list, list-yaml: after
+// one whole read of the list, so what the server keeps for every reader is
+// in it), at its highest while they held
 // on (sampled every 50 ms) and after; the status waits (median, max); and,
 // once the server cuts them (--send-timeout-ms, its SEND_TIMEOUT_MS, default
 // 3000), how: reset (the kernel drops what was queued) or closed gracefully
