@@ -5,7 +5,7 @@
 // serves JSON and YAML from a SQLite file there to show that it does not.
 
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, unlink } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, readFile, realpath, rm, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -25,7 +25,9 @@ t.test("built, pruned of devDependencies, and served: JSON and YAML from SQLite"
   const fresh = await checkout({ dist: true });
   t.teardown(fresh.remove);
   await unlink(path.join(fresh.dir, "node_modules"));
-  await run("cp", ["-al", path.join(ROOT, "node_modules"), path.join(fresh.dir, "node_modules")]);
+  // The real directory (a worktree may link its node_modules to another's): copied as a tree of its own, never as a link to it.
+  await run("cp", ["-al", await realpath(path.join(ROOT, "node_modules")), path.join(fresh.dir, "node_modules")]);
+  t.notOk((await lstat(path.join(fresh.dir, "node_modules"))).isSymbolicLink(), "the copy's node_modules is its own");
   await run("npm", ["prune", "--omit=dev", "--no-audit", "--no-fund"], { cwd: fresh.dir, env: npmEnv });
 
   const left = new Set(await readdir(path.join(fresh.dir, "node_modules")));
