@@ -9,7 +9,9 @@
 // members or entries are what the whole array would hold: in YAML written
 // by js-yaml nested under the wrapper's key, src/representation/yaml.ts; the
 // tests hold the two equal for arbitrary values), so a client cannot tell
-// a streamed list from one built whole.
+// a streamed list from one built whole. A YAML list of posts is joined from
+// each post's kept entry instead (yamlListBody, src/api/yaml-entries.ts),
+// the same bytes; listBody still writes the facts' YAML.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { yamlSequencePart, yamlSequenceStart } from "../representation/yaml.js";
@@ -236,9 +238,10 @@ export interface YamlListSource {
  * the JSON list (jsonListBody), and holding between batches only that
  * buffer and where the next batch starts. The bytes are js-yaml's dump of
  * the whole wrapper (the tests hold them equal). An entry not kept yet is
- * made by js-yaml as the batch is written, and the producer gives the event
- * loop a turn whenever it has worked TURN_MS, so a list of posts never made
- * into YAML before holds the loop no longer than one post's YAML takes.
+ * made by js-yaml as the batch is written (a large post's on js-yaml's own
+ * thread, yaml-thread.ts), and the producer gives the event loop a turn
+ * whenever it has worked TURN_MS, so a list of posts never made into YAML
+ * before holds the loop no longer than one small post's YAML takes.
  * Nothing is read until the first piece is asked for (HEAD reads nothing).
  */
 export async function* yamlListBody(source: YamlListSource, entryOf: YamlEntryOf, options: { readonly wrapper: string; readonly after?: Position; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
