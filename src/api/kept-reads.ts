@@ -38,7 +38,7 @@ export const WHOLE_BYTES = 256 * 1024;
 /** The pieces of a larger kept body. */
 export const PIECE_BYTES = 64 * 1024;
 
-/** A kept response: keep it (with keep(), at once or once it was sent) and answer it (with answer(), each time it is current). */
+/** A response to keep, read at `revision`: frozen when its body is at most WHOLE_BYTES (see answer). */
 export function keptResponse(revision: Revision, headers: Readonly<Record<string, FieldValue>>, body: Buffer | string): KeptResponse {
   const whole = typeof body === "string" ? body.length * 3 <= WHOLE_BYTES || Buffer.byteLength(body) <= WHOLE_BYTES : body.length <= WHOLE_BYTES;
   const fields = { ...headers };
