@@ -1,6 +1,7 @@
 // The application: the API's route table behind the router, over a store.
 // No sockets here, so tests and tools can run requests through it in-process.
 
+import { randomBytes } from "node:crypto";
 import type { UsageCounts, UsageSource } from "./api/operator.js";
 import { apiRoutes } from "./api/routes.js";
 import { docsRoutes, notFoundPointingHere } from "./docs/routes.js";
@@ -9,6 +10,8 @@ import { withCompression } from "./http/message/compression.js";
 import type { Admission, Handler, Service } from "./http/connection/service.js";
 import type { RequestHead } from "./http/message/request.js";
 import { accessPolicy } from "./policies/access.js";
+import { corsPolicy } from "./policies/cors.js";
+import { sandboxPolicy } from "./policies/sandbox.js";
 import { declaredBody } from "./router/body-policy.js";
 import { createRouter } from "./router/router.js";
 import type { ServedRoute } from "./router/policy.js";
@@ -31,6 +34,10 @@ export interface AppOptions {
   readonly usage?: (local: () => UsageCounts) => UsageSource;
   /** The server's parser limits: the wire view applies them to the requests it runs, as a socket would. */
   readonly limits?: Partial<ParserLimits>;
+  /** Whether clients reach this server over TLS (the lab compares origins and writes absolute URLs with it; default false). */
+  readonly secure?: boolean;
+  /** The key the lab signs its digest nonces with: the same in every process that may get the next request (default: one made here). */
+  readonly labSecret?: string;
   /** Serve the wire view, POST /api/wire (default true; WIRE_VIEW=0 turns it off). */
   readonly wireView?: boolean;
   /** How many bytes of reads to keep in memory (KEPT_BYTES, YAML_KEPT_BYTES; default DEFAULT_KEPT). */
@@ -53,6 +60,8 @@ export function createApp(options: AppOptions): App {
   const api = apiRoutes({
     store: options.store,
     ...(options.kept === undefined ? {} : { kept: options.kept }),
+    scheme: options.secure === true ? "https" : "http",
+    labSecret: options.labSecret ?? randomBytes(32).toString("hex"),
     v1DeprecatedSince: V1_DEPRECATED_SINCE,
     ...(options.v1Sunset === undefined ? {} : { v1Sunset: options.v1Sunset }),
     usage: options.usage === undefined ? local : options.usage(local),
@@ -77,7 +86,8 @@ export function createApp(options: AppOptions): App {
   // declares, refused from the head when it is not one it takes; its version (counted before the
   // access check, so a request refused with 401 is still counted); and who may call it.
   const router = createRouter<ApiRoute>([...versioned.routes, ...docs.routes], {
-    policies: [declaredBody, versioned.policy, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
+    // CORS first, so that every answer of a route that declares it carries it, a refusal included.
+    policies: [corsPolicy, sandboxPolicy, declaredBody, versioned.policy, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
     notFound: (request) => versioned.unknownVersion(request) ?? notFoundPointingHere(request),
   });
   docs.publish(router.routes);

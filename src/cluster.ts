@@ -33,6 +33,7 @@ import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
 import net from "node:net";
 import type { UsageCounts } from "./api/operator.js";
+import { randomBytes } from "node:crypto";
 import type { Config } from "./config.js";
 import { refuse } from "./http/connection/server.js";
 import { openStore } from "./store/open.js";
@@ -72,6 +73,7 @@ export function formatUsage(counts: UsageCounts): string {
 }
 
 export async function runPrimary(config: Config): Promise<void> {
+  const labSecret = config.labSecret ?? randomBytes(32).toString("hex");
   // Open until the workers listen: the first admin token is made then.
   const store = await openStore(config);
   try {
@@ -147,7 +149,8 @@ export async function runPrimary(config: Config): Promise<void> {
   };
 
   const fork = (): Worker => {
-    const worker = cluster.fork();
+    // The lab's digest nonces verify on whichever worker gets the next request: every worker signs with one key.
+    const worker = cluster.fork({ LAB_SECRET: labSecret });
     handing.set(worker.id, new Map());
     let finalReport!: () => void;
     reported.set(worker.id, new Promise<void>((resolve) => (finalReport = resolve)));

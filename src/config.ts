@@ -42,6 +42,8 @@ export interface Config {
   readonly workers: number;
   /** Serve the wire view, POST /api/wire (on unless WIRE_VIEW=0 or --no-wire-view). */
   readonly wireView: boolean;
+  /** The key of the lab's digest nonces (LAB_SECRET); unset, each start makes one (shared with its workers). */
+  readonly labSecret: string | undefined;
   /** Print every exchange on the terminal, part by part (TRACE=1 or --trace). */
   readonly trace: boolean;
   /** Bytes of each body the trace shows. */
@@ -87,6 +89,7 @@ export const SETTING_NAMES = [
   "MAX_CONNECTIONS",
   "WORKERS",
   "WIRE_VIEW",
+  "LAB_SECRET",
   "TRACE",
   "TRACE_BODY_BYTES",
   "KEPT_BYTES",
@@ -251,6 +254,7 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     hstsMaxAge: integer(env, "HSTS_MAX_AGE", 31_536_000, 0, 2 ** 31 - 1),
     workers: workers(env),
     wireView: onUnlessOff(env, "WIRE_VIEW", argv, "--no-wire-view"),
+    labSecret: env.LAB_SECRET === "" ? undefined : env.LAB_SECRET,
     trace: flag(env, "TRACE", argv, "--trace"),
     traceBodyBytes: integer(env, "TRACE_BODY_BYTES", 256, 0, MiB),
     kept: {

@@ -4,6 +4,7 @@
 
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createSecureContext } from "node:tls";
 import { createApp } from "./app.js";
 import { adoptConnections, formatUsage, reportUsage, workerUsage } from "./cluster.js";
@@ -61,6 +62,9 @@ export async function serve(config: Config): Promise<void> {
     limits: config.server.limits,
     wireView: config.wireView,
     kept: config.kept,
+    secure: tls !== undefined,
+    // Under WORKERS the primary chose it for all its workers (cluster.ts).
+    labSecret: config.labSecret ?? randomBytes(32).toString("hex"),
   });
   const server = createServer(app, {
     ...(tls === undefined ? {} : { tls }),

@@ -14,11 +14,16 @@ import { usesStore } from "../policies/unavailable.js";
 import type { ApiRoute } from "./route.js";
 import type { Store } from "../store/types.js";
 import { keptReads, type KeptSettings } from "./kept-reads.js";
+import type { Scheme } from "./lab/origin.js";
 
 export interface ApiOptions extends StatusOptions {
   readonly store: Store;
   /** How many bytes of reads to keep (default DEFAULT_KEPT). */
   readonly kept?: KeptSettings;
+  /** How clients reach this server: the lab writes absolute URLs and compares origins with it. */
+  readonly scheme: Scheme;
+  /** The key of the lab's digest nonces (see AppOptions.labSecret). */
+  readonly labSecret: string;
   /** Request counts per version, from where the table's versions are applied. */
   readonly usage: UsageSource;
 }
@@ -28,5 +33,5 @@ export function apiRoutes(options: ApiOptions): ApiRoute[] {
   // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
   const ctx: ApiContext = { store: options.store, kept: keptReads(options.kept) };
   const stored = [...postRoutes(ctx), ...articleRoutes(ctx), ...factRoutes(ctx)].map(usesStore);
-  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes()];
+  return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes(options.scheme, options.labSecret)];
 }

@@ -6,14 +6,17 @@
 //
 // - judge a request from its head, before any body byte is read (refuse it
 //   with a 415 or 413, or admit it with a tighter body limit), and
-// - wrap the route's handler (check the caller before the handler runs).
+// - wrap the route's handler (check the caller before the handler runs), and
+// - answer OPTIONS at the route's path (a CORS preflight), which the router
+//   otherwise answers alone.
 //
 // and it says, for the documentation, what it adds to the route: the answers
 // it may give, what a caller must present. The OpenAPI document and the page
 // read that from the served table, so what they show is what is enforced.
 
 import type { Admission } from "../http/connection/service.js";
-import type { RequestHead } from "../http/message/request.js";
+import type { Request, RequestHead } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
 import type { Route, RouteHandler, RouteResponseDoc } from "./route.js";
 
 /** What a caller must present to be served, as the documentation shows it. */
@@ -46,8 +49,13 @@ export interface Enforcement {
   readonly admit?: (head: RequestHead) => Admission;
   /** The route's handler with the policy's check around it. */
   readonly wrap?: (handler: RouteHandler) => RouteHandler;
+  /** The answer to OPTIONS at the route's path, given the Allow the router would send; absent: the router's own 204. */
+  readonly preflight?: Preflight;
   readonly doc?: PolicyDoc;
 }
+
+/** A policy's answer to OPTIONS at a route's path (see Enforcement.preflight). */
+export type Preflight = (request: Request, allow: string) => Response;
 
 /**
  * A policy: given a route, what its declarations mean here, or undefined when
@@ -59,6 +67,8 @@ export type Policy<R extends Route = Route> = (route: R) => Enforcement | undefi
 /** A route as it is served: its handler wrapped by the policies, its head judged by them, and what they documented. */
 export type ServedRoute<R extends Route = Route> = R & {
   readonly admit: ((head: RequestHead) => Admission) | undefined;
+  /** The first policy's answer to OPTIONS at this route's path, if one gave it. */
+  readonly preflight: Preflight | undefined;
   /** What each policy that acts on the route says of it, in the order the policies were given. */
   readonly policyDocs: readonly PolicyDoc[];
 };
@@ -79,6 +89,7 @@ export function applyPolicies<R extends Route>(route: R, policies: readonly Poli
   return {
     ...route,
     handler,
+    preflight: enforcements.find((e) => e.preflight !== undefined)?.preflight,
     admit: judges.length === 0 ? undefined : judges.length === 1 ? judges[0] : (head) => admitAll(judges, head),
     policyDocs: enforcements.map((e) => e.doc).filter((d): d is PolicyDoc => d !== undefined),
   };

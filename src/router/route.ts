@@ -78,7 +78,7 @@ export interface Route {
   /**
    * Any method token (RFC 9110 §9.1), case-sensitive: "GET", "UPDATE", ...
    * Or ANY_METHOD ("*"): every method the path's other routes do not serve,
-   * except OPTIONS, which the router answers itself.
+   * except OPTIONS, which the router answers itself (or a policy's preflight, policy.ts).
    */
   readonly method: string;
   /**

@@ -1,6 +1,6 @@
 // The route table as a request handler: a matcher from method and path to a
 // route and its params, plus the answers that follow from the table alone
-// (404, 405 with Allow, OPTIONS, HEAD served by GET). What a route declares
+// (404, 405 with Allow, OPTIONS unless a policy answers it, HEAD served by GET). What a route declares
 // beyond its method and path (the body it takes, who may call it) acts
 // through the policies the router is given (policy.ts), applied to every
 // route alike; what the routes mean is their
@@ -12,7 +12,7 @@ import type { Request, RequestHead } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
 import { declaredBody } from "./body-policy.js";
 import { compileRoutes, type CompiledRoutes, type Resource } from "./compile.js";
-import { applyPolicies, type Policy, type ServedRoute } from "./policy.js";
+import { applyPolicies, type Policy, type Preflight, type ServedRoute } from "./policy.js";
 import type { Route } from "./route.js";
 
 export interface Router<R extends Route = Route> {
@@ -68,7 +68,7 @@ export function createRouter<R extends Route>(routes: readonly R[], options: Rou
       case "found":
         return match.route.handler(request, match.params);
       case "options":
-        return { status: 204, headers: { Allow: match.resource.allow } };
+        return preflightOf(match.resource)?.(request, match.resource.allow) ?? { status: 204, headers: { Allow: match.resource.allow } };
       case "method-not-allowed":
         return problem(405, {
           kind: "method-not-allowed",
@@ -81,6 +81,15 @@ export function createRouter<R extends Route>(routes: readonly R[], options: Rou
       case "not-found":
         return notFound(request);
     }
+  }
+
+  /** A policy's answer to OPTIONS at the resource's path, from any of its routes (a CORS preflight, policy.ts). */
+  function preflightOf(resource: Resource): Preflight | undefined {
+    for (const route of resource.methods.values()) {
+      const answer = (route as ServedRoute<R>).preflight;
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
   }
 
   /** The matched route's policies judge the head (a path or method not served: the handler answers). */

@@ -18,6 +18,6 @@ t.test("/api/lab/brotli gives the bytes brotli gives at the server's quality, no
   t.match(output.toString("latin1", 0, end), /\r\nContent-Encoding: br\r\n/);
   const coded = output.subarray(end + 4);
   const text = brotliDecompressSync(coded);
-  t.equal(JSON.parse(text.toString("utf8")).request.body.content, body.toString("utf8"));
+  t.match(JSON.parse(text.toString("utf8")), { brotli: true, method: "POST", headers: { "Content-Type": "text/plain" } });
   t.ok(coded.equals(brotliCompressSync(text, BROTLI_OPTIONS)), "quality 5");
 });

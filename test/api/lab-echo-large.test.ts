@@ -1,5 +1,5 @@
-// The lab's answers that hold the echo of the request (delay, cache/:seconds,
-// gzip, deflate, brotli) are made as the echo's own: a large body in pieces
+// The lab's answer that holds the echo of the request (cache/:seconds) is
+// made as the echo's own: a large body in pieces
 // as the client reads them, never whole. Rendered whole, 1 MiB of control
 // bytes was 6 MB of JSON per client: 40 clients that never read took the
 // server from 80 to 430 MiB.
@@ -31,11 +31,7 @@ function read(output: Buffer): { head: string; chunked: boolean; coded: Buffer; 
 
 /** Each lab answer that holds the echo: its target, and where the echo sits in its JSON. */
 const ANSWERS: [string, (doc: any) => any][] = [
-  ["/api/lab/delay/0", (doc) => doc.request],
   ["/api/lab/cache/60", (doc) => doc],
-  ["/api/lab/gzip", (doc) => doc.request],
-  ["/api/lab/deflate", (doc) => doc.request],
-  ["/api/lab/brotli", (doc) => doc.request],
 ];
 
 const BODIES: [string, Buffer, "utf-8" | "base64"][] = [

@@ -29,5 +29,5 @@ t.test("SIGTERM cuts a drip in flight at the end of the grace, and the process e
   const text = Buffer.concat(received).toString("latin1");
   t.match(text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*Transfer-Encoding: chunked\r\n/, "the drip had started");
   t.notOk(text.endsWith("0\r\n\r\n"), "no last chunk: the client can tell the body was cut");
-  t.notMatch(text, /\*/, "none of the drip's bytes, whose first was 10 s away");
+  t.notMatch(text.slice(text.indexOf("\r\n\r\n") + 4), /\*/, "none of the drip's bytes, whose first was 10 s away");
 });

@@ -19,7 +19,8 @@ t.test("served as HTML with a policy that allows only its own inline script and 
   t.match(csp, /connect-src 'self'/);
   t.ok(csp.includes(`script-src ${hash(scriptOf(r.body))}`), "the script is allowed by its hash");
   t.ok(csp.includes(`style-src ${hash(styleOf(r.body))}`), "the style is allowed by its hash");
-  t.ok(Buffer.byteLength(r.body) < 48 * 1024, `small: ${Buffer.byteLength(r.body)} bytes`);
+  // The page lists every route of the table with its documentation: about 1 KiB a route (74 since the lab took httpbin's resources).
+  t.ok(Buffer.byteLength(r.body) < 96 * 1024, `small: ${Buffer.byteLength(r.body)} bytes`);
   const again = await request(app, "GET", "/", { "If-None-Match": r.headers.etag! });
   t.equal(again.status, 304);
 });

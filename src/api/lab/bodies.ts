@@ -1,12 +1,14 @@
 // Bodies: /api/lab/bytes/:n answers n random bytes (the same n bytes again
-// for the same ?seed=), /api/lab/stream/:n n lines of JSON, one per piece,
-// chunked. Both are bounded (1 MiB, 1,000 lines).
+// for the same ?seed=), /api/lab/stream-bytes/:n the same bytes sent in
+// chunks of chunk_size, as the client takes them, /api/lab/stream/:n n lines
+// of JSON, one per piece, chunked. All are bounded (1 MiB, 1,000 lines).
 
 import { randomBytes } from "node:crypto";
 import type { Request } from "../../http/message/request.js";
 import type { BodyStream, Response } from "../../http/message/response.js";
-import { describe } from "../echo.js";
-import { queryOf, whole } from "./params.js";
+import type { Scheme } from "./origin.js";
+import { requestDict } from "./request-dict.js";
+import { queryOf, refuse, whole } from "./params.js";
 
 export const MAX_BYTES = 1024 * 1024;
 export const MAX_LINES = 1000;
@@ -42,18 +44,39 @@ export function bytesAnswer(request: Request, text: string): Response {
 export const NDJSON = "application/x-ndjson";
 
 /**
- * Line i (from 0): its number and the request without its body, as httpbin's
- * stream gives them (a request body up to 1 MiB repeated on 1,000 lines would
- * make a 1 GiB answer of one request). Asked for one at a time, as the socket
- * takes them.
+ * Line i (from 0): httpbin's account of the request without its body (url,
+ * args, headers, origin) and the line's id, as httpbin's stream gives them (a
+ * request body up to 1 MiB repeated on 1,000 lines would make a 1 GiB answer
+ * of one request). Asked for one at a time, as the socket takes them.
  */
-async function* lines(n: number, request: Request): AsyncGenerator<string, void, undefined> {
-  const { body: _body, ...shown } = describe(request);
-  for (let id = 0; id < n; id++) yield JSON.stringify({ id, ...shown }) + "\n";
+async function* lines(n: number, request: Request, scheme: Scheme): AsyncGenerator<string, void, undefined> {
+  const shown = requestDict(request, scheme, ["url", "args", "headers", "origin"]);
+  for (let id = 0; id < n; id++) yield JSON.stringify({ ...shown, id }) + "\n";
 }
 
-export function streamAnswer(request: Request, text: string): Response {
+export function streamAnswer(request: Request, scheme: Scheme, text: string): Response {
   const n = whole(request, "n", text, 1, MAX_LINES);
-  const body: BodyStream = lines(n, request);
+  const body: BodyStream = lines(n, request, scheme);
   return { status: 200, headers: { "Content-Type": NDJSON, "Cache-Control": "no-store" }, body };
+}
+
+export const DEFAULT_CHUNK_BYTES = 10 * 1024;
+export const MAX_CHUNK_BYTES = 64 * 1024;
+/** Chunks one answer may take: a 1-byte chunk costs its framing and a turn of the sender, not just its byte. */
+export const MAX_CHUNKS = 16 * 1024;
+
+/** n random (or seeded) bytes, in chunks of chunk_size, each made when the socket has taken the last. */
+export function streamBytesAnswer(request: Request, text: string): Response {
+  const n = whole(request, "n", text, 0, MAX_BYTES);
+  const q = queryOf(request, ["seed", "chunk_size"]);
+  const size = q.chunk_size === undefined ? DEFAULT_CHUNK_BYTES : whole(request, "chunk_size", q.chunk_size, 1, MAX_CHUNK_BYTES);
+  if (Math.ceil(n / size) > MAX_CHUNKS) refuse(request, "chunk_size", `at least n / ${MAX_CHUNKS} (here ${Math.ceil(n / MAX_CHUNKS)})`, `${n} bytes in chunks of ${size} would be ${Math.ceil(n / size)} chunks, over ${MAX_CHUNKS}`);
+  const seeded = q.seed === undefined ? undefined : seededBytes(n, whole(request, "seed", q.seed, 0, MAX_SEED));
+  async function* chunks(): AsyncGenerator<Uint8Array, void, undefined> {
+    for (let at = 0; at < n; at += size) {
+      const end = Math.min(n, at + size);
+      yield seeded === undefined ? randomBytes(end - at) : seeded.subarray(at, end);
+    }
+  }
+  return { status: 200, headers: { "Content-Type": "application/octet-stream", "Cache-Control": "no-store" }, body: chunks() };
 }

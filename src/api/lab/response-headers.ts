@@ -8,18 +8,32 @@
 // every field again (response.ts), so even a mistake here could not split
 // the response.
 //
+// Some fields act on the whole origin, not on this one answer: Refresh
+// navigates anywhere (Chromium follows it, sandbox or not: an open
+// redirect), Strict-Transport-Security, Clear-Site-Data, Alt-Svc, NEL,
+// Report-To and Accept-CH set what a browser does with every later request
+// to this origin, Service-Worker-Allowed widens a worker's scope, Link can
+// make a browser fetch or apply another resource, and a Set-Cookie for the
+// whole site rides on every request to the page and the API (a few large ones
+// push each past the header limit: a 431 from every route). These are
+// refused with why; a Set-Cookie is taken only for a Path under /api/lab/,
+// without Domain, and a Location only on this server's origin (origin.ts).
+// The CORS fields are the CORS policy's (cors.ts), never the client's.
+//
 // The client chooses Content-Type and the body holds its values, so
 // `?Content-Type=text/html&x=<script>...</script>` is a page of the client's
 // making served from this origin: script run there acts as the page at / and
-// passes the wire view's same-origin check. Every answer therefore carries
+// passes the wire view's same-origin check. The route therefore declares a
+// sandboxed answer (policies/sandbox.ts): every answer carries
 // `Content-Security-Policy: sandbox`, which gives such a document an origin
 // of its own and runs none of its script, and the client cannot replace it.
 
 import { TCHAR } from "../../http/parse/byte-classes.js";
 import type { Request } from "../../http/message/request.js";
 import type { Response } from "../../http/message/response.js";
+import { sameOrigin, type Scheme } from "./origin.js";
 import { queryPairs, refuse } from "./params.js";
-import { byteName } from "./redirects.js";
+import { byteName } from "./bytes.js";
 
 export const MAX_FIELDS = 50;
 
@@ -36,8 +50,39 @@ export const SERVER_FIELDS: Readonly<Record<string, string>> = {
   "content-security-policy": "the server sets sandbox on this answer, so that a page it reflects (Content-Type: text/html) runs no script as this origin",
 };
 
-/** On every answer: whatever Content-Type the client chose, the document has an origin of its own and runs no script. */
-export const SANDBOX = { "Content-Security-Policy": "sandbox" } as const;
+/** Fields that act on the whole origin, not on this answer, and what each would do. */
+export const ORIGIN_FIELDS: Readonly<Record<string, string>> = {
+  refresh: "a browser follows it to any URL, sandboxed or not, so the lab would be an open redirect",
+  "strict-transport-security": "it sets the transport of every later request to this host, for as long as it says",
+  "clear-site-data": "it clears the cookies, storage and caches of the whole origin, the page's token included",
+  "alt-svc": "it sends every later request to this origin to another service",
+  nel: "it sets a network error logging policy for the whole origin",
+  "report-to": "it sets reporting endpoints for the whole origin",
+  "accept-ch": "it sets the client hints a browser sends on every later request to this origin",
+  "critical-ch": "it sets the client hints a browser sends on every later request to this origin",
+  "service-worker-allowed": "it widens the scope a service worker may control on this origin",
+  link: "it can make a browser fetch or apply another resource (rel=preload, rel=stylesheet), from anywhere",
+};
+
+/** The largest Set-Cookie taken: a few large cookies would push every later lab request past the header limit. */
+export const MAX_COOKIE_CHARS = 1024;
+export const COOKIE_PATH = "/api/lab/";
+
+/** Why this Set-Cookie value would reach past the lab, or undefined when it stays there. */
+export function cookieReach(value: string): string | undefined {
+  if (value.length > MAX_COOKIE_CHARS) return `it is ${value.length} characters long, over ${MAX_COOKIE_CHARS}: a few such cookies would push every later lab request past the header limit`;
+  let path: string | undefined;
+  for (const attribute of value.split(";").slice(1)) {
+    const eq = attribute.indexOf("=");
+    const name = (eq === -1 ? attribute : attribute.slice(0, eq)).trim().toLowerCase();
+    if (name === "domain") return "it has a Domain attribute, which would send it to other hosts too (and to every port: cookies ignore ports)";
+    if (name === "path") path = eq === -1 ? "" : attribute.slice(eq + 1).trim();
+  }
+  if (path === undefined) return `it has no Path attribute: give Path=${COOKIE_PATH} (or a path below it), so it rides only on requests to the lab`;
+  if (!path.startsWith(COOKIE_PATH)) return `its Path ${JSON.stringify(path)} is not under ${COOKIE_PATH}: it would ride on requests to the page and the API`;
+  return undefined;
+}
+
 
 const VALUE_ALLOWED = "visible ASCII, spaces and tabs (no CR, LF, NUL or other control byte)";
 
@@ -50,9 +95,12 @@ function checkName(request: Request, name: string): void {
       refuse(request, name, "a field name: a token of letters, digits and !#$%&'*+-.^_`|~ (RFC 9110 §5.1)", `The field name ${JSON.stringify(name)} has ${what} at position ${i}`);
     }
   }
-  const why = SERVER_FIELDS[name.toLowerCase()];
-  if (why !== undefined) refuse(request, name, "any field but Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date, X-Content-Type-Options and Content-Security-Policy", `${name} cannot be set here: ${why}`);
+  const key = name.toLowerCase();
+  const why = SERVER_FIELDS[key] ?? ORIGIN_FIELDS[key] ?? (key.startsWith("access-control-") ? "the CORS fields are the server's, which answers CORS for the lab without credentials" : undefined);
+  if (why !== undefined) refuse(request, name, NAMES_ALLOWED, `${name} cannot be set here: ${why}`);
 }
+
+const NAMES_ALLOWED = `any field but those that frame the message (${Object.keys(SERVER_FIELDS).join(", ")}), act on the whole origin (${Object.keys(ORIGIN_FIELDS).join(", ")}) or answer CORS (access-control-*)`;
 
 function checkValue(request: Request, name: string, value: string): void {
   if (/^[ \t]|[ \t]$/.test(value)) {
@@ -66,7 +114,19 @@ function checkValue(request: Request, name: string, value: string): void {
   }
 }
 
-export function responseHeadersAnswer(request: Request): Response {
+/** Set-Cookie and Location are taken only when they stay on the lab and on this origin. */
+function checkReach(request: Request, scheme: Scheme, name: string, value: string): void {
+  const key = name.toLowerCase();
+  if (key === "set-cookie") {
+    const why = cookieReach(value);
+    if (why !== undefined) refuse(request, name, `a cookie under Path=${COOKIE_PATH} without Domain, at most ${MAX_COOKIE_CHARS} characters`, `Set-Cookie cannot be set here: ${why}`);
+  } else if (key === "location") {
+    const there = sameOrigin(request, scheme, value, "Location");
+    if ("why" in there) refuse(request, name, "a URL on this server's origin", `Location cannot be set here: ${there.why}`);
+  }
+}
+
+export function responseHeadersAnswer(request: Request, scheme: Scheme): Response {
   const pairs = queryPairs(request);
   if (pairs.length > MAX_FIELDS) refuse(request, "(query)", `at most ${MAX_FIELDS} pairs`, `The query has ${pairs.length} pairs`);
   const fields: Record<string, string> = {};
@@ -74,6 +134,7 @@ export function responseHeadersAnswer(request: Request): Response {
   for (const [name, value] of pairs) {
     checkName(request, name);
     checkValue(request, name, value);
+    checkReach(request, scheme, name, value);
     const key = name.toLowerCase();
     if (seen.has(key)) refuse(request, name, "one value per field name", `${name} is given twice (combine the values with a comma, where the field allows a list)`);
     seen.add(key);
@@ -82,5 +143,5 @@ export function responseHeadersAnswer(request: Request): Response {
   // The defaults give way to a field of the same name in any case: one field each, the client's.
   const defaults = Object.entries({ "Content-Type": "application/json", "Cache-Control": "no-store" }).filter(([name]) => !seen.has(name.toLowerCase()));
   const body = JSON.stringify(Object.fromEntries(pairs));
-  return { status: 200, headers: { ...SANDBOX, ...Object.fromEntries(defaults), ...fields }, body };
+  return { status: 200, headers: { ...Object.fromEntries(defaults), ...fields }, body };
 }

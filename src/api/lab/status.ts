@@ -1,6 +1,9 @@
-// /api/lab/status/:code: any final status a client wants to see, 200 to 599,
+// /api/lab/status/:codes: any final status a client wants to see, 200 to 599,
 // with the framing and the fields that status calls for (RFC 9110 §15), so a
-// client's handling of each can be tried. A 1xx is refused: it is interim
+// client's handling of each can be tried. As in httpbin, several codes may be
+// given (`200,418`: one of them at random, evenly) and weighted
+// (`200:0.9,500:0.1`: in proportion to the weights), so a client's retries
+// can be tried against a server that fails now and then. A 1xx is refused: it is interim
 // (RFC 9110 §15.2), the server sends 100 Continue itself when asked, and a
 // 1xx as a final answer would leave the client waiting for the real one.
 
@@ -10,18 +13,18 @@ import type { FieldValue, Response } from "../../http/message/response.js";
 import { REASONS, statusAllowsBody } from "../../http/message/status.js";
 import { refuse, whole } from "./params.js";
 
-/** Where a 3xx points: the echo, which shows what the client sent after following it. */
-export const ECHO = "/api/echo";
+/** Where a 3xx points, as httpbin's does (its /redirect/1): one more step, to /api/lab/get, which shows what the client sent. */
+export const NEXT_STEP = "/api/lab/redirect/1";
 
 /** Fields each status requires or leads a client to expect; the ones marked MUST in RFC 9110 first. */
 const FIELDS: Readonly<Record<number, Readonly<Record<string, FieldValue>>>> = {
   206: { "Content-Range": "bytes 0-1/2" }, // §15.3.7: MUST, with the part it carries
-  300: { Location: ECHO }, // §15.4.1: the server's preferred choice
-  301: { Location: ECHO },
-  302: { Location: ECHO },
-  303: { Location: ECHO },
-  307: { Location: ECHO },
-  308: { Location: ECHO },
+  300: { Location: NEXT_STEP }, // §15.4.1: the server's preferred choice
+  301: { Location: NEXT_STEP },
+  302: { Location: NEXT_STEP },
+  303: { Location: NEXT_STEP },
+  307: { Location: NEXT_STEP },
+  308: { Location: NEXT_STEP },
   401: { "WWW-Authenticate": 'Bearer realm="startline-lab"' }, // §15.5.2: MUST
   405: { Allow: "GET, HEAD" }, // §15.5.6: MUST (what this stand-in resource pretends to allow)
   407: { "Proxy-Authenticate": 'Basic realm="startline-lab"' }, // §15.5.8: MUST
@@ -37,7 +40,40 @@ const REFUSED: Readonly<Record<number, string>> = {
 
 export const STATUS_ALLOWED = "a final status, a whole number from 200 to 599 (not 426)";
 
-export function statusAnswer(request: Request, code: string): Response {
+export const MAX_CODES = 50;
+const CHOICE = /^([0-9]{1,3})(?::((?:0|[1-9][0-9]{0,5})(?:\.[0-9]{1,6})?))?$/;
+export const CODES_ALLOWED = `a status, or up to ${MAX_CODES} of them separated by commas, each optionally weighted with :<weight> (200,418 or 200:0.9,500:0.1)`;
+
+/**
+ * The status to answer with: the one given, or one of several chosen at
+ * random in proportion to their weights (1 when not given). Not for
+ * anything secret: Math.random is enough to pick a status.
+ */
+export function chooseCode(request: Request, codes: string): string {
+  if (!codes.includes(",") && !codes.includes(":")) return codes;
+  const choices = codes.split(",");
+  if (choices.length > MAX_CODES) refuse(request, "codes", CODES_ALLOWED, `${choices.length} codes are given`);
+  let total = 0;
+  const weighted: [string, number][] = [];
+  for (const choice of choices) {
+    const m = CHOICE.exec(choice);
+    if (m === null) refuse(request, "codes", CODES_ALLOWED, `${JSON.stringify(choice)} is not a status with an optional :weight`);
+    // Each code is checked as a single one would be, so a bad one is refused every time, not when it is drawn.
+    checkCode(request, m[1]!);
+    const weight = m[2] === undefined ? 1 : Number(m[2]);
+    total += weight;
+    weighted.push([m[1]!, weight]);
+  }
+  if (total === 0) refuse(request, "codes", CODES_ALLOWED, "every weight is 0, so no code can be chosen");
+  let point = Math.random() * total;
+  for (const [code, weight] of weighted) {
+    if (point < weight) return code;
+    point -= weight;
+  }
+  return weighted.findLast(([, weight]) => weight > 0)![0];
+}
+
+function checkCode(request: Request, code: string): number {
   if (/^1[0-9][0-9]$/.test(code)) {
     refuse(
       request,
@@ -49,6 +85,11 @@ export function statusAnswer(request: Request, code: string): Response {
   const status = whole(request, "code", code, 200, 599);
   const why = REFUSED[status];
   if (why !== undefined) refuse(request, "code", STATUS_ALLOWED, `${status} cannot be sent as asked: ${why}`);
+  return status;
+}
+
+export function statusAnswer(request: Request, codes: string): Response {
+  const status = checkCode(request, chooseCode(request, codes));
   const fields = FIELDS[status] ?? {};
   if (status >= 400) {
     // An error is an error body like every other this server sends (RFC 9457), saying it was asked for.

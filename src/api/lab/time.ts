@@ -11,7 +11,8 @@
 
 import type { Request } from "../../http/message/request.js";
 import type { BodyStream, Response } from "../../http/message/response.js";
-import { echoJson } from "../echo.js";
+import type { Scheme } from "./origin.js";
+import { dictJson } from "./request-dict.js";
 import { queryOf, refuse, seconds, whole } from "./params.js";
 
 export const MAX_DELAY_SECONDS = 10;
@@ -33,11 +34,14 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function delayAnswer(request: Request, text: string): Promise<Response> {
+/** After the wait, httpbin's account of the request (its members for /delay: args, data, files, form, headers, origin, url). */
+export async function delayAnswer(request: Request, scheme: Scheme, text: string): Promise<Response> {
   const s = seconds(request, "seconds", text, MAX_DELAY_SECONDS);
   await sleep(s * 1000);
-  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: echoJson(request, (echo) => ({ delayedSeconds: s, request: echo })) };
+  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: dictJson(request, scheme, DELAY_KEYS) };
 }
+
+const DELAY_KEYS = ["args", "data", "files", "form", "headers", "origin", "url"] as const;
 
 export interface Drip {
   readonly numbytes: number;

@@ -14,7 +14,11 @@ import { isBodyStream, type BodyStream } from "./stream-body.js";
 
 export type { BodyStream } from "./stream-body.js";
 
-export type FieldValue = string | number;
+/**
+ * A field's value; a list for a field sent on several lines, which only
+ * Set-Cookie needs (RFC 9110 §5.3: its values cannot be joined with commas).
+ */
+export type FieldValue = string | number | readonly string[];
 
 export interface Response {
   readonly status: number;
@@ -196,8 +200,15 @@ export function fieldLines(fields: Readonly<Record<string, FieldValue>>): string
   let out = "";
   for (const name in fields) {
     const raw = fields[name]!;
-    const value = typeof raw === "string" ? raw : String(raw);
     checkName(name);
+    if (typeof raw === "object") {
+      for (const value of raw) {
+        checkValue(name, value);
+        out += name + ": " + value + "\r\n";
+      }
+      continue;
+    }
+    const value = typeof raw === "string" ? raw : String(raw);
     checkValue(name, value);
     out += name + ": " + value + "\r\n";
   }

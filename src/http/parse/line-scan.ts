@@ -16,10 +16,13 @@
 // §2.2) and a lone LF to CELL_BARE_LF; what the end of the line means in a
 // phase is AT_END.
 //
-// A refusal is an `R_*` constant below: a code of the protocol error table
-// (errors.ts), worded by refuseBy with the bytes that show it. What a line's
-// verdict depends on beyond its bytes (how many fields a section holds, a
-// Content-Length before it) is not here: the scanner asks section-rules.ts.
+// A refusal is written once, beside the rows whose edges refuse with it
+// (llhttp's `.otherwise(p.error(code, "words"))` is the model): `refusal()`
+// takes a code of the protocol error table (errors.ts) and the words, made
+// from the bytes that show the fault, and gives the number the table's cells
+// carry. What a line's verdict depends on beyond its bytes (how many fields a
+// section holds, a Content-Length before it) is not here: the scanner asks
+// section-rules.ts.
 //
 // The scanner is in this file with the table because the phases are plain
 // constants of this file: an imported binding is checked at every use, and
@@ -135,59 +138,48 @@ const EXT_AFTER_QUOTED = 23;
 const CHUNK_DATA_END = 24;
 export const PHASE_COUNT = CHUNK_DATA_END + 1;
 
-/** Refusals: a code of errors.ts, worded by line-scan.ts with the bytes that show it. */
-const R_NONE = 0;
-const R_REQUEST_LINE_STARTS_WITH_SPACE = 1;
-const R_METHOD_BYTE = 2;
-const R_TAB_AFTER_METHOD = 3;
-const R_TARGET_EMPTY = 4;
-const R_TARGET_BYTE = 5;
-const R_ENDS_AFTER_METHOD = 6;
-const R_NO_VERSION = 7;
-const R_SPACE_BEFORE_VERSION = 8;
-const R_THREE_PARTS = 9;
-const R_BAD_VERSION = 10;
-const R_OBS_FOLD = 11;
-const R_EMPTY_FIELD_NAME = 12;
-const R_FIELD_NAME_BYTE = 13;
-const R_SPACE_BEFORE_COLON = 14;
-const R_NO_COLON = 15;
-const R_VALUE_BYTE = 16;
-const R_LENGTH_EMPTY = 17;
-const R_LENGTH_BYTE = 18;
-const R_LENGTH_LIST = 19;
-const R_CHUNK_EMPTY = 20;
-const R_CHUNK_SIZE_BYTE = 21;
-const R_EXTENSION_BYTE = 22;
-const R_CHUNK_DATA_END_BYTE = 23;
+// ---- Refusals ----
 
-/** The code each refusal reports, by R. */
-export const REFUSAL_CODE: readonly ProtocolErrorCode[] = [
-  "INVALID_REQUEST_LINE", // NONE: never reported
-  "INVALID_REQUEST_LINE",
-  "INVALID_METHOD",
-  "INVALID_REQUEST_LINE",
-  "INVALID_REQUEST_LINE",
-  "INVALID_TARGET",
-  "INVALID_REQUEST_LINE",
-  "INVALID_REQUEST_LINE",
-  "INVALID_REQUEST_LINE",
-  "INVALID_REQUEST_LINE",
-  "INVALID_VERSION",
-  "OBS_FOLD",
-  "INVALID_FIELD_NAME",
-  "INVALID_FIELD_NAME",
-  "WHITESPACE_BEFORE_COLON",
-  "MISSING_COLON",
-  "INVALID_FIELD_VALUE",
-  "INVALID_CONTENT_LENGTH",
-  "INVALID_CONTENT_LENGTH",
-  "REPEATED_CONTENT_LENGTH",
-  "INVALID_CHUNK_SIZE",
-  "INVALID_CHUNK_SIZE",
-  "INVALID_CHUNK_EXTENSION",
-  "INVALID_CHUNK_END",
-];
+/** What a refusal's words are made from: where the rule broke, in which line. */
+interface Broken {
+  /** The byte that broke the rule; undefined when the line's end did. */
+  readonly byte: number | undefined;
+  /** Where it is in the buffer (at the line's end: where the line's content ends). */
+  readonly i: number;
+  /** Where the line starts in the buffer. */
+  readonly s: number;
+  readonly phase: number;
+  readonly scan: Scan;
+  readonly rules: LineRules;
+  /** The line's bytes from offset `from` (counted from the line's start) to buffer index `to`, as latin1 text. */
+  readonly text: (from: number, to: number) => string;
+}
+
+interface Refusal {
+  readonly code: ProtocolErrorCode;
+  /** What the client sent, worded from its bytes (errors.ts adds the rule and the fix). */
+  readonly words: (b: Broken) => string;
+  /** Where the fault is placed, as a buffer index: the breaking byte unless given. */
+  readonly at?: (b: Broken) => number;
+}
+
+const REFUSALS: Refusal[] = [];
+/** No refusal: the cell or the line's end is allowed. */
+const R_NONE = 0;
+
+/**
+ * A refusal, with its code and its words, declared where its rule is; the
+ * number the table's cells (CELL_REFUSED + it) and AT_END carry.
+ */
+function refusal(code: ProtocolErrorCode, words: (b: Broken) => string, at?: (b: Broken) => number): number {
+  REFUSALS.push(at === undefined ? { code, words } : { code, words, at });
+  return REFUSALS.length;
+}
+
+/** Every refusal of this file, in the order declared: for the test that reads the table. */
+export function refusals(): readonly { readonly code: ProtocolErrorCode; readonly r: number }[] {
+  return REFUSALS.map((entry, index) => ({ code: entry.code, r: index + 1 }));
+}
 
 /**
  * A cell: a phase (below CELL_SPECIAL), or one of the cells below. Phases
@@ -205,7 +197,7 @@ const CELL_VERSION = 0x42;
 /** A digit of a phase that counts them (LENGTH_OWS, LENGTH_DIGITS, CHUNK_START, CHUNK_DIGITS). */
 const CELL_COUNT = 0x43;
 /** CELL_REFUSED + R_*: the byte breaks that rule. */
-const CELL_REFUSED = 0x80;
+export const CELL_REFUSED = 0x80;
 
 /** The table: GRAMMAR[phase * CLASS_COUNT + class], a phase or a CELL_* value. */
 export const GRAMMAR = new Uint8Array(PHASE_COUNT * CLASS_COUNT);
@@ -214,7 +206,8 @@ export const AT_END = new Uint8Array(PHASE_COUNT);
 
 const WS = OWS_SET;
 const cls = (c: number): number => 1 << c;
-const refusal = (r: number): number => CELL_REFUSED + r;
+/** The cell that refuses with `r`. */
+const refusedBy = (r: number): number => CELL_REFUSED + r;
 
 /**
  * One row: `otherwise` for every class no rule names, then the rules in order
@@ -231,39 +224,95 @@ function row(phase: number, atEnd: number, otherwise: number, ...rules: [number,
   AT_END[phase] = atEnd;
 }
 
-// Request line.
-row(REQUEST_START, R_NONE, refusal(R_METHOD_BYTE), [WS, refusal(R_REQUEST_LINE_STARTS_WITH_SPACE)], [TOKEN_SET, METHOD]);
-row(METHOD, R_ENDS_AFTER_METHOD, refusal(R_METHOD_BYTE), [TOKEN_SET, METHOD], [cls(CLASS_SP), TARGET_START], [cls(CLASS_HTAB), refusal(R_TAB_AFTER_METHOD)]);
-row(TARGET_START, R_TARGET_EMPTY, refusal(R_TARGET_BYTE), [TARGET_SET, TARGET_REST], [cls(CLASS_QUESTION), TARGET_QUERY], [cls(CLASS_SP), refusal(R_TARGET_EMPTY)]);
-row(TARGET_REST, R_NO_VERSION, refusal(R_TARGET_BYTE), [TARGET_SET, TARGET_REST], [cls(CLASS_QUESTION), TARGET_QUERY], [cls(CLASS_SP), VERSION]);
-row(TARGET_QUERY, R_NO_VERSION, refusal(R_TARGET_BYTE), [TARGET_SET, TARGET_QUERY], [cls(CLASS_SP), VERSION]);
+// Request line (RFC 9112 §3): request-line = method SP request-target SP HTTP-version; method = token
+// (RFC 9110 §9.1); request-target (RFC 9112 §3.2), whose bytes TARGET_SET holds.
+const R_REQUEST_LINE_STARTS_WITH_SPACE = refusal("INVALID_REQUEST_LINE", () => "The request line starts with whitespace");
+const R_METHOD_BYTE = refusal("INVALID_METHOD", (x) => `Unexpected ${describe(x.byte)} in the method`);
+const R_TAB_AFTER_METHOD = refusal("INVALID_REQUEST_LINE", () => "A tab separates the method from the target; use a single space");
+const R_TARGET_EMPTY = refusal("INVALID_REQUEST_LINE", () => "The request target is empty or preceded by more than one space");
+const R_TARGET_BYTE = refusal("INVALID_TARGET", (x) => `Unexpected ${describe(x.byte)} in the request target`);
+const R_ENDS_AFTER_METHOD = refusal("INVALID_REQUEST_LINE", () => "The request line ends after the method");
+const R_NO_VERSION = refusal("INVALID_REQUEST_LINE", () => "The request line has no HTTP version (HTTP/0.9 requests are not served)");
+const R_SPACE_BEFORE_VERSION = refusal("INVALID_REQUEST_LINE", () => "More than one space before the HTTP version");
+const R_THREE_PARTS = refusal("INVALID_REQUEST_LINE", () => "The request line has more than three space-separated parts (a space in the target must be sent as %20)");
+// HTTP-version = HTTP-name "/" DIGIT "." DIGIT (RFC 9112 §2.3), matched byte by byte against HTTP/1.x.
+const R_BAD_VERSION = refusal(
+  "INVALID_VERSION",
+  (x) => `"${x.text(x.scan.mark, x.byte === undefined ? x.i : x.i + 1)}" is not an HTTP version`,
+  (x) => x.s + x.scan.mark,
+);
+// A version of another major number is well formed, and known to be unserved (RFC 9110 §15.6.6).
+const R_VERSION_NOT_SUPPORTED = refusal("VERSION_NOT_SUPPORTED", (x) => `The request asks for HTTP/${x.text(x.scan.mark + 5, x.i)}${String.fromCharCode(x.byte!)}`, (x) => x.s + x.scan.mark);
+row(REQUEST_START, R_NONE, refusedBy(R_METHOD_BYTE), [WS, refusedBy(R_REQUEST_LINE_STARTS_WITH_SPACE)], [TOKEN_SET, METHOD]);
+row(METHOD, R_ENDS_AFTER_METHOD, refusedBy(R_METHOD_BYTE), [TOKEN_SET, METHOD], [cls(CLASS_SP), TARGET_START], [cls(CLASS_HTAB), refusedBy(R_TAB_AFTER_METHOD)]);
+row(TARGET_START, R_TARGET_EMPTY, refusedBy(R_TARGET_BYTE), [TARGET_SET, TARGET_REST], [cls(CLASS_QUESTION), TARGET_QUERY], [cls(CLASS_SP), refusedBy(R_TARGET_EMPTY)]);
+row(TARGET_REST, R_NO_VERSION, refusedBy(R_TARGET_BYTE), [TARGET_SET, TARGET_REST], [cls(CLASS_QUESTION), TARGET_QUERY], [cls(CLASS_SP), VERSION]);
+row(TARGET_QUERY, R_NO_VERSION, refusedBy(R_TARGET_BYTE), [TARGET_SET, TARGET_QUERY], [cls(CLASS_SP), VERSION]);
 row(VERSION, R_BAD_VERSION, CELL_VERSION);
-row(AFTER_VERSION, R_NONE, refusal(R_BAD_VERSION), [cls(CLASS_SP), refusal(R_THREE_PARTS)]);
+row(AFTER_VERSION, R_NONE, refusedBy(R_BAD_VERSION), [cls(CLASS_SP), refusedBy(R_THREE_PARTS)]);
 
-// Field line. The colon leads to VALUE; the section's rules send a Content-Length's value to LENGTH_OWS instead.
-row(FIELD_START, R_NONE, refusal(R_FIELD_NAME_BYTE), [WS, refusal(R_OBS_FOLD)], [cls(CLASS_COLON), refusal(R_EMPTY_FIELD_NAME)], [TOKEN_SET, FIELD_NAME]);
-row(FIELD_NAME, R_NO_COLON, refusal(R_FIELD_NAME_BYTE), [TOKEN_SET, FIELD_NAME], [WS, refusal(R_SPACE_BEFORE_COLON)], [cls(CLASS_COLON), VALUE]);
-row(VALUE, R_NONE, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, VALUE]);
-row(LENGTH_OWS, R_LENGTH_EMPTY, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, refusal(R_LENGTH_BYTE)], [WS, LENGTH_OWS], [cls(CLASS_DIGIT), CELL_COUNT]);
-row(LENGTH_DIGITS, R_NONE, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, refusal(R_LENGTH_BYTE)], [WS, LENGTH_AFTER], [cls(CLASS_COMMA), refusal(R_LENGTH_LIST)], [cls(CLASS_DIGIT), CELL_COUNT]);
-row(LENGTH_AFTER, R_NONE, refusal(R_VALUE_BYTE), [FIELD_VALUE_SET, refusal(R_LENGTH_BYTE)], [WS, LENGTH_AFTER], [cls(CLASS_COMMA), refusal(R_LENGTH_LIST)]);
+// Field line (RFC 9112 §5): field-line = field-name ":" OWS field-value OWS; field-name = token (RFC 9110
+// §5.1); field-value bytes as FIELD_VALUE_SET holds (§5.5); no obs-fold (RFC 9112 §5.2); no whitespace
+// between the name and the colon (§5.1). Content-Length = 1*DIGIT (RFC 9110 §8.6), one value.
+const R_OBS_FOLD = refusal("OBS_FOLD", () => "A header line starts with whitespace");
+const R_EMPTY_FIELD_NAME = refusal("INVALID_FIELD_NAME", () => "A header line has an empty field name");
+const R_FIELD_NAME_BYTE = refusal("INVALID_FIELD_NAME", (x) => `Unexpected ${describe(x.byte)} in a field name`);
+const R_SPACE_BEFORE_COLON = refusal("WHITESPACE_BEFORE_COLON", (x) => `A ${describe(x.byte)} follows "${x.text(0, x.i)}", where only more of the field name or its colon may come`);
+const R_NO_COLON = refusal("MISSING_COLON", (x) => `The header line "${x.text(0, Math.min(x.i, x.s + 40))}" has no colon`);
+const R_VALUE_BYTE = refusal("INVALID_FIELD_VALUE", (x) => {
+  const name = x.phase === LENGTH_OWS || x.phase === LENGTH_DIGITS || x.phase === LENGTH_AFTER ? "Content-Length" : x.text(0, x.s + x.scan.split);
+  return `Unexpected ${describe(x.byte)} in the value of "${name}"`;
+});
+const R_LENGTH_EMPTY = refusal("INVALID_CONTENT_LENGTH", () => "Content-Length is empty");
+// After the digits and whitespace nothing may come, a digit no more than any other byte ("5 5").
+const R_LENGTH_BYTE = refusal("INVALID_CONTENT_LENGTH", (x) =>
+  x.phase === LENGTH_AFTER ? `Content-Length holds ${describe(x.byte)} after the whitespace that ends its digits` : `Content-Length holds ${describe(x.byte)} where a decimal digit belongs`,
+);
+const R_LENGTH_LIST = refusal("REPEATED_CONTENT_LENGTH", () => "Content-Length holds a list of values");
+// More significant digits than any body limit needs: refused as it is read, before it is a number.
+const R_LENGTH_DIGITS = refusal("CONTENT_TOO_LARGE", () => `Content-Length has more than ${MAX_LENGTH_DIGITS} digits: larger than any body this server takes`);
+// The field line. The colon leads to VALUE; the section's rules send a Content-Length's value to LENGTH_OWS instead.
+row(FIELD_START, R_NONE, refusedBy(R_FIELD_NAME_BYTE), [WS, refusedBy(R_OBS_FOLD)], [cls(CLASS_COLON), refusedBy(R_EMPTY_FIELD_NAME)], [TOKEN_SET, FIELD_NAME]);
+row(FIELD_NAME, R_NO_COLON, refusedBy(R_FIELD_NAME_BYTE), [TOKEN_SET, FIELD_NAME], [WS, refusedBy(R_SPACE_BEFORE_COLON)], [cls(CLASS_COLON), VALUE]);
+row(VALUE, R_NONE, refusedBy(R_VALUE_BYTE), [FIELD_VALUE_SET, VALUE]);
+row(LENGTH_OWS, R_LENGTH_EMPTY, refusedBy(R_VALUE_BYTE), [FIELD_VALUE_SET, refusedBy(R_LENGTH_BYTE)], [WS, LENGTH_OWS], [cls(CLASS_DIGIT), CELL_COUNT]);
+row(LENGTH_DIGITS, R_NONE, refusedBy(R_VALUE_BYTE), [FIELD_VALUE_SET, refusedBy(R_LENGTH_BYTE)], [WS, LENGTH_AFTER], [cls(CLASS_COMMA), refusedBy(R_LENGTH_LIST)], [cls(CLASS_DIGIT), CELL_COUNT]);
+row(LENGTH_AFTER, R_NONE, refusedBy(R_VALUE_BYTE), [FIELD_VALUE_SET, refusedBy(R_LENGTH_BYTE)], [WS, LENGTH_AFTER], [cls(CLASS_COMMA), refusedBy(R_LENGTH_LIST)]);
 
-// Chunk-size line.
-row(CHUNK_START, R_CHUNK_EMPTY, refusal(R_CHUNK_SIZE_BYTE), [HEXDIG_SET, CELL_COUNT]);
+// Chunk-size line (RFC 9112 §7.1): chunk-size [ chunk-ext ] CRLF; chunk-size = 1*HEXDIG; chunk-ext =
+// *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ), a token or a quoted-string.
+const R_CHUNK_EMPTY = refusal("INVALID_CHUNK_SIZE", () => "A chunk-size line is empty");
+const R_CHUNK_SIZE_BYTE = refusal("INVALID_CHUNK_SIZE", (x) => `Unexpected ${describe(x.byte)} in a chunk size`);
+const R_EXTENSION_BYTE = refusal("INVALID_CHUNK_EXTENSION", (x) => `Unexpected ${describe(x.byte)} in a chunk extension`);
+// The chunks together past the body limit (RFC 9110 §15.5.14): refused at the size that takes them past it.
+const R_CHUNK_TOO_LARGE = refusal("CONTENT_TOO_LARGE", (x) => `The chunked body grows past the limit of ${x.rules.bodyLimit} bytes`, (x) => x.s);
+// Digits past the line's first room: leading zeros without end (the significant ones are counted, MAX_CHUNK_SIZE_DIGITS).
+const R_CHUNK_ZEROS = refusal("INVALID_CHUNK_SIZE", () => "A chunk size has more leading zeros than a chunk-size line may hold", (x) => x.s);
+const R_EXTENSIONS_TOO_LARGE = refusal("CHUNK_EXTENSIONS_TOO_LARGE", (x) => `The chunk extensions of this message exceed ${x.rules.maxExtensions} bytes`, (x) => x.s + x.scan.split);
+row(CHUNK_START, R_CHUNK_EMPTY, refusedBy(R_CHUNK_SIZE_BYTE), [HEXDIG_SET, CELL_COUNT]);
 // A byte that is neither a hex digit nor the start of chunk-ext (BWS or ";") is still the size's: "0x5", "5g".
-row(CHUNK_DIGITS, R_NONE, refusal(R_CHUNK_SIZE_BYTE), [HEXDIG_SET, CELL_COUNT], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
-row(EXT_SPACE, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
-row(EXT_BEFORE_NAME, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_BEFORE_NAME], [TOKEN_SET, EXT_NAME]);
-row(EXT_NAME, R_NONE, refusal(R_EXTENSION_BYTE), [TOKEN_SET, EXT_NAME], [WS, EXT_AFTER_NAME], [cls(CLASS_EQUALS), EXT_BEFORE_VALUE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
-row(EXT_AFTER_NAME, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_AFTER_NAME], [cls(CLASS_EQUALS), EXT_BEFORE_VALUE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
-row(EXT_BEFORE_VALUE, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [WS, EXT_BEFORE_VALUE], [TOKEN_SET, EXT_TOKEN], [cls(CLASS_DQUOTE), EXT_QUOTED]);
-row(EXT_TOKEN, R_NONE, refusal(R_EXTENSION_BYTE), [TOKEN_SET, EXT_TOKEN], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
-row(EXT_QUOTED, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [QDTEXT_SET, EXT_QUOTED], [cls(CLASS_BACKSLASH), EXT_QUOTED_PAIR], [cls(CLASS_DQUOTE), EXT_AFTER_QUOTED]);
-row(EXT_QUOTED_PAIR, R_EXTENSION_BYTE, refusal(R_EXTENSION_BYTE), [FIELD_VALUE_SET, EXT_QUOTED]);
-row(EXT_AFTER_QUOTED, R_NONE, refusal(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(CHUNK_DIGITS, R_NONE, refusedBy(R_CHUNK_SIZE_BYTE), [HEXDIG_SET, CELL_COUNT], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_SPACE, R_EXTENSION_BYTE, refusedBy(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_BEFORE_NAME, R_EXTENSION_BYTE, refusedBy(R_EXTENSION_BYTE), [WS, EXT_BEFORE_NAME], [TOKEN_SET, EXT_NAME]);
+row(EXT_NAME, R_NONE, refusedBy(R_EXTENSION_BYTE), [TOKEN_SET, EXT_NAME], [WS, EXT_AFTER_NAME], [cls(CLASS_EQUALS), EXT_BEFORE_VALUE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_AFTER_NAME, R_EXTENSION_BYTE, refusedBy(R_EXTENSION_BYTE), [WS, EXT_AFTER_NAME], [cls(CLASS_EQUALS), EXT_BEFORE_VALUE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_BEFORE_VALUE, R_EXTENSION_BYTE, refusedBy(R_EXTENSION_BYTE), [WS, EXT_BEFORE_VALUE], [TOKEN_SET, EXT_TOKEN], [cls(CLASS_DQUOTE), EXT_QUOTED]);
+row(EXT_TOKEN, R_NONE, refusedBy(R_EXTENSION_BYTE), [TOKEN_SET, EXT_TOKEN], [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
+row(EXT_QUOTED, R_EXTENSION_BYTE, refusedBy(R_EXTENSION_BYTE), [QDTEXT_SET, EXT_QUOTED], [cls(CLASS_BACKSLASH), EXT_QUOTED_PAIR], [cls(CLASS_DQUOTE), EXT_AFTER_QUOTED]);
+row(EXT_QUOTED_PAIR, R_EXTENSION_BYTE, refusedBy(R_EXTENSION_BYTE), [FIELD_VALUE_SET, EXT_QUOTED]);
+row(EXT_AFTER_QUOTED, R_NONE, refusedBy(R_EXTENSION_BYTE), [WS, EXT_SPACE], [cls(CLASS_SEMICOLON), EXT_BEFORE_NAME]);
 
-// The end of a chunk's data: only its CR LF.
-row(CHUNK_DATA_END, R_NONE, refusal(R_CHUNK_DATA_END_BYTE));
+// The end of a chunk's data: only its CR LF (RFC 9112 §7.1: chunk-data CRLF).
+const R_CHUNK_DATA_END_BYTE = refusal("INVALID_CHUNK_END", (x) => `Expected CR LF after the chunk data, found ${describe(x.byte)}`);
+row(CHUNK_DATA_END, R_NONE, refusedBy(R_CHUNK_DATA_END_BYTE));
+
+// Every line's end (RFC 9112 §2.2): CR LF; a bare LF only where the server allows it; a CR alone never.
+const R_BARE_CR = refusal("BARE_CR", () => "A CR is not followed by LF");
+const R_BARE_LF = refusal("BARE_LF", () => "A line ended with LF alone, not CR LF");
+// A line longer than its room (limits.ts): a request line whose target fills it is a 414 (RFC 9110 §15.5.15), one
+// whose target does not a 400; tooLong() tells them apart.
+const R_URI_TOO_LONG = refusal("URI_TOO_LONG", (x) => `The request target is longer than this server's limit (request line: ${x.scan.room} bytes)`);
+const R_REQUEST_LINE_TOO_LONG = refusal("REQUEST_LINE_TOO_LONG", (x) => `The request line is longer than ${x.scan.room} bytes`, (x) => x.s);
 
 /**
  * The table by byte rather than by class, for the scanner: BY_BYTE[phase << 8 | b]
@@ -476,7 +525,7 @@ export function scanLine(buf: Buffer, s: number, end: number, scan: Scan, rules:
         }
         default:
           if (phase === CHUNK_DIGITS) {
-            const error = chunkDigitsEnd(s, i, scan, rules);
+            const error = chunkDigitsEnd(buf, s, i, scan, rules);
             if (error !== 0) return error;
             // The extensions begin with this byte: the line's room is now theirs (chunkDigitsEnd).
             limit = s + scan.room;
@@ -496,14 +545,14 @@ export function scanLine(buf: Buffer, s: number, end: number, scan: Scan, rules:
         scan.at = i + 1 - s;
         return MORE;
       }
-      if (buf[i + 1] !== LF) return refuse(scan, "BARE_CR", "A CR is not followed by LF", i, s);
+      if (buf[i + 1] !== LF) return refuseBy(R_BARE_CR, buf, s, i, phase, scan, rules);
       return ended(buf, s, i + 1, i, scan, rules);
     }
     if (cell === CELL_BARE_LF) {
       if (!rules.allowBareLf) {
         // After a chunk's data a lone LF most often means the data was longer or shorter than its size: said so.
-        if (phase === CHUNK_DATA_END) return refuseBy(R_CHUNK_DATA_END_BYTE, buf, s, i, phase, scan);
-        return refuse(scan, "BARE_LF", "A line ended with LF alone, not CR LF", i, s);
+        if (phase === CHUNK_DATA_END) return refuseBy(R_CHUNK_DATA_END_BYTE, buf, s, i, phase, scan, rules);
+        return refuseBy(R_BARE_LF, buf, s, i, phase, scan, rules);
       }
       scan.phase = phase;
       return ended(buf, s, i, i, scan, rules);
@@ -518,7 +567,7 @@ export function scanLine(buf: Buffer, s: number, end: number, scan: Scan, rules:
 /** The line's CR was the last byte of the piece before: the first byte of this one decides. */
 function afterCr(buf: Buffer, s: number, i: number, end: number, scan: Scan, rules: LineRules): number {
   if (i >= end) return MORE;
-  if (buf[i] !== LF) return refuse(scan, "BARE_CR", "A CR is not followed by LF", s + scan.cr, s);
+  if (buf[i] !== LF) return refuseBy(R_BARE_CR, buf, s, s + scan.cr, scan.phase, scan, rules);
   const contentEnd = s + scan.cr;
   scan.cr = -1;
   return ended(buf, s, i, contentEnd, scan, rules);
@@ -541,13 +590,13 @@ function rareStep(buf: Buffer, s: number, i: number, phase: number, cell: number
         }
         // All of "HTTP/x.y" is here: another major version is known to be unserved (RFC 9110 §15.6.6).
         const major = buf[i - 2]! - 0x30;
-        if (major !== 1) return refuse(scan, "VERSION_NOT_SUPPORTED", `The request asks for HTTP/${major}.${b - 0x30}`, s + scan.mark, s);
+        if (major !== 1) return refuseBy(R_VERSION_NOT_SUPPORTED, buf, s, i, phase, scan, rules);
         return AFTER_VERSION;
       }
-      if (b === SP) return refuseBy(k === 0 ? R_SPACE_BEFORE_VERSION : R_THREE_PARTS, buf, s, i, phase, scan);
+      if (b === SP) return refuseBy(k === 0 ? R_SPACE_BEFORE_VERSION : R_THREE_PARTS, buf, s, i, phase, scan, rules);
       // A third part that does not even start like a version is most likely the rest of a target with a space in it.
-      if (k === 0 && b !== 0x48 && b !== 0x68) return refuseBy(R_THREE_PARTS, buf, s, i, phase, scan);
-      return refuseBy(R_BAD_VERSION, buf, s, i, phase, scan);
+      if (k === 0 && b !== 0x48 && b !== 0x68) return refuseBy(R_THREE_PARTS, buf, s, i, phase, scan, rules);
+      return refuseBy(R_BAD_VERSION, buf, s, i, phase, scan, rules);
     }
     case CELL_COUNT:
       if (phase === LENGTH_OWS || phase === LENGTH_DIGITS) {
@@ -557,7 +606,7 @@ function rareStep(buf: Buffer, s: number, i: number, phase: number, cell: number
         }
         // Leading zeros add nothing to a length, so they do not count.
         if (b !== 0x30 || scan.count > 0) {
-          if (++scan.count > MAX_LENGTH_DIGITS) return refuse(scan, "CONTENT_TOO_LARGE", `Content-Length has more than ${MAX_LENGTH_DIGITS} digits: larger than any body this server takes`, i, s);
+          if (++scan.count > MAX_LENGTH_DIGITS) return refuseBy(R_LENGTH_DIGITS, buf, s, i, phase, scan, rules);
         }
         return LENGTH_DIGITS;
       }
@@ -567,7 +616,7 @@ function rareStep(buf: Buffer, s: number, i: number, phase: number, cell: number
         scan.size = 0;
       }
       if (b !== 0x30 || scan.count > 0) {
-        if (++scan.count > MAX_CHUNK_SIZE_DIGITS) return chunkTooLarge(scan, s, rules);
+        if (++scan.count > MAX_CHUNK_SIZE_DIGITS) return chunkTooLarge(buf, s, scan, rules);
       }
       scan.size = scan.size * 16 + HEX[b]!;
       return CHUNK_DIGITS;
@@ -578,10 +627,10 @@ function rareStep(buf: Buffer, s: number, i: number, phase: number, cell: number
         if (said !== null) return refuse(scan, said.code, said.what, i, s);
       }
       if (phase === CHUNK_DIGITS) {
-        const error = chunkDigitsEnd(s, i, scan, rules);
+        const error = chunkDigitsEnd(buf, s, i, scan, rules);
         if (error !== 0) return error;
       }
-      return refuseBy(cell - CELL_REFUSED, buf, s, i, phase, scan);
+      return refuseBy(cell - CELL_REFUSED, buf, s, i, phase, scan, rules);
   }
 }
 
@@ -593,10 +642,10 @@ function rareStep(buf: Buffer, s: number, i: number, phase: number, cell: number
  * may still carry, and the scanner refuses the first byte past it.
  * Returns REFUSE, or 0.
  */
-function chunkDigitsEnd(s: number, i: number, scan: Scan, rules: LineRules): number {
+function chunkDigitsEnd(buf: Buffer, s: number, i: number, scan: Scan, rules: LineRules): number {
   scan.split = i - s;
   scan.room = scan.split + rules.extensionRoom;
-  return scan.size > rules.chunkRoom ? chunkTooLarge(scan, s, rules) : 0;
+  return scan.size > rules.chunkRoom ? chunkTooLarge(buf, s, scan, rules) : 0;
 }
 
 /**
@@ -607,7 +656,7 @@ function ended(buf: Buffer, s: number, lf: number, contentEnd: number, scan: Sca
   const phase = scan.phase;
   scan.end = contentEnd - s;
   if (phase === CHUNK_DIGITS) {
-    if (chunkDigitsEnd(s, contentEnd, scan, rules) !== 0) return REFUSE;
+    if (chunkDigitsEnd(buf, s, contentEnd, scan, rules) !== 0) return REFUSE;
   } else if (phase > FIELD_NAME && phase <= LENGTH_AFTER) {
     // A field line with its colon. RFC 9112 §5: the OWS before and after a field value is not part of it.
     let vs = s + scan.split + 1;
@@ -618,7 +667,7 @@ function ended(buf: Buffer, s: number, lf: number, contentEnd: number, scan: Sca
     scan.valueEnd = ve - s;
   }
   const refusal = AT_END[phase]!;
-  if (refusal !== R_NONE) return refuseBy(refusal, buf, s, contentEnd, phase, scan);
+  if (refusal !== R_NONE) return refuseBy(refusal, buf, s, contentEnd, phase, scan, rules);
   return lf;
 }
 
@@ -629,8 +678,8 @@ function refuse(scan: Scan, code: ProtocolErrorCode, what: string, at: number, s
   return REFUSE;
 }
 
-function chunkTooLarge(scan: Scan, s: number, rules: LineRules): number {
-  return refuse(scan, "CONTENT_TOO_LARGE", `The chunked body grows past the limit of ${rules.bodyLimit} bytes`, s, s);
+function chunkTooLarge(buf: Buffer, s: number, scan: Scan, rules: LineRules): number {
+  return refuseBy(R_CHUNK_TOO_LARGE, buf, s, s, scan.phase, scan, rules);
 }
 
 /** A byte where it does not belong, named as a reader would name it. */
@@ -644,68 +693,16 @@ export function describe(b: number | undefined): string {
   return b > 0x20 && b < 0x7f ? `"${String.fromCharCode(b)}" (${hex})` : `byte ${hex}`;
 }
 
-const THREE_PARTS = "The request line has more than three space-separated parts (a space in the target must be sent as %20)";
-
-/** A refusal of the table at buf[i] (the line's end when i is where its content ends), worded with the bytes that show it. */
-function refuseBy(refusal: number, buf: Buffer, s: number, i: number, phase: number, scan: Scan): number {
-  const code = REFUSAL_CODE[refusal]!;
-  const atEnd = i - s === scan.end && (buf[i] === 0x0d || buf[i] === LF) && AT_END[phase] === refusal;
-  const b = atEnd ? undefined : buf[i];
-  const latin1 = (from: number, to: number) => buf.toString("latin1", s + from, to);
-  switch (refusal) {
-    case R_REQUEST_LINE_STARTS_WITH_SPACE:
-      return refuse(scan, code, "The request line starts with whitespace", i, s);
-    case R_METHOD_BYTE:
-      return refuse(scan, code, `Unexpected ${describe(b)} in the method`, i, s);
-    case R_TAB_AFTER_METHOD:
-      return refuse(scan, code, "A tab separates the method from the target; use a single space", i, s);
-    case R_TARGET_EMPTY:
-      return refuse(scan, code, "The request target is empty or preceded by more than one space", i, s);
-    case R_TARGET_BYTE:
-      return refuse(scan, code, `Unexpected ${describe(b)} in the request target`, i, s);
-    case R_ENDS_AFTER_METHOD:
-      return refuse(scan, code, "The request line ends after the method", i, s);
-    case R_NO_VERSION:
-      return refuse(scan, code, "The request line has no HTTP version (HTTP/0.9 requests are not served)", i, s);
-    case R_SPACE_BEFORE_VERSION:
-      return refuse(scan, code, "More than one space before the HTTP version", i, s);
-    case R_THREE_PARTS:
-      return refuse(scan, code, THREE_PARTS, i, s);
-    case R_BAD_VERSION:
-      return refuse(scan, code, `"${latin1(scan.mark, atEnd ? i : i + 1)}" is not an HTTP version`, s + scan.mark, s);
-    case R_OBS_FOLD:
-      return refuse(scan, code, "A header line starts with whitespace", i, s);
-    case R_EMPTY_FIELD_NAME:
-      return refuse(scan, code, "A header line has an empty field name", i, s);
-    case R_FIELD_NAME_BYTE:
-      return refuse(scan, code, `Unexpected ${describe(b)} in a field name`, i, s);
-    case R_SPACE_BEFORE_COLON:
-      return refuse(scan, code, `A ${describe(b)} follows "${latin1(0, i)}", where only more of the field name or its colon may come`, i, s);
-    case R_NO_COLON:
-      return refuse(scan, code, `The header line "${latin1(0, Math.min(i, s + 40))}" has no colon`, i, s);
-    case R_VALUE_BYTE: {
-      const name = phase === LENGTH_OWS || phase === LENGTH_DIGITS || phase === LENGTH_AFTER ? "Content-Length" : latin1(0, s + scan.split);
-      return refuse(scan, code, `Unexpected ${describe(b)} in the value of "${name}"`, i, s);
-    }
-    case R_LENGTH_EMPTY:
-      return refuse(scan, code, "Content-Length is empty", i, s);
-    case R_LENGTH_BYTE:
-      // After the digits and whitespace nothing may come, a digit no more than any other byte ("5 5").
-      if (phase === LENGTH_AFTER) return refuse(scan, code, `Content-Length holds ${describe(b)} after the whitespace that ends its digits`, i, s);
-      return refuse(scan, code, `Content-Length holds ${describe(b)} where a decimal digit belongs`, i, s);
-    case R_LENGTH_LIST:
-      return refuse(scan, code, "Content-Length holds a list of values", i, s);
-    case R_CHUNK_EMPTY:
-      return refuse(scan, code, "A chunk-size line is empty", i, s);
-    case R_CHUNK_SIZE_BYTE:
-      return refuse(scan, code, `Unexpected ${describe(b)} in a chunk size`, i, s);
-    case R_EXTENSION_BYTE:
-      return refuse(scan, code, `Unexpected ${describe(b)} in a chunk extension`, i, s);
-    case R_CHUNK_DATA_END_BYTE:
-      return refuse(scan, code, `Expected CR LF after the chunk data, found ${describe(b)}`, i, s);
-    default:
-      return refuse(scan, code, "The line breaks the grammar", i, s);
-  }
+/**
+ * Refuses with refusal `r` at buf[i] (the line's end when i is where its
+ * content ends and the end is what refuses), worded with the bytes that show
+ * it. Off the hot path: only a refused line gets here.
+ */
+function refuseBy(r: number, buf: Buffer, s: number, i: number, phase: number, scan: Scan, rules: LineRules): number {
+  const entry = REFUSALS[r - 1]!;
+  const atEnd = i - s === scan.end && (buf[i] === 0x0d || buf[i] === LF) && AT_END[phase] === r;
+  const broken: Broken = { byte: atEnd ? undefined : buf[i], i, s, phase, scan, rules, text: (from, to) => buf.toString("latin1", s + from, to) };
+  return refuse(scan, entry.code, entry.words(broken), entry.at === undefined ? i : entry.at(broken), s);
 }
 
 /**
@@ -715,7 +712,7 @@ function refuseBy(refusal: number, buf: Buffer, s: number, i: number, phase: num
  */
 function tooLong(buf: Buffer, s: number, i: number, phase: number, scan: Scan, rules: LineRules): number {
   // No limit is reached here: this line holds nothing before its CR, so its first other byte breaks the grammar.
-  if (phase === CHUNK_DATA_END) return refuseBy(R_CHUNK_DATA_END_BYTE, buf, s, i, phase, scan);
+  if (phase === CHUNK_DATA_END) return refuseBy(R_CHUNK_DATA_END_BYTE, buf, s, i, phase, scan, rules);
   if (phase <= AFTER_VERSION) {
     const max = scan.room;
     const sp = buf[i] === SP ? i : -1;
@@ -725,16 +722,16 @@ function tooLong(buf: Buffer, s: number, i: number, phase: number, scan: Scan, r
     // The target is to blame only if it has begun by this byte (a method and its space that fill the line leave none of it
     // read) and fills more than half the room, read whole or so far: a long method with a short target is no long target.
     if (sp1 !== -1 && sp1 < i && (sp2 === -1 ? i : sp2) - sp1 > max / 2) {
-      return refuse(scan, "URI_TOO_LONG", `The request target is longer than this server's limit (request line: ${max} bytes)`, sp1 + 1, s);
+      return refuseBy(R_URI_TOO_LONG, buf, s, sp1 + 1, phase, scan, rules);
     }
-    return refuse(scan, "REQUEST_LINE_TOO_LONG", `The request line is longer than ${max} bytes`, s, s);
+    return refuseBy(R_REQUEST_LINE_TOO_LONG, buf, s, i, phase, scan, rules);
   }
   if (phase > CHUNK_DIGITS) {
-    return refuse(scan, "CHUNK_EXTENSIONS_TOO_LARGE", `The chunk extensions of this message exceed ${rules.maxExtensions} bytes`, s + scan.split, s);
+    return refuseBy(R_EXTENSIONS_TOO_LARGE, buf, s, i, phase, scan, rules);
   }
   if (phase >= CHUNK_START) {
     // Digits past the line's first room: leading zeros without end (the significant ones are counted, MAX_CHUNK_SIZE_DIGITS).
-    return refuse(scan, "INVALID_CHUNK_SIZE", "A chunk size has more leading zeros than a chunk-size line may hold", s, s);
+    return refuseBy(R_CHUNK_ZEROS, buf, s, i, phase, scan, rules);
   }
   const said = sectionRule(rules.section, "overflow", "", 0)!;
   return refuse(scan, said.code, said.what, s, s);
