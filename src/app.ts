@@ -10,7 +10,9 @@ import { withCompression } from "./http/message/compression.js";
 import type { Admission, Handler, Service } from "./http/connection/service.js";
 import type { RequestHead } from "./http/message/request.js";
 import { accessPolicy } from "./policies/access.js";
+import { cachePolicy } from "./policies/cache.js";
 import { corsPolicy } from "./policies/cors.js";
+import { storePolicy } from "./policies/unavailable.js";
 import { sandboxPolicy } from "./policies/sandbox.js";
 import { declaredBody } from "./router/body-policy.js";
 import { createRouter } from "./router/router.js";
@@ -82,12 +84,15 @@ export function createApp(options: AppOptions): App {
           },
         }),
   });
-  // Every route, the docs' and the echo's included, is served under the same policies: the body it
-  // declares, refused from the head when it is not one it takes; its version (counted before the
-  // access check, so a request refused with 401 is still counted); and who may call it.
+  // Every route, the docs' and the echo's included, is served under the same policies, each acting on
+  // what the route declares: who may read it from another origin; a sandboxed answer; its
+  // Cache-Control; the 503 of an unreachable store; the body it takes, refused from the head when it is
+  // not one it takes; its version (counted before the access check, so a request refused with 401 is
+  // still counted); and who may call it.
   const router = createRouter<ApiRoute>([...versioned.routes, ...docs.routes], {
     // CORS first, so that every answer of a route that declares it carries it, a refusal included.
-    policies: [corsPolicy, sandboxPolicy, declaredBody, versioned.policy, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
+    // The store's 503 outside every check that may read the store (the access policy reads tokens).
+    policies: [corsPolicy, sandboxPolicy, cachePolicy, storePolicy, declaredBody, versioned.policy, accessPolicy({ tokens: options.store.tokens, writeRequiresToken })],
     notFound: (request) => versioned.unknownVersion(request) ?? notFoundPointingHere(request),
   });
   docs.publish(router.routes);

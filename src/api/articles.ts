@@ -24,6 +24,7 @@ export function articleRoutes({ store }: ApiContext): ApiRoute[] {
   return [
     apiRoute({
       method: "GET",
+      store: true,
       version: "v1",
       path: "/artigo/:id",
       summary: "One article (public)",
@@ -38,6 +39,7 @@ export function articleRoutes({ store }: ApiContext): ApiRoute[] {
     }),
     apiRoute({
       method: "UPDATE",
+      store: true,
       version: "v1",
       path: "/artigo/:id",
       summary: "Change an article with a JSON merge patch (administrators only)",

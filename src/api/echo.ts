@@ -5,6 +5,7 @@
 // anything RFC 9110 §9.1 calls a token) and for people learning what a
 // request is made of.
 
+import type { CacheDeclared } from "../policies/cache.js";
 import type { Request } from "../http/message/request.js";
 import { ANY_METHOD, type Route, type RouteResponseDoc } from "../router/route.js";
 import { JSON_OR_YAML, NOT_ACCEPTABLE } from "./docs.js";
@@ -73,7 +74,6 @@ export function echoJson(request: Request, wrap: (echo: object) => object): stri
 }
 
 const OFFERED: readonly Format[] = ["json", "yaml"];
-const NO_STORE = { "Cache-Control": "no-store" } as const;
 // Content-Type is data here, never a wish: a body-less PURGE with Content-Type: text/plain is echoed, not refused.
 const LENIENT = { contentType: "lenient" } as const;
 
@@ -84,11 +84,11 @@ function answer(request: Request): Response {
   const format = chooseFormat(request, OFFERED, LENIENT);
   if (request.body.length <= ECHO_WHOLE_BYTES) {
     const echo = describe(asked);
-    return { status: 200, headers: { "Content-Type": MEDIA_TYPES[format], ...NO_STORE, Vary: VARY }, body: format === "json" ? JSON.stringify(echo) : echoYaml(echo) };
+    return { status: 200, headers: { "Content-Type": MEDIA_TYPES[format], Vary: VARY }, body: format === "json" ? JSON.stringify(echo) : echoYaml(echo) };
   }
   // A large body is echoed in pieces as the client reads them (echo-body.ts): never rendered whole.
   const { body: _empty, ...rest } = describe({ ...asked, body: Buffer.alloc(0) });
-  const headers = { "Content-Type": MEDIA_TYPES[format], Vary: VARY, ...NO_STORE };
+  const headers = { "Content-Type": MEDIA_TYPES[format], Vary: VARY };
   return { status: 200, headers, body: echoPieces(rest, request.body, echoEncoding(request.body), format) };
 }
 
@@ -145,18 +145,19 @@ const ECHOED: RouteResponseDoc = {
   description: "What the server received, as JSON (default) or YAML (Accept: application/yaml); HEAD gets GET's header fields and no body",
   mediaTypes: JSON_OR_YAML,
   schema: echoSchema,
-  headers: { "Cache-Control": "no-store: the answer describes this one request" },
 };
 
 const responses = { 200: ECHOED, 406: { ...NOT_ACCEPTABLE, description: "Accept names no type this endpoint can produce (Content-Type never counts here)" } };
 
-export function echoRoutes(): Route[] {
+/** The echo's rows: any method, and answers that describe one request, so no cache keeps them (the cache policy). */
+export function echoRoutes(): (Route & CacheDeclared)[] {
   return [
     {
       method: ANY_METHOD,
       path: "/api/echo",
       summary: "Any method (FOO, UPDATE, purge...): answered with what the server received, header fields in order, framing and body",
       handler: answer,
+      cache: "no-store",
       responses,
     },
     {
@@ -164,6 +165,7 @@ export function echoRoutes(): Route[] {
       path: "/api/echo/*rest",
       summary: "The same echo, at any path below /api/echo",
       handler: answer,
+      cache: "no-store",
       params: { rest: { description: "Anything: one or more path segments, as sent", example: "any/path" } },
       responses,
     },

@@ -27,8 +27,9 @@ function invalid(request: Request, detail: string): never {
 export function factRoutes(ctx: ApiContext): ApiRoute[] {
   const { store } = ctx;
   return [
-    {
+    apiRoute({
       method: "GET",
+      store: true,
       version: "v2",
       path: "/facts",
       summary: "All facts, or a page of them (JSON or YAML)",
@@ -45,31 +46,37 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         400: INVALID_QUERY,
         406: NOT_ACCEPTABLE,
       },
-    },
-    {
+    }),
+    apiRoute({
       method: "GET",
+      store: true,
       version: "v2",
       path: "/facts/random",
       summary: "A random fact about HTTP (Cache-Control: private, max-age=3600)",
+      // The spec's own value: a browser may keep a random fact an hour; a shared cache must not hand one client's to the next.
+      cache: { scope: "private", maxAge: 3600 },
       handler: async (request) => {
         chooseFormat(request, ["json"]);
         const fact = await store.facts.random();
-        if (fact === undefined) fail(404, { kind: "no-facts", title: "No facts", detail: "There are no facts yet; add one with POST /api/v2/facts.", instance: request.target });
-        return json(200, fact, { "Cache-Control": "private, max-age=3600", Vary: VARY });
+        if (fact === undefined) {
+          const collection = request.path.slice(0, request.path.lastIndexOf("/"));
+          fail(404, { kind: "no-facts", title: "No facts", detail: `There are no facts yet; add one with POST ${collection}.`, instance: request.target });
+        }
+        return json(200, fact, { Vary: VARY });
       },
       responses: {
         200: {
           description: "A fact picked at random",
           mediaTypes: JSON_ONLY,
           schema: factSchema,
-          headers: { "Cache-Control": "private, max-age=3600: a browser may keep it an hour, shared caches may not" },
         },
         404: { description: "There are no facts yet" },
         406: NOT_ACCEPTABLE,
       },
-    },
+    }),
     apiRoute({
       method: "GET",
+      store: true,
       version: "v2",
       path: "/facts/:id",
       summary: "One fact",
@@ -83,8 +90,9 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         406: NOT_ACCEPTABLE,
       },
     }),
-    {
+    apiRoute({
       method: "POST",
+      store: true,
       version: "v2",
       path: "/facts",
       summary: "Add a fact: the body is one sentence as text/plain (UTF-8)",
@@ -110,9 +118,10 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
         if (CONTROL.test(text)) invalid(request, "The fact holds control characters (line breaks, tabs, ...); send one sentence on one line.");
         await collectionPreconditions(request, await store.facts.revision());
         const fact = await store.facts.create(text, "api");
-        return json(201, fact, { Location: `/api/v2/facts/${encodeURIComponent(fact.id)}` });
+        // The new fact is served below the collection this request was sent to, in the version it was sent to.
+        return json(201, fact, { Location: `${request.path}/${encodeURIComponent(fact.id)}` });
       },
-    },
+    }),
   ];
 }
 

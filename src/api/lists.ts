@@ -8,7 +8,6 @@ import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
 import { answer, current, isResponse, keptResponse, keptWhileSent, responseBytes, type KeptReads } from "./kept-reads.js";
-import { REVALIDATE } from "../representation/json.js";
 import { JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, type YamlListSource } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
 import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
@@ -57,7 +56,7 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
     if (keeping || headerValue(request, "if-none-match") !== undefined || format !== "json") {
       // The revision first: the items read after it are at least as new as the tag says.
       const revision = await collection.revision();
-      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, revision, format, query), cacheControl: REVALIDATE, vary: VARY };
+      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, revision, format, query), vary: VARY };
       const unchanged = notModified(request, validated);
       if (unchanged !== undefined) return unchanged;
       const known = kept.responses.get(key);
@@ -69,7 +68,7 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
     }
     const after = query.after === undefined ? {} : { after: query.after };
     const first = await collection.pageJson({ ...after, ...JSON_BATCH, ...(query.limit === undefined ? {} : { limit: query.limit }) });
-    const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), cacheControl: REVALIDATE, vary: VARY };
+    const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), vary: VARY };
     const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
     const respond = (body: Response["body"]) => (keeping ? keptAfterSent(kept, key, first.revision, { status: 200, headers, body }) : { status: 200, headers, body });
     if (query.limit === undefined) {
@@ -90,9 +89,7 @@ export function listHandler<T>(name: string, path: string, collection: PagedColl
 function keptAfterSent(kept: KeptReads, key: string, revision: Revision, response: Response): Response {
   const { body, headers } = response;
   const keep = (bytes: Buffer | string) => {
-    const entry = keptResponse(revision, headers ?? {}, bytes);
-    // A frozen response's head and body are joined into one buffer by the connection, once a second: twice its bytes.
-    kept.responses.set(key, entry, responseBytes(bytes) * (entry.frozen === undefined ? 1 : 2));
+    kept.responses.set(key, keptResponse(revision, headers ?? {}, bytes), responseBytes(bytes));
   };
   if (typeof body === "string" || body instanceof Uint8Array) {
     keep(typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.length));

@@ -1,7 +1,7 @@
 // For operators: how many requests each API version has served since start,
 // to tell when an old version has no clients left (docs/api.md, section 8).
 
-import type { Route } from "../router/route.js";
+import type { ApiRoute } from "./route.js";
 import { JSON_ONLY } from "./docs.js";
 import { json } from "../representation/json.js";
 import { usageSchema } from "../validation/schemas.js";
@@ -11,14 +11,15 @@ export type UsageCounts = Record<string, number>;
 /** Counts of this process, or (with WORKERS) of every worker, which takes a round trip. */
 export type UsageSource = () => UsageCounts | Promise<UsageCounts>;
 
-export function operatorRoutes(usage: UsageSource): Route[] {
+export function operatorRoutes(usage: UsageSource): ApiRoute[] {
   return [
     {
       method: "GET",
       path: "/api/usage",
       summary: "Requests served per API version since the server started",
-      handler: async () => json(200, { since: STARTED, versions: await usage() }, { "Cache-Control": "no-store" }),
-      responses: { 200: { description: "Counts since start, per version", mediaTypes: JSON_ONLY, schema: usageSchema, headers: { "Cache-Control": "no-store" } } },
+      cache: "no-store",
+      handler: async () => json(200, { since: STARTED, versions: await usage() }),
+      responses: { 200: { description: "Counts since start, per version", mediaTypes: JSON_ONLY, schema: usageSchema } },
     },
   ];
 }

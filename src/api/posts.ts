@@ -25,7 +25,7 @@ import {
   PRECONDITION_FAILED,
   postId,
 } from "./docs.js";
-import { json, JSON_TYPE, REVALIDATE } from "../representation/json.js";
+import { json, JSON_TYPE } from "../representation/json.js";
 import { listHandler } from "./lists.js";
 import { keptPost } from "./kept-reads.js";
 import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "../validation/schemas.js";
@@ -65,26 +65,29 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
   const auth = "token-if-configured" as const;
 
   return [
-    {
+    apiRoute({
       method: "GET",
+      store: true,
       version: "v1",
       path: "/post",
       summary: "All posts, oldest first, or a page of them (JSON or YAML)",
       handler: listHandler("posts", "/api/v1/post", store.posts, kept, store.posts),
       query: LIST_QUERY,
       responses: listResponses,
-    },
-    {
+    }),
+    apiRoute({
       method: "GET",
+      store: true,
       version: "v1",
       path: "/posts",
       summary: "All posts, oldest first, or a page of them (JSON or YAML)",
       handler: listHandler("posts", "/api/v1/posts", store.posts, kept, store.posts),
       query: LIST_QUERY,
       responses: listResponses,
-    },
+    }),
     apiRoute({
       method: "GET",
+      store: true,
       version: "v1",
       path: "/post/:id",
       summary: "One post",
@@ -99,6 +102,7 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
     }),
     apiRoute({
       method: "POST",
+      store: true,
       version: "v1",
       path: "/post/:id",
       summary: "Publish a post under this id",
@@ -141,13 +145,15 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
         const fields = validate<PostFields>(postFieldsSchema, readJson(request), request.target);
         const result = await store.posts.create({ id: id, ...fields });
         if (result.kind === "exists") alreadyExists(request, id);
-        const location = `/api/v1/post/${encodeURIComponent(id)}`;
+        // Published where it was asked for: the request's own path (the version is the table's, not this handler's).
+        const location = request.path;
         // The stored text as it is: the bytes of JSON.stringify({ published: true, post }).
-        return { status: 201, headers: { "Content-Type": JSON_TYPE, "Cache-Control": REVALIDATE, Location: location }, body: `{"published":true,"post":${result.representation.json}}` };
+        return { status: 201, headers: { "Content-Type": JSON_TYPE, Location: location }, body: `{"published":true,"post":${result.representation.json}}` };
       },
     }),
     apiRoute({
       method: "PATCH",
+      store: true,
       version: "v1",
       path: "/post/:id",
       summary: "Change a post with a JSON merge patch (RFC 7396)",
@@ -171,6 +177,7 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
     }),
     apiRoute({
       method: "DELETE",
+      store: true,
       version: "v1",
       path: "/post/:id",
       summary: "Delete a post",

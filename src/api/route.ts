@@ -3,7 +3,8 @@
 // reading: who may call it (policies/access.ts), its version and whether it
 // is deprecated (policies/versions.ts), whether other origins may read it
 // (policies/cors.ts), whether its answers are sandboxed documents
-// (policies/sandbox.ts).
+// (policies/sandbox.ts), whether it uses the store (policies/unavailable.ts),
+// and how its answers may be cached (policies/cache.ts).
 
 import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
@@ -12,8 +13,10 @@ import type { AccessDeclared } from "../policies/access.js";
 import type { VersionDeclared } from "../policies/versions.js";
 import type { CorsDeclared } from "../policies/cors.js";
 import type { SandboxDeclared } from "../policies/sandbox.js";
+import type { StoreDeclared } from "../policies/unavailable.js";
+import type { CacheDeclared } from "../policies/cache.js";
 
-export interface ApiRoute extends Route, AccessDeclared, VersionDeclared, CorsDeclared, SandboxDeclared {}
+export interface ApiRoute extends Route, AccessDeclared, VersionDeclared, CorsDeclared, SandboxDeclared, StoreDeclared, CacheDeclared {}
 
 /** A row of the API's table, its handler's params typed from its path (see route() in the router). */
 export function apiRoute<const P extends string>(

@@ -10,7 +10,6 @@ import { labRoutes } from "./lab/routes.js";
 import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
-import { usesStore } from "../policies/unavailable.js";
 import type { ApiRoute } from "./route.js";
 import type { Store } from "../store/types.js";
 import { keptReads, type KeptSettings } from "./kept-reads.js";
@@ -30,8 +29,8 @@ export interface ApiOptions extends StatusOptions {
 
 /** The API's table; versions are applied where the app is built (policies/versions.ts). */
 export function apiRoutes(options: ApiOptions): ApiRoute[] {
-  // Only the routes that read or write the store can find it unreachable; status and usage answer without it.
+  // The rows that read or write the store declare it (store: true): the store policy answers 503 for them.
   const ctx: ApiContext = { store: options.store, kept: keptReads(options.kept) };
-  const stored = [...postRoutes(ctx), ...articleRoutes(ctx), ...factRoutes(ctx)].map(usesStore);
+  const stored = [...postRoutes(ctx), ...articleRoutes(ctx), ...factRoutes(ctx)];
   return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes(options.scheme, options.labSecret)];
 }

@@ -5,7 +5,6 @@ import { cacheFields, ifMatch, noneMatch, notModified } from "../http/message/co
 import { fail } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
-import { REVALIDATE } from "../representation/json.js";
 import { chooseFormat, MEDIA_TYPES, VARY } from "../representation/negotiate.js";
 import { tagOf } from "../store/representation.js";
 import type { Representation } from "../store/types.js";
@@ -24,7 +23,7 @@ export function single(request: Request, value: unknown, headers?: Readonly<Reco
 /** `single` for a representation the store keeps: its bytes and tag as they are, nothing serialized or hashed. */
 export function stored(request: Request, representation: Representation, headers?: Readonly<Record<string, FieldValue>>): Response {
   chooseFormat(request, ["json"]);
-  const validated = { type: MEDIA_TYPES.json, etag: `"${representation.tag}"`, cacheControl: REVALIDATE, vary: VARY };
+  const validated = { type: MEDIA_TYPES.json, etag: `"${representation.tag}"`, vary: VARY };
   return notModified(request, validated) ?? { status: 200, headers: { "Content-Type": validated.type, ...cacheFields(validated), ...headers }, body: representation.json };
 }
 

@@ -5,6 +5,7 @@
 // policies enforce on each), so every route that is served is described,
 // and nothing that is not.
 
+import type { CacheDeclared } from "../policies/cache.js";
 import { readFileSync } from "node:fs";
 import { toYaml } from "../representation/yaml.js";
 import { cacheFields, notModified, strongEtag } from "../http/message/conditional.js";
@@ -23,13 +24,15 @@ export interface DocsOptions {
 }
 
 const TITLE = "startline";
+/** The server's manifest (the repository's package.json); packages/startline's is the engine's alone. */
+const SERVER_PACKAGE = "startline-server";
 
 /** package.json's version: two directories up from src/docs/, three from dist/src/docs/. */
 function packageVersion(): string {
   for (const up of ["../../package.json", "../../../package.json"]) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === TITLE && typeof pkg.version === "string") return pkg.version;
+      if (pkg.name === SERVER_PACKAGE && typeof pkg.version === "string") return pkg.version;
     } catch {
       // not at this depth
     }
@@ -39,7 +42,7 @@ function packageVersion(): string {
 
 /** A fixed representation with a strong ETag, answering If-None-Match with 304. */
 function fixed(type: string, body: string, headers: Readonly<Record<string, string>> = {}): (request: Request) => Response {
-  const validated = { type, etag: strongEtag(body), cacheControl: "no-cache" };
+  const validated = { type, etag: strongEtag(body) };
   const full: Response = { status: 200, headers: { "Content-Type": type, ...cacheFields(validated), ...headers }, body };
   return (request) => notModified(request, validated) ?? full;
 }
@@ -68,7 +71,7 @@ export function docsRoutes(options: DocsOptions): Docs {
   let openapiJson: (request: Request) => Response = page;
   let openapiYaml: (request: Request) => Response = page;
 
-  const docs: Route[] = [
+  const docs: (Route & CacheDeclared)[] = [
     {
       method: "GET",
       path: "/",

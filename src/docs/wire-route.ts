@@ -4,6 +4,7 @@
 // request's own Authorization decides what it may do), and answer with the
 // bytes that came back and the parser's account of both directions.
 
+import type { CacheDeclared } from "../policies/cache.js";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { json } from "../representation/json.js";
 import { chooseFormat } from "../representation/negotiate.js";
@@ -170,7 +171,7 @@ function cutSummary(budget: Budget, notRun: readonly number[], requests: number,
 
 const NOT_RUN = `Not run: the wire view's output budget (${sizeText(WIRE_OUTPUT_BUDGET)} of answer) was spent before this request's turn; send it on its own to see its answer`;
 
-export function wireRoute(options: WireOptions): Route {
+export function wireRoute(options: WireOptions): Route & CacheDeclared {
   // A request of the wire view may not ask for the wire view: nesting would multiply the work each byte causes.
   const inner: Handler = (request) =>
     request.path === WIRE_PATH
@@ -188,6 +189,8 @@ export function wireRoute(options: WireOptions): Route {
   return {
     method: "POST",
     path: WIRE_PATH,
+    // The answer describes one run of the bytes sent: no cache keeps it (the cache policy).
+    cache: "no-store",
     summary: "The wire view: run a raw HTTP/1.1 request through the server's parser, router and handlers, and see every part of both messages with byte offsets",
     request: {
       description:
@@ -205,7 +208,6 @@ export function wireRoute(options: WireOptions): Route {
         description: `The requests ran (whatever they answered, malformed bytes included): the response bytes, and the account of every part, within ${sizeText(WIRE_OUTPUT_BUDGET)}`,
         mediaTypes: ["application/json"],
         schema: wireViewSchema,
-        headers: { "Cache-Control": "no-store" },
       },
       400: { description: "The body is empty" },
       403: { description: "Sent from a page of another origin (Sec-Fetch-Site other than same-origin, or an Origin that is not this server's)" },
@@ -260,7 +262,7 @@ export function wireRoute(options: WireOptions): Route {
         return { ...r, notRun: NOT_RUN };
       });
       const cut = cutSummary(budget, notRun, account.requests.length, result.written - raw.shown);
-      return json(200, { request: { ...account, requests }, response: { bytes: result.written, raw: raw.text, responses }, cut }, { "Cache-Control": "no-store" });
+      return json(200, { request: { ...account, requests }, response: { bytes: result.written, raw: raw.text, responses }, cut });
     },
   };
 }

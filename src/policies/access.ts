@@ -14,7 +14,7 @@ import type { Enforcement, Policy, PolicyDoc } from "../router/policy.js";
 import type { Route } from "../router/route.js";
 import type { Role, TokenStore } from "../store/types.js";
 import { requireRole } from "./auth.js";
-import { answerUnavailable, UNAVAILABLE_DOC } from "./unavailable.js";
+import { UNAVAILABLE_DOC } from "./unavailable.js";
 
 /** Who may call a route; absent: anyone. */
 export type Access = "admin" | "token-if-configured";
@@ -49,14 +49,17 @@ const TOKEN_401 = {
   headers: { "WWW-Authenticate": 'Bearer realm="startline", with error="invalid_token" when a bad token was sent' },
 };
 
-/** The caller must hold `role` ("any": any valid token) before the handler runs; checking reads the store, so an unreachable one is a 503. */
+/**
+ * The caller must hold `role` ("any": any valid token) before the handler
+ * runs. Checking reads the store, so an unreachable one is a 503: the store
+ * policy, outside this one, answers it; this one says so in the docs.
+ */
 function requiring(tokens: TokenStore, role: Role | "any", doc: PolicyDoc): Enforcement {
   return {
-    wrap: (handler) =>
-      answerUnavailable(async (request, params) => {
-        await requireRole(request, tokens, role);
-        return handler(request, params);
-      }),
+    wrap: (handler) => async (request, params) => {
+      await requireRole(request, tokens, role);
+      return handler(request, params);
+    },
     doc: { ...doc, responses: { ...doc.responses, 503: UNAVAILABLE_DOC } },
   };
 }

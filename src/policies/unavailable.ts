@@ -1,12 +1,14 @@
 // A database that cannot be reached is a temporary condition, not a bug: the
-// routes that use the store answer it with 503 (RFC 9110 §15.6.4) and
-// Retry-After, as problem+json, and the server keeps running. The store says
+// routes that use the store (they declare `store: true`) answer it with 503
+// (RFC 9110 §15.6.4) and Retry-After, as problem+json, and the server keeps
+// running. The store says
 // which failures these are (StoreUnavailableError); everything else still
 // reaches the connection as an error, and becomes a logged 500.
 
 import { problem } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
+import type { Policy } from "../router/policy.js";
 import type { Route, RouteHandler, RouteResponseDoc } from "../router/route.js";
 import { StoreUnavailableError } from "../store/errors.js";
 
@@ -29,8 +31,14 @@ export const UNAVAILABLE_DOC: RouteResponseDoc = {
   headers: { "Retry-After": `Seconds to wait before retrying (${RETRY_AFTER_SECONDS})` },
 };
 
-/** The handler, answering 503 instead of failing when it finds the database unreachable. */
-export function answerUnavailable(handler: RouteHandler): RouteHandler {
+/** What a route declares for this policy. */
+export interface StoreDeclared {
+  /** The route reads or writes the store, so it can find the database unreachable. */
+  readonly store?: true;
+}
+
+/** The handler, answering 503 instead of failing when it (or a policy inside this one) finds the database unreachable. */
+function answerUnavailable(handler: RouteHandler): RouteHandler {
   return (request, params) => {
     let result: ReturnType<typeof handler>;
     try {
@@ -42,7 +50,16 @@ export function answerUnavailable(handler: RouteHandler): RouteHandler {
   };
 }
 
-/** A route that uses the store: its handler answers 503 for an unreachable database, and its documentation says so. */
-export function usesStore<R extends Route>(route: R): R {
-  return { ...route, handler: answerUnavailable(route.handler), responses: { ...route.responses, 503: UNAVAILABLE_DOC } };
-}
+/**
+ * The policy: every route's handler, and the checks of the policies given
+ * after this one (the access policy reads tokens from the store), answer 503
+ * rather than fail when the database cannot be reached. It wraps every route,
+ * since what reaches the store is for the route and the policies to know, not
+ * this one; a route that never touches the store never meets the error. Its
+ * documentation says 503 where a route declares `store: true`; the access
+ * policy says it for the routes whose token it looks up.
+ */
+export const storePolicy: Policy<Route & StoreDeclared> = (route) => ({
+  wrap: answerUnavailable,
+  ...(route.store === true ? { doc: { responses: { 503: UNAVAILABLE_DOC } } } : {}),
+});

@@ -10,7 +10,6 @@ import { headerValue, type Request } from "../http/message/request.js";
 import { fail } from "../http/message/problem.js";
 import { matchLevel, mediaType, parseAccept } from "../http/message/media.js";
 import type { FieldValue, Response } from "../http/message/response.js";
-import { REVALIDATE } from "./json.js";
 
 export type Format = "json" | "yaml";
 
@@ -111,5 +110,5 @@ export function represent(
 ): Response {
   const format = chooseFormat(request, offered, options);
   const body = format === "json" ? JSON.stringify(value) : toYaml(value);
-  return { status, headers: { "Content-Type": MEDIA_TYPES[format], "Cache-Control": REVALIDATE, Vary: VARY, ...headers }, body };
+  return { status, headers: { "Content-Type": MEDIA_TYPES[format], Vary: VARY, ...headers }, body };
 }

@@ -86,7 +86,7 @@ t.test("a list and a page, JSON and YAML, read twice: the second reads the revis
     t.strictSame(counts, { representation: 0, page: 0, pageJson: 0, pageRepresentations: 0, span: 0, revision: 1 }, "nothing read but the revision");
   }
   t.strictSame([...kinds].sort(), ["pieces", "whole"], "both kinds were read");
-  // Kept bytes through a coding, whole and in pieces, twice (a frozen response's coding is made once and remembered).
+  // Kept bytes through a coding, whole and in pieces, twice.
   for (const target of ["/api/v1/posts", "/api/v1/posts?limit=50"]) {
     const plain = (await request(app, "GET", target)).body;
     for (let i = 0; i < 2; i++) {

@@ -31,13 +31,13 @@ export function basicAuthAnswer(request: Request, user: string, passwd: string, 
   const given = basicCredentials(request);
   // One comparison of user and password together, so neither is learnt apart from the other.
   if (given !== undefined && sameSecret(`${given.user}:${given.passwd}`, `${user}:${passwd}`)) return jsonAnswer({ authenticated: true, user });
-  if (hidden) return problem(404, { kind: "not-found", detail: `Nothing is served at ${request.path} without the right credentials.`, instance: request.target, headers: { "Cache-Control": "no-store" } });
+  if (hidden) return problem(404, { kind: "not-found", detail: `Nothing is served at ${request.path} without the right credentials.`, instance: request.target });
   return problem(401, {
     kind: "lab-unauthorized",
     title: "Unauthorized",
     detail: `Send Authorization: Basic with the user and password in this path (${user}:…, base64, RFC 7617).`,
     instance: request.target,
-    headers: { "WWW-Authenticate": `Basic realm="${REALM}"`, "Cache-Control": "no-store" },
+    headers: { "WWW-Authenticate": `Basic realm="${REALM}"` },
   });
 }
 
@@ -52,6 +52,6 @@ export function bearerAnswer(request: Request): Response {
     title: "Unauthorized",
     detail: "Send Authorization: Bearer <token> (any token: RFC 6750 §2.1).",
     instance: request.target,
-    headers: { "WWW-Authenticate": `Bearer realm="${REALM}"`, "Cache-Control": "no-store" },
+    headers: { "WWW-Authenticate": `Bearer realm="${REALM}"` },
   });
 }

@@ -38,7 +38,7 @@ export function bytesAnswer(request: Request, text: string): Response {
   const n = whole(request, "n", text, 0, MAX_BYTES);
   const { seed } = queryOf(request, ["seed"]);
   const body = seed === undefined ? randomBytes(n) : seededBytes(n, whole(request, "seed", seed, 0, MAX_SEED));
-  return { status: 200, headers: { "Content-Type": "application/octet-stream", "Cache-Control": "no-store" }, body };
+  return { status: 200, headers: { "Content-Type": "application/octet-stream" }, body };
 }
 
 export const NDJSON = "application/x-ndjson";
@@ -57,7 +57,7 @@ async function* lines(n: number, request: Request, scheme: Scheme): AsyncGenerat
 export function streamAnswer(request: Request, scheme: Scheme, text: string): Response {
   const n = whole(request, "n", text, 1, MAX_LINES);
   const body: BodyStream = lines(n, request, scheme);
-  return { status: 200, headers: { "Content-Type": NDJSON, "Cache-Control": "no-store" }, body };
+  return { status: 200, headers: { "Content-Type": NDJSON }, body };
 }
 
 export const DEFAULT_CHUNK_BYTES = 10 * 1024;
@@ -78,5 +78,5 @@ export function streamBytesAnswer(request: Request, text: string): Response {
       yield seeded === undefined ? randomBytes(end - at) : seeded.subarray(at, end);
     }
   }
-  return { status: 200, headers: { "Content-Type": "application/octet-stream", "Cache-Control": "no-store" }, body: chunks() };
+  return { status: 200, headers: { "Content-Type": "application/octet-stream" }, body: chunks() };
 }

@@ -19,7 +19,7 @@ export const MAX_AGE_SECONDS = 31_536_000;
 /** When this server started, to the second (an HTTP-date has no finer unit): the cache resource's Last-Modified. */
 const STARTED = new Date(Math.floor(Date.now() / 1000) * 1000);
 const CACHE_BODY = JSON.stringify({ resource: "/api/lab/cache", lastModified: STARTED.toISOString(), note: "The same bytes until the server restarts: revalidate with If-None-Match or If-Modified-Since to get a 304." });
-const CACHE: Validated = { type: "application/json", etag: strongEtag(CACHE_BODY), cacheControl: "no-cache" };
+const CACHE: Validated = { type: "application/json", etag: strongEtag(CACHE_BODY) };
 const LAST_MODIFIED = formatHttpDate(STARTED);
 
 /** RFC 9110 §5.6.7: an IMF-fixdate (the obsolete forms too, as Date.parse reads them); undefined when it is not a date. */
@@ -53,8 +53,9 @@ export function cacheAnswer(request: Request): Response {
 const CREDENTIALS_VARY = "Authorization, Cookie";
 
 export function cacheForAnswer(request: Request, text: string): Response {
-  const n = whole(request, "seconds", text, 0, MAX_AGE_SECONDS);
-  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": `public, max-age=${n}`, Vary: CREDENTIALS_VARY }, body: echoJson(request, (echo) => echo) };
+  // The freshness is the row's declaration, from this same parameter (cache policy); checked here, refused when out of range.
+  whole(request, "seconds", text, 0, MAX_AGE_SECONDS);
+  return { status: 200, headers: { "Content-Type": "application/json", Vary: CREDENTIALS_VARY }, body: echoJson(request, (echo) => echo) };
 }
 
 /** What an opaque-tag may hold (RFC 9110 §8.8.3: etagc), less obs-text, which this server never writes. */
@@ -65,7 +66,7 @@ export function etagAnswer(request: Request, tag: string): Response {
     refuse(request, "tag", "1 to 256 visible ASCII characters other than a double quote (RFC 9110 §8.8.3)", `tag ${JSON.stringify(tag)} cannot be an entity tag`);
   }
   const body = JSON.stringify({ etag: `"${tag}"` });
-  const validated: Validated = { type: "application/json", etag: `"${tag}"`, cacheControl: "no-cache" };
+  const validated: Validated = { type: "application/json", etag: `"${tag}"` };
   if (!ifMatch(headerValue(request, "if-match"), validated.etag)) {
     return problem(412, { kind: "precondition-failed", detail: `If-Match does not name this resource's entity tag, "${tag}".`, instance: request.target, headers: cacheFields(validated) });
   }

@@ -48,7 +48,7 @@ function checked(request: Request, name: string, value: string): string {
 function toCookies(scheme: Scheme, lines: string[], expire = false): Response {
   // Over HTTPS, Secure as httpbin's; never Domain, always the lab's path.
   const attributes = `; Path=${COOKIE_PATH}${expire ? "; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT" : ""}${scheme === "https" ? "; Secure" : ""}`;
-  return { status: 302, headers: { Location: "/api/lab/cookies", "Set-Cookie": lines.map((l) => l + attributes), "Cache-Control": "no-store" } };
+  return { status: 302, headers: { Location: "/api/lab/cookies", "Set-Cookie": lines.map((l) => l + attributes) } };
 }
 
 function pairs(request: Request): [string, string][] {

@@ -109,7 +109,7 @@ function challenge(s: Setting, secret: string, request: Request, why: string, st
     title: "Unauthorized",
     detail: why,
     instance: request.target,
-    headers: { "WWW-Authenticate": `Digest ${fields.join(", ")}`, "Cache-Control": "no-store" },
+    headers: { "WWW-Authenticate": `Digest ${fields.join(", ")}` },
   });
 }
 

@@ -15,7 +15,7 @@ import { refuse, whole } from "./params.js";
 const HTML_TYPE = "text/html; charset=utf-8";
 
 function text(type: string, body: string): Response {
-  return { status: 200, headers: { "Content-Type": type, "Cache-Control": "no-store" }, body };
+  return { status: 200, headers: { "Content-Type": type }, body };
 }
 
 const PAGE = `<!DOCTYPE html>
@@ -131,7 +131,7 @@ export function linksAnswer(request: Request, nText: string, offsetText: string)
 /** links/:n goes to the first page of the set, as httpbin's does. */
 export function linksStart(request: Request, nText: string): Response {
   const n = whole(request, "n", nText, 1, MAX_LINKS);
-  return { status: 302, headers: { Location: `/api/lab/links/${n}/0`, "Cache-Control": "no-store" } };
+  return { status: 302, headers: { Location: `/api/lab/links/${n}/0` } };
 }
 
 const FORM = `<!DOCTYPE html>

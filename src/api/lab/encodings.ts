@@ -35,7 +35,7 @@ export type LabCoding = keyof typeof LAB_CODINGS;
 /** httpbin's account, {"gzipped": true, "headers": ..., "method": ..., "origin": ...}, coded as named; it holds no body, so it stays small. */
 export async function codedAnswer(request: Request, name: LabCoding): Promise<Response> {
   const coding = LAB_CODINGS[name];
-  const headers = { "Content-Type": "application/json", "Content-Encoding": coding.token, "Cache-Control": "no-store" };
+  const headers = { "Content-Type": "application/json", "Content-Encoding": coding.token };
   const content = JSON.stringify({ [coding.flag]: true, ...requestDict(request, "http", ["headers", "method", "origin"]) }) + "\n";
   return { status: 200, headers, body: await coding.encode(Buffer.from(content, "utf8")) };
 }

@@ -128,7 +128,7 @@ export type ImageKind = keyof typeof IMAGES;
 
 export function imageAnswer(kind: ImageKind): Response {
   const image = IMAGES[kind];
-  return { status: 200, headers: { "Content-Type": image.type, "Cache-Control": "no-store" }, body: image.body };
+  return { status: 200, headers: { "Content-Type": image.type }, body: image.body };
 }
 
 /** httpbin's order of preference: webp, svg, jpeg, then png (for image/png, image/* and, here, any type at all). */

@@ -11,7 +11,7 @@ import { dictJson, headersDict, originOf, type DictKey } from "./request-dict.js
 
 /** JSON as httpbin's jsonify writes it: ending with a line feed. */
 export function jsonAnswer(value: unknown, status = 200): Response {
-  return { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: JSON.stringify(value) + "\n" };
+  return { status, headers: { "Content-Type": "application/json" }, body: JSON.stringify(value) + "\n" };
 }
 
 /** What anything shows; get shows no body (GET has none worth showing), the others everything but the method, as httpbin. */
@@ -20,7 +20,7 @@ export const GET_KEYS: readonly DictKey[] = ["args", "headers", "origin", "url"]
 export const BODY_KEYS: readonly DictKey[] = ["args", "data", "files", "form", "headers", "json", "origin", "url"];
 
 export function inspectAnswer(request: Request, scheme: Scheme, keys: readonly DictKey[]): Response {
-  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: dictJson(request, scheme, keys) };
+  return { status: 200, headers: { "Content-Type": "application/json" }, body: dictJson(request, scheme, keys) };
 }
 
 export function headersAnswer(request: Request): Response {

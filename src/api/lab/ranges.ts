@@ -64,7 +64,7 @@ export function rangeAnswer(request: Request, nText: string): Response {
   const n = whole(request, "n", nText, 1, MAX_BYTES);
   const body = lettersOf(n);
   const etag = `"range-${n}"`;
-  const fields = { "Accept-Ranges": "bytes", ETag: etag, "Cache-Control": "no-store" };
+  const fields = { "Accept-Ranges": "bytes", ETag: etag };
   const whole200: Response = { status: 200, headers: { "Content-Type": TYPE, ...fields }, body };
   const field = headerValue(request, "range");
   if (field === undefined || request.method !== "GET") return whole200;

@@ -35,7 +35,7 @@ export function redirectChain(request: Request, scheme: Scheme, kind: ChainKind,
   // redirect/:n?absolute=true goes on as absolute-redirect, as httpbin's does; without it, as relative-redirect.
   const step = kind === "redirect" ? (absolute ? "absolute-redirect" : "relative-redirect") : kind;
   const next = left === 1 ? CHAIN_END : `/api/lab/${step}/${left - 1}`;
-  return { status: 302, headers: { Location: urlFor(request, scheme, next, absolute), "Cache-Control": "no-store" } };
+  return { status: 302, headers: { Location: urlFor(request, scheme, next, absolute) } };
 }
 
 export const URL_ALLOWED =
@@ -50,5 +50,5 @@ export function redirectTo(request: Request, scheme: Scheme): Response {
   if ("why" in there) refuse(request, "url", URL_ALLOWED, there.why);
   // httpbin answers 302 for a status_code outside 3xx without a word; here it is refused, saying so.
   const status = q.status_code === undefined ? 302 : whole(request, "status_code", q.status_code, 300, 399);
-  return { status, headers: { Location: q.url, "Cache-Control": "no-store" } };
+  return { status, headers: { Location: q.url } };
 }

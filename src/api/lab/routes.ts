@@ -24,15 +24,14 @@ import { CODES_ALLOWED, STATUS_ALLOWED, statusAnswer } from "./status.js";
 import { delayAnswer, dripAnswer, MAX_DELAY_SECONDS, MAX_DRIP_BYTES, MAX_DRIP_SECONDS } from "./time.js";
 
 const INVALID: RouteResponseDoc = { description: "A parameter is malformed or out of range: the problem's `parameter` names it and `allowed` says what it takes" };
-const NO_STORE = { "Cache-Control": "no-store" };
-const ECHO_JSON: RouteResponseDoc = { description: "The echo of the request (as /api/echo gives it)", mediaTypes: ["application/json"], schema: echoSchema, headers: NO_STORE };
+const ECHO_JSON: RouteResponseDoc = { description: "The echo of the request (as /api/echo gives it)", mediaTypes: ["application/json"], schema: echoSchema };
 
 const whole = (description: string, min: number, max: number, example: string): RouteParamDoc => ({ description, schema: { type: "integer", minimum: min, maximum: max }, example });
 const secs = (description: string, max: number, example: string): RouteParamDoc => ({ description, schema: { type: "number", minimum: 0, maximum: max }, example });
 
 /** Every lab resource may be read from any origin, without credentials (policies/cors.ts). */
 function labRow<const P extends string>(spec: Parameters<typeof apiRoute<P>>[0]): ApiRoute {
-  return apiRoute({ cors: "anonymous", ...spec });
+  return apiRoute({ cors: "anonymous", cache: "no-store", ...spec });
 }
 
 const CHAINS: readonly (readonly [ChainKind, string])[] = [
@@ -56,8 +55,8 @@ const DICT_SCHEMA = {
     url: { type: "string", description: "The request's URL, absolute" },
   },
 } as const;
-const DICT: RouteResponseDoc = { description: "The request as httpbin shows it", mediaTypes: ["application/json"], schema: DICT_SCHEMA, headers: NO_STORE };
-const JSON_NO_STORE = (description: string): RouteResponseDoc => ({ description, mediaTypes: ["application/json"], headers: NO_STORE });
+const DICT: RouteResponseDoc = { description: "The request as httpbin shows it", mediaTypes: ["application/json"], schema: DICT_SCHEMA };
+const JSON_DOC = (description: string): RouteResponseDoc => ({ description, mediaTypes: ["application/json"] });
 
 /** httpbin's method-named resources: each answers its own method only (GET also HEAD), others 405 with Allow. */
 const METHOD_NAMED = ["get", "post", "put", "patch", "delete"] as const;
@@ -88,10 +87,10 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
         responses: { 200: DICT },
       }),
     ),
-    labRow({ method: ANY_METHOD, path: "/api/lab/headers", summary: "The request's header fields, as httpbin shows them: {\"headers\": {...}}", handler: headersAnswer, responses: { 200: JSON_NO_STORE("{\"headers\": {Name: value}}, names in Title-Case") } }),
-    labRow({ method: ANY_METHOD, path: "/api/lab/ip", summary: "The client's address: {\"origin\": ...}", handler: ipAnswer, responses: { 200: JSON_NO_STORE("{\"origin\": X-Forwarded-For when sent, else the client's address}") } }),
-    labRow({ method: ANY_METHOD, path: "/api/lab/user-agent", summary: "The request's User-Agent: {\"user-agent\": ...}", handler: userAgentAnswer, responses: { 200: JSON_NO_STORE("{\"user-agent\": the field's value, or null}") } }),
-    labRow({ method: ANY_METHOD, path: "/api/lab/uuid", summary: "A fresh version 4 UUID: {\"uuid\": ...}", handler: () => uuidAnswer(), responses: { 200: JSON_NO_STORE("{\"uuid\": a random (version 4) UUID}") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/headers", summary: "The request's header fields, as httpbin shows them: {\"headers\": {...}}", handler: headersAnswer, responses: { 200: JSON_DOC("{\"headers\": {Name: value}}, names in Title-Case") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/ip", summary: "The client's address: {\"origin\": ...}", handler: ipAnswer, responses: { 200: JSON_DOC("{\"origin\": X-Forwarded-For when sent, else the client's address}") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/user-agent", summary: "The request's User-Agent: {\"user-agent\": ...}", handler: userAgentAnswer, responses: { 200: JSON_DOC("{\"user-agent\": the field's value, or null}") } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/uuid", summary: "A fresh version 4 UUID: {\"uuid\": ...}", handler: () => uuidAnswer(), responses: { 200: JSON_DOC("{\"uuid\": a random (version 4) UUID}") } }),
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/status/:codes",
@@ -145,7 +144,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
         delay: { description: `Seconds before the status line: 0 to ${MAX_DRIP_SECONDS}, with duration at most ${MAX_DRIP_SECONDS} in all (default 0)`, schema: { type: "number", minimum: 0, maximum: MAX_DRIP_SECONDS }, example: "0" },
         code: { description: "The status: 200 to 599, one that carries a body (default 200)", schema: { type: "integer", minimum: 200, maximum: 599 }, example: "200" },
       },
-      responses: { 200: { description: "The bytes, in pieces at least 10 ms apart, with chunked framing (HTTP/1.0: until the connection closes)", mediaTypes: ["application/octet-stream"], headers: NO_STORE }, 400: INVALID },
+      responses: { 200: { description: "The bytes, in pieces at least 10 ms apart, with chunked framing (HTTP/1.0: until the connection closes)", mediaTypes: ["application/octet-stream"] }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
@@ -154,7 +153,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       handler: (request, p) => bytesAnswer(request, p.n),
       params: { n: whole(`How many bytes: 0 to ${MAX_BYTES}`, 0, MAX_BYTES, "16") },
       query: { seed: { description: "0 to 4294967295: the bytes are then a function of seed and n (not for secrets)", schema: { type: "integer", minimum: 0, maximum: 4294967295 }, example: "42" } },
-      responses: { 200: { description: "The bytes, with Content-Length", mediaTypes: ["application/octet-stream"], headers: NO_STORE }, 400: INVALID },
+      responses: { 200: { description: "The bytes, with Content-Length", mediaTypes: ["application/octet-stream"] }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
@@ -162,15 +161,16 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       summary: `n lines of JSON (at most ${MAX_LINES}), each sent as the client takes the last, chunked`,
       handler: (request, p) => streamAnswer(request, scheme, p.n),
       params: { n: whole(`How many lines: 1 to ${MAX_LINES}`, 1, MAX_LINES, "5") },
-      responses: { 200: { description: "One JSON object per line: httpbin's url, args, headers and origin of the request, and `id` (0, 1, ...)", mediaTypes: [NDJSON], headers: NO_STORE }, 400: INVALID },
+      responses: { 200: { description: "One JSON object per line: httpbin's url, args, headers and origin of the request, and `id` (0, 1, ...)", mediaTypes: [NDJSON] }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/cache",
       summary: "A fixed representation that answers 304 to an If-None-Match or If-Modified-Since it can validate",
+      cache: "no-cache",
       handler: (request) => cacheAnswer(request),
       responses: {
-        200: { description: "The representation, with ETag, Last-Modified and Cache-Control: no-cache", mediaTypes: ["application/json"], headers: { ETag: "Strong: send it back in If-None-Match", "Last-Modified": "When the server started", "Cache-Control": "no-cache" } },
+        200: { description: "The representation, with ETag, Last-Modified and Cache-Control: no-cache", mediaTypes: ["application/json"], headers: { ETag: "Strong: send it back in If-None-Match", "Last-Modified": "When the server started" } },
         304: { description: "GET or HEAD whose If-None-Match matches, or (without If-None-Match) whose If-Modified-Since is not before Last-Modified", headers: { ETag: "As the 200", "Last-Modified": "As the 200" } },
       },
     }),
@@ -178,14 +178,17 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       method: ANY_METHOD,
       path: "/api/lab/cache/:seconds",
       summary: "The echo, fresh for n seconds: Cache-Control: public, max-age=n",
+      // Caching is this resource's subject: its freshness is the path's (checked by the handler, which refuses a bad one).
+      cache: { scope: "public", maxAgeParam: "seconds" },
       handler: (request, p) => cacheForAnswer(request, p.seconds),
       params: { seconds: whole(`max-age: 0 to ${MAX_AGE_SECONDS}`, 0, MAX_AGE_SECONDS, "60") },
-      responses: { 200: { ...ECHO_JSON, headers: { "Cache-Control": "public, max-age=<seconds>", Vary: "Authorization, Cookie: the echo shows them, so a shared cache reuses it only for the same credentials" } }, 400: INVALID },
+      responses: { 200: { ...ECHO_JSON, headers: { Vary: "Authorization, Cookie: the echo shows them, so a shared cache reuses it only for the same credentials" } }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/etag/:tag",
       summary: 'A representation whose ETag is "tag", honouring If-None-Match (304) and If-Match (412)',
+      cache: "no-cache",
       handler: (request, p) => etagAnswer(request, p.tag),
       params: { tag: { description: "The opaque tag: 1 to 256 visible ASCII characters, no double quote", example: "v1" } },
       responses: {
@@ -202,11 +205,13 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       handler: (request) => responseHeadersAnswer(request, scheme),
       // The client chooses Content-Type, and the body holds its values: whatever document it makes runs no script here.
       sandbox: [],
+      // Cache-Control is one of the fields the client may choose (no-store unless it does).
+      cache: "as-answered",
       query: { "X-Lab": { description: `Any field name (a token), any number of them up to ${MAX_FIELDS}; a value with CR, LF, NUL or another control byte is refused, and so are the fields that frame or manage the message (Content-Length, Transfer-Encoding, Trailer, Connection, Keep-Alive, Upgrade, Date), Content-Security-Policy, which the server sets, the fields that act on the whole origin (Refresh, Strict-Transport-Security, Clear-Site-Data, Alt-Svc, NEL, Report-To, Accept-CH, Critical-CH, Service-Worker-Allowed, Link), the CORS fields, a Set-Cookie without Path=/api/lab/... or with Domain, and a Location off this origin`, example: "hello" } },
       responses: { 200: { description: "The fields asked for, and the pairs as a JSON object; always with Content-Security-Policy: sandbox, so a page made with Content-Type: text/html runs no script as this origin", mediaTypes: ["application/json"], headers: { "Content-Security-Policy": "sandbox" } }, 400: { description: "A name that is not a token, a value with a forbidden byte (named), a field the server keeps to itself or that acts on the whole origin (and why), a Set-Cookie that would reach past /api/lab/, a Location off this origin, or a name given twice" } },
     }),
   ];
-  const doc = (type: string, description: string): RouteResponseDoc => ({ description, mediaTypes: [type], headers: NO_STORE });
+  const doc = (type: string, description: string): RouteResponseDoc => ({ description, mediaTypes: [type] });
   rows.push(
     labRow({ method: ANY_METHOD, path: "/api/lab/html", summary: "An HTML page (sandboxed: it runs no script as this origin)", handler: htmlAnswer, sandbox: [], responses: { 200: doc("text/html", "A short page about requests and responses") } }),
     labRow({ method: ANY_METHOD, path: "/api/lab/json", summary: "A JSON document: httpbin's slideshow shape", handler: jsonDocAnswer, responses: { 200: doc("application/json", '{"slideshow": {"author", "date", "slides": [...], "title"}}') } }),
@@ -255,7 +260,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       handler: imageByAccept,
       // It may answer SVG.
       sandbox: [],
-      responses: { 200: { description: "The image", mediaTypes: Object.values(IMAGES).map((i) => i.type), headers: NO_STORE }, 406: { description: "Accept names no image type this resource has" } },
+      responses: { 200: { description: "The image", mediaTypes: Object.values(IMAGES).map((i) => i.type) }, 406: { description: "Accept names no image type this resource has" } },
     }),
     ...(Object.keys(IMAGES) as ImageKind[]).map((kind) =>
       labRow({
@@ -269,10 +274,10 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
     ),
   );
   const TO_COOKIES: RouteResponseDoc = { description: "Found: Location /api/lab/cookies, with a Set-Cookie per cookie, each Path=/api/lab/ (and Secure over HTTPS), never Domain", headers: { Location: "/api/lab/cookies", "Set-Cookie": "name=value; Path=/api/lab/" } };
-  const AUTHED = (member: string): RouteResponseDoc => ({ description: `{"authenticated": true, "${member}": ...}`, mediaTypes: ["application/json"], headers: NO_STORE });
+  const AUTHED = (member: string): RouteResponseDoc => ({ description: `{"authenticated": true, "${member}": ...}`, mediaTypes: ["application/json"] });
   const credentials = { user: { description: "The user name to expect", example: "user" }, passwd: { description: "The password to expect", example: "passwd" } };
   rows.push(
-    labRow({ method: ANY_METHOD, path: "/api/lab/cookies", summary: 'The cookies the request carried: {"cookies": {...}}', handler: cookiesAnswer, responses: { 200: JSON_NO_STORE('{"cookies": {name: value}}') } }),
+    labRow({ method: ANY_METHOD, path: "/api/lab/cookies", summary: 'The cookies the request carried: {"cookies": {...}}', handler: cookiesAnswer, responses: { 200: JSON_DOC('{"cookies": {name: value}}') } }),
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/cookies/set",
@@ -365,7 +370,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
         chunk_size: { description: `Bytes per chunk: 1 to ${MAX_CHUNK_BYTES} (default ${DEFAULT_CHUNK_BYTES}), at most ${MAX_CHUNKS} chunks`, schema: { type: "integer", minimum: 1, maximum: MAX_CHUNK_BYTES }, example: "256" },
         seed: { description: "0 to 4294967295: the bytes are then bytes/:n's for that seed", schema: { type: "integer", minimum: 0, maximum: 4294967295 }, example: "42" },
       },
-      responses: { 200: { description: "The bytes, chunked", mediaTypes: ["application/octet-stream"], headers: NO_STORE }, 400: INVALID },
+      responses: { 200: { description: "The bytes, chunked", mediaTypes: ["application/octet-stream"] }, 400: INVALID },
     }),
     labRow({
       method: ANY_METHOD,
@@ -387,7 +392,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       path: `/api/lab/${name}`,
       summary: `The echo, coded with ${LAB_CODINGS[name].token} whatever Accept-Encoding says (Content-Encoding: ${LAB_CODINGS[name].token})`,
       handler: (request) => codedAnswer(request, name),
-      responses: { 200: { description: `JSON as httpbin's (${LAB_CODINGS[name].flag}: true, headers, method, origin), coded with ${LAB_CODINGS[name].token}`, mediaTypes: ["application/json"], headers: { "Content-Encoding": LAB_CODINGS[name].token, ...NO_STORE } } },
+      responses: { 200: { description: `JSON as httpbin's (${LAB_CODINGS[name].flag}: true, headers, method, origin), coded with ${LAB_CODINGS[name].token}`, mediaTypes: ["application/json"], headers: { "Content-Encoding": LAB_CODINGS[name].token } } },
     }));
   }
   // /api/lab/ lists every resource of the table it stands at the head of, itself included.
@@ -398,7 +403,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
       path: "/api/lab/",
       summary: "Every resource of the lab: method (any, or the one it answers), path and summary",
       handler: () => (listing ??= jsonAnswer({ resources: rows.map((r) => ({ method: r.method === ANY_METHOD ? "any" : r.method, path: r.path, summary: r.summary })) })),
-      responses: { 200: JSON_NO_STORE('{"resources": [{"method", "path", "summary"}]}') },
+      responses: { 200: JSON_DOC('{"resources": [{"method", "path", "summary"}]}') },
     }),
   );
   return rows;

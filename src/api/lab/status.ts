@@ -93,13 +93,12 @@ export function statusAnswer(request: Request, codes: string): Response {
   const fields = FIELDS[status] ?? {};
   if (status >= 400) {
     // An error is an error body like every other this server sends (RFC 9457), saying it was asked for.
-    return problem(status, { kind: "lab-status", title: REASONS[status] ?? `Status ${status}`, detail: `You asked for a ${status} (${reasonText(status)}) at ${request.path}.`, instance: request.target, headers: { ...fields, "Cache-Control": "no-store" } });
+    return problem(status, { kind: "lab-status", title: REASONS[status] ?? `Status ${status}`, detail: `You asked for a ${status} (${reasonText(status)}) at ${request.path}.`, instance: request.target, headers: fields });
   }
   // 204 and 304 carry no content and no Content-Length (the writer frames them); 205 carries none either (§15.3.6).
   const body = !statusAllowsBody(status) || status === 205 ? undefined : status === 206 ? "ok" : JSON.stringify({ status, reason: reasonText(status) });
-  const headers: Record<string, FieldValue> = { ...fields, "Cache-Control": "no-store" };
-  if (body === undefined) return { status, headers };
-  return { status, headers: { "Content-Type": status === 206 ? "text/plain; charset=utf-8" : "application/json", ...headers }, body };
+  if (body === undefined) return { status, headers: fields };
+  return { status, headers: { "Content-Type": status === 206 ? "text/plain; charset=utf-8" : "application/json", ...fields }, body };
 }
 
 /** The reason phrase, or what an unlisted code is (the status line then has an empty one, RFC 9112 §4). */

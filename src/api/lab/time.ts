@@ -38,7 +38,7 @@ function sleep(ms: number): Promise<void> {
 export async function delayAnswer(request: Request, scheme: Scheme, text: string): Promise<Response> {
   const s = seconds(request, "seconds", text, MAX_DELAY_SECONDS);
   await sleep(s * 1000);
-  return { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" }, body: dictJson(request, scheme, DELAY_KEYS) };
+  return { status: 200, headers: { "Content-Type": "application/json" }, body: dictJson(request, scheme, DELAY_KEYS) };
 }
 
 const DELAY_KEYS = ["args", "data", "files", "form", "headers", "origin", "url"] as const;
@@ -111,7 +111,7 @@ export async function dripAnswer(request: Request): Promise<Response> {
   if (d.delayMs > 0) await sleep(d.delayMs);
   return {
     status: d.code,
-    headers: { "Content-Type": "application/octet-stream", "Cache-Control": "no-store" },
+    headers: { "Content-Type": "application/octet-stream" },
     body: dripBody(d),
   };
 }

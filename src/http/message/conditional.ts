@@ -38,7 +38,8 @@ export interface Validated {
   /** The Content-Type of the 200. */
   readonly type: string;
   readonly etag: string;
-  readonly cacheControl: string;
+  /** Cache-Control, where the caller sets it here rather than through a policy on every answer (startline's API does the latter). */
+  readonly cacheControl?: string;
   /** The request fields the representation was negotiated by; Accept-Encoding is added here when the type may be coded. */
   readonly vary?: string;
 }
@@ -53,7 +54,10 @@ export interface Validated {
  */
 export function cacheFields(v: Validated): Readonly<Record<string, string>> {
   const vary = mayBeCoded(v.type) ? addVary(v.vary) : v.vary;
-  return vary === undefined ? { ETag: v.etag, "Cache-Control": v.cacheControl } : { ETag: v.etag, "Cache-Control": v.cacheControl, Vary: vary };
+  const fields: Record<string, string> = { ETag: v.etag };
+  if (v.cacheControl !== undefined) fields["Cache-Control"] = v.cacheControl;
+  if (vary !== undefined) fields.Vary = vary;
+  return fields;
 }
 
 /** The 304 of a read whose If-None-Match matches (RFC 9110 §13.1.2): the cache fields, no content; undefined otherwise. */
