@@ -21,31 +21,33 @@ export interface KeptResponse {
   readonly revision: Revision;
   readonly headers: Readonly<Record<string, FieldValue>>;
   readonly body: Buffer | string;
-  /** Whether it is answered whole (at most WHOLE_BYTES), else in pieces. */
-  readonly whole: boolean;
+  /** For a body of at most WHOLE_BYTES: the response itself, frozen, so that its head and its codings are made once (response.ts, compression.ts); the policies keep it so (policies/fields.ts). */
+  readonly frozen?: Response;
 }
 
 /**
  * Up to this many bytes, a kept body is answered whole, with a
- * Content-Length. A larger one is answered in pieces of PIECE_BYTES, views
- * of the kept bytes, so that a compressed answer is coded piece by piece as
- * the client reads, as a streamed list is (a whole body is coded whole, and
- * held so, for each client that asked for a coding).
+ * Content-Length, by one frozen response shared by every request for it. A
+ * larger one is answered in pieces of PIECE_BYTES, views of the kept bytes:
+ * so that a compressed answer is coded piece by piece as the client reads
+ * (a whole body is coded whole, and held so, per client), and so that a
+ * frozen response's head and body, which the connection joins into one
+ * buffer once a second, are never a second copy of a large list.
  */
 export const WHOLE_BYTES = 256 * 1024;
 /** The pieces of a larger kept body. */
 export const PIECE_BYTES = 64 * 1024;
 
-/** A response to keep, read at `revision` (its fields copied: the caller's may change). */
+/** A response to keep, read at `revision`: frozen when its body is at most WHOLE_BYTES (see answer). */
 export function keptResponse(revision: Revision, headers: Readonly<Record<string, FieldValue>>, body: Buffer | string): KeptResponse {
   const whole = typeof body === "string" ? body.length * 3 <= WHOLE_BYTES || Buffer.byteLength(body) <= WHOLE_BYTES : body.length <= WHOLE_BYTES;
-  return { revision, headers: { ...headers }, body, whole };
+  const fields = { ...headers };
+  return whole ? { revision, headers: fields, body, frozen: Object.freeze({ status: 200, headers: Object.freeze({ ...fields }), body }) } : { revision, headers: fields, body };
 }
 
-/** What a kept response answers: its bytes whole, or in pieces (views, nothing copied). */
+/** What a kept response answers: the frozen response, or a new one whose body is the kept bytes in pieces (views, nothing copied). */
 export function answer(kept: KeptResponse): Response {
-  const body = kept.whole ? kept.body : piecesOf(typeof kept.body === "string" ? Buffer.from(kept.body) : kept.body);
-  return { status: 200, headers: { ...kept.headers }, body };
+  return kept.frozen ?? { status: 200, headers: { ...kept.headers }, body: piecesOf(typeof kept.body === "string" ? Buffer.from(kept.body) : kept.body) };
 }
 
 async function* piecesOf(bytes: Buffer): AsyncGenerator<Uint8Array, void, undefined> {

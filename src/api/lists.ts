@@ -33,8 +33,7 @@ export function listEtag(collection: string, revision: Revision, format: Format,
 }
 
 /**
- * The handler of a list served at `path` (the path a next link points to),
- * wrapping the items in `{"<name>": [...]}`. Checks run in this order: the
+ * The handler of a list, wrapping the items in `{"<name>": [...]}`. Checks run in this order: the
  * query (400 naming the parameter), the format (406), then the revision
  * (304 when If-None-Match matches it, with no item read; the kept response
  * when one was read at it, see kept-reads.ts).
@@ -47,8 +46,10 @@ export function listEtag(collection: string, revision: Revision, format: Format,
  * made from the items as they are read (listBody). A body that went out
  * whole is kept for the next request at the same revision.
  */
-export function listHandler<T>(name: string, path: string, collection: PagedCollection<T>, kept: KeptReads, yaml?: YamlListSource): (request: Request) => Promise<Response> {
+export function listHandler<T>(name: string, collection: PagedCollection<T>, kept: KeptReads, yaml?: YamlListSource): (request: Request) => Promise<Response> {
   return async (request) => {
+    // Where this list is served (its version is the table's, not this handler's): the path its next links point to.
+    const path = request.path;
     const query = parseListQuery(request, name);
     const format = chooseFormat(request, ["json", "yaml"]);
     const key = `${path} ${format} ${query.limit ?? ""} ${query.after ?? ""}`;
