@@ -8,7 +8,9 @@
 //   "UPDATE HTTP method is not supported", and exits 0.
 // * The exit status says whether the run measured anything: 1 when autocannon
 //   fails (a bad option, a request it cannot build), when no request got a
-//   response at all (nothing listening there), or when every response was a
+//   response at all (nothing listening there, or every request timed out:
+//   then it says after how long, and how to wait longer), or when every
+//   response was a
 //   4xx or 5xx (a wrong token, path or method measures only refusals); 2 for
 //   a command line it cannot use; 0 otherwise. The reason goes to stderr,
 //   after autocannon's own report.
@@ -56,12 +58,27 @@ function statusSummary (result) {
   return codes.length === 0 ? 'none' : codes.join(', ')
 }
 
-/** Whether the run measured the server answering, or only its refusals or its absence. */
-function judge (result) {
-  const answered = ['1xx', '2xx', '3xx', '4xx', '5xx'].reduce((n, k) => n + (result[k] ?? 0), 0)
-  if (answered === 0) {
-    return stop(1, `no request got a response (${result.errors} errors, ${result.timeouts} timeouts): is a server listening at ${result.url}?`)
+/** autocannon's default -t, in seconds. */
+const DEFAULT_TIMEOUT_S = 10
+
+/**
+ * Why no request got a response. autocannon counts a timeout among its errors
+ * too: when every error was one, the server was there (the connections were
+ * made) but slower than the timeout, and asking whether it listens misleads.
+ */
+function unanswered (result, timeoutS) {
+  if (result.timeouts > 0 && result.timeouts >= result.errors) {
+    return `every request (${result.timeouts}) timed out: none was answered within ${timeoutS} s. ` +
+      `The server may be slower than that for this request; give it longer with -t (autocannon's timeout in seconds, e.g. -t ${Math.max(60, timeoutS * 6)}), or ask for less (fewer connections, -c; a page, ?limit=N)`
   }
+  const timedOut = result.timeouts > 0 ? `, ${result.timeouts} of them timeouts after ${timeoutS} s (-t)` : ''
+  return `no request got a response (${result.errors} errors${timedOut}): is a server listening at ${result.url}?`
+}
+
+/** Whether the run measured the server answering, or only its refusals or its absence. */
+function judge (result, timeoutS) {
+  const answered = ['1xx', '2xx', '3xx', '4xx', '5xx'].reduce((n, k) => n + (result[k] ?? 0), 0)
+  if (answered === 0) return stop(1, unanswered(result, timeoutS))
   if (result['2xx'] + result['3xx'] === 0) {
     return stop(1, `every response was an error status (${statusSummary(result)}): check the URL, the method, the body and the token`)
   }
@@ -105,7 +122,7 @@ function main (args) {
     tracker.on('error', fail)
     return
   }
-  tracker.then(judge, fail)
+  tracker.then((result) => judge(result, Number(argv.timeout ?? DEFAULT_TIMEOUT_S)), fail)
 }
 
 main(process.argv.slice(2))

@@ -9,6 +9,7 @@ import { LOG_FORMATS, type LogFormat } from "./log.js";
 import { DEFAULT_POOL_SIZE } from "./store/postgres.js";
 import { MIN_TOKEN_LENGTH } from "./tokens.js";
 import { availableParallelism } from "node:os";
+import { DEFAULT_KEPT, type KeptSettings } from "./api/kept-reads.js";
 
 export interface Config {
   readonly host: string;
@@ -47,6 +48,8 @@ export interface Config {
   readonly trace: boolean;
   /** Bytes of each body the trace shows. */
   readonly traceBodyBytes: number;
+  /** Bytes of reads kept in memory while current (KEPT_BYTES) and of posts' YAML (YAML_KEPT_BYTES), see src/api/kept-reads.ts. */
+  readonly kept: KeptSettings;
 }
 
 /**
@@ -89,6 +92,8 @@ export const SETTING_NAMES = [
   "LAB_SECRET",
   "TRACE",
   "TRACE_BODY_BYTES",
+  "KEPT_BYTES",
+  "YAML_KEPT_BYTES",
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -252,5 +257,9 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     labSecret: env.LAB_SECRET === "" ? undefined : env.LAB_SECRET,
     trace: flag(env, "TRACE", argv, "--trace"),
     traceBodyBytes: integer(env, "TRACE_BODY_BYTES", 256, 0, MiB),
+    kept: {
+      responseBytes: integer(env, "KEPT_BYTES", DEFAULT_KEPT.responseBytes, 0, 64 * 1024 * MiB),
+      yamlBytes: integer(env, "YAML_KEPT_BYTES", DEFAULT_KEPT.yamlBytes, 0, 64 * 1024 * MiB),
+    },
   };
 }

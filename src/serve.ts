@@ -61,6 +61,7 @@ export async function serve(config: Config): Promise<void> {
     ...(worker ? { usage: workerUsage } : {}),
     limits: config.server.limits,
     wireView: config.wireView,
+    kept: config.kept,
     secure: tls !== undefined,
     // Under WORKERS the primary chose it for all its workers (cluster.ts).
     labSecret: config.labSecret ?? randomBytes(32).toString("hex"),

@@ -103,6 +103,24 @@ t.test("exit 1 when no request gets a response", async (t) => {
   t.match(r.stderr, /no request got a response/);
 });
 
+t.test("exit 1 when every request times out, saying after how long and how to wait longer, not asking whether a server listens", async (t) => {
+  // A listener that takes every connection and never answers: each request waits out autocannon's -t.
+  const held: net.Socket[] = [];
+  const silent = net.createServer((socket) => void held.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => new Promise<void>((resolve) => {
+    for (const socket of held) socket.destroy();
+    silent.close(() => resolve());
+  }));
+  const port = (silent.address() as net.AddressInfo).port;
+  const r = await load(["-t", "1", "-a", "2", "-c", "1", "-j", `http://127.0.0.1:${port}/api/v1/posts`]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /every request \(2\) timed out: none was answered within 1 s/);
+  t.match(r.stderr, /give it longer with -t/);
+  t.notMatch(r.stderr, /is a server listening/);
+  t.ok(held.length > 0, "the connections were made: something listened");
+});
+
 t.test("exit 2, before sending anything, for a method that is not a token or a command line without a URL", async (t) => {
   const { seen, base } = await server(t);
   const bad = await load(["-m", "NOT A TOKEN", "-a", "1", "-c", "1", `${base}/api/echo`]);

@@ -77,9 +77,21 @@ function run(command, commandArgs) {
 // default set costs every file half a second of CPU). Since the server's build
 // is the very one `npm start` makes, the tests that start or pack a copy of
 // the repository find it up to date and compile nothing again.
+// tap's build rewrites a module inside node_modules, so it runs only when the plugin set
+// differs from the one it last built (a stamp beside that module): two runs in checkouts that share
+// node_modules would otherwise rebuild it under each other.
 const tap = path.join(root, "node_modules", "tap", "dist", "esm", "run.mjs");
 const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
-const prepared = await Promise.all([run(process.execPath, [tsc, "-b", "tsconfig.test.json"]), run(process.execPath, [tap, "build"])]);
+const stamp = path.join(root, "node_modules", "@tapjs", "test", ".startline-plugins.json");
+const plugins = JSON.stringify(tapConfig.plugin ?? []);
+const tapBuilt = existsSync(stamp) && readFileSync(stamp, "utf8") === plugins;
+const tapBuild = tapBuilt
+  ? Promise.resolve(0)
+  : run(process.execPath, [tap, "build"]).then((code) => {
+      if (code === 0) writeFileSync(stamp, plugins);
+      return code;
+    });
+const prepared = await Promise.all([run(process.execPath, [tsc, "-b", "tsconfig.test.json"]), tapBuild]);
 if (prepared.some((code) => code !== 0)) process.exit(1);
 
 const TIMES = path.join(root, "dist", ".test-times.json");

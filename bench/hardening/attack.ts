@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ATTACKS: ReadonlyArray<readonly [name: string, script: string, what: string]> = [
-  ["stalled-readers", "stalled-readers", "clients that never read a large answer (echo, list; drip): RSS, a status request's wait"],
+  ["stalled-readers", "stalled-readers", "clients that never read a large answer (echo, list, list-yaml; drip), six full lists read: RSS, a status request's wait"],
   ["fuzz", "fuzz", "a million fast-check cases over the parser, on worker threads, watched for hangs"],
   ["llhttp", "llhttp-compare", "the fuzzer's inputs read by startline and by llhttp, disagreements by kind"],
 ];

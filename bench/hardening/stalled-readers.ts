@@ -3,29 +3,37 @@
 // /proc/<pid>/status) and what they cost everybody else (how long a status
 // request waits beside them).
 //
-//   npm run attack -- stalled-readers [--only echo,list] [--hold-ms 4000]
+//   npm run attack -- stalled-readers [--only echo,list,list-yaml,lists] [--hold-ms 4000] [--probe-ms 20]
 //   (that is: npm run --silent build && node dist/bench/hardening/stalled-readers.js ...)
 //
-//   echo  40 clients each POST /api/echo a 1 MiB body of control bytes (each
-//         one is six bytes of JSON, so the answer is about 6 MB) and never
-//         read a byte of it.
-//   list  50 clients each GET /api/v1/posts (600 posts of 30 KB: about 18 MB,
-//         streamed) and stop reading.
-//   drip  (npm run bench:drip; not in the default) 200 clients each ask
-//         /api/lab/drip for 1 MiB at once and read nothing: the server stops
-//         at each connection's output budget (docs/lab.md).
+//   echo       40 clients each POST /api/echo a 1 MiB body of control bytes
+//              (each one is six bytes of JSON, so the answer is about 6 MB)
+//              and never read a byte of it.
+//   list       50 clients each GET /api/v1/posts (600 posts of 30 KB: about
+//              18 MB, streamed) and stop reading.
+//   list-yaml  the same 50 clients, asking for the list in YAML.
+//   lists      (not stalled) six clients read full lists of 3,000 posts of
+//              30 KB (about 90 MB each; three JSON, three YAML) again and
+//              again while the status is timed: no bound on RSS, the status
+//              bound only (what a list holds the event loop for).
+//   drip       (npm run bench:drip; not in the default) 200 clients each ask
+//              /api/lab/drip for 1 MiB at once and read nothing: the server
+//              stops at each connection's output budget (docs/lab.md).
 //
-// While they hold on, GET /api/v2/status is timed every 100 ms on a fresh
-// connection by a process of its own (the clients' own work would count as
-// the server's delay). Per case: RSS before, at its highest while they held
+// While they hold on, GET /api/v2/status is timed every 20 ms (--probe-ms) on
+// a fresh connection by a process of its own (the clients' own work would
+// count as the server's delay). Per case: RSS before (list, list-yaml: after
+// one whole read of the list, so what the server keeps for every reader is
+// in it), at its highest while they held
 // on (sampled every 50 ms) and after; the status waits (median, max); and,
 // once the server cuts them (--send-timeout-ms, its SEND_TIMEOUT_MS, default
 // 3000), how: reset (the kernel drops what was queued) or closed gracefully
 // (the kernel keeps sending, in FIN-WAIT-1), with what stays queued.
 //
 // Exit status 0 when every case stays inside its bound (echo: RSS +96 MiB
-// and status under 50 ms; list: RSS +32 MiB; drip: RSS within the 200 output
-// budgets, status under 50 ms), 1 otherwise. A loaded machine can fail the
+// and status under 50 ms; list and list-yaml: RSS +32 MiB; lists: status
+// under 50 ms; drip: RSS within the 200 output budgets, status under 50 ms),
+// 1 otherwise. A loaded machine can fail the
 // status bound: read the figures, not only the verdict.
 
 import { execFileSync, spawn } from "node:child_process";
@@ -75,12 +83,12 @@ async function timedStatus(port: number): Promise<number> {
 }
 
 /**
- * Status waits, one every 100 ms for `ms`, timed by a process of its own (this
- * file again, with --probe): this process is busy with the stalled clients,
- * whose events would delay the timing and count as the server's wait.
+ * Status waits, one every `every` ms for `ms`, timed by a process of its own
+ * (this file again, with --probe): this process is busy with the stalled
+ * clients, whose events would delay the timing and count as the server's wait.
  */
-async function probeStatus(port: number, ms: number): Promise<number[]> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--probe", String(port), String(ms)], { stdio: ["ignore", "pipe", "inherit"] });
+async function probeStatus(port: number, ms: number, every = probeMs): Promise<number[]> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--probe", String(port), String(ms), String(every)], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   const [code] = (await once(child, "exit")) as [number | null];
@@ -89,9 +97,9 @@ async function probeStatus(port: number, ms: number): Promise<number[]> {
 }
 
 if (process.argv[2] === "--probe") {
-  const [port, holdMs] = process.argv.slice(3).map(Number) as [number, number];
+  const [port, holdMs, every] = process.argv.slice(3).map(Number) as [number, number, number];
   const waits: number[] = [];
-  for (const t0 = performance.now(); performance.now() - t0 < holdMs; await new Promise((r) => setTimeout(r, 100))) waits.push(await timedStatus(port));
+  for (const t0 = performance.now(); performance.now() - t0 < holdMs; await new Promise((r) => setTimeout(r, every))) waits.push(await timedStatus(port));
   console.log(JSON.stringify(waits));
   process.exit(0);
 }
@@ -100,8 +108,9 @@ function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? fallback : process.argv[i + 1]!;
 }
-const only = option("only", "echo,list").split(",");
+const only = option("only", "echo,list,list-yaml,lists").split(",");
 const holdMs = Number(option("hold-ms", "4000"));
+const probeMs = Number(option("probe-ms", "20"));
 const listClients = Number(option("list-clients", "50"));
 const sendTimeoutMs = Number(option("send-timeout-ms", "3000"));
 
@@ -158,9 +167,21 @@ interface Outcome {
   readonly statusBound: number;
 }
 
-async function measure(name: string, server: ServerProcess, clients: number, request: Buffer, rssBound: number, statusBound: number): Promise<Outcome> {
+/** Sends `request` once on a connection of its own and reads the whole answer. */
+async function readOnce(port: number, request: Buffer): Promise<void> {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => undefined);
+  socket.end(request);
+  socket.resume();
+  await once(socket, "close");
+}
+
+async function measure(name: string, server: ServerProcess, clients: number, request: Buffer, rssBound: number, statusBound: number, warmWith?: Buffer): Promise<Outcome> {
   // Warm the server up (JIT, first allocations) so that "before" is a server at work, not a fresh one.
   for (let i = 0; i < 20; i++) await timedStatus(server.port);
+  // A list is read once first: what the server keeps of it for every reader (each post's YAML, within YAML_KEPT_BYTES;
+  // docs/settings.md) is then in "before", and the bound is on what the stalled clients add to it.
+  if (warmWith !== undefined) await readOnce(server.port, warmWith);
   const before = memory(server.pid).rssMiB;
   const baseSockets = socketCount(server.pid);
   let peak = before;
@@ -220,14 +241,68 @@ if (only.includes("drip")) {
   }
 }
 
-if (only.includes("list")) {
+for (const [name, accept] of [["list", "application/json"], ["list-yaml", "application/yaml"]] as const) {
+  if (!only.includes(name)) continue;
   const dir = mkdtempSync(path.join(tmpdir(), "startline-stalled-"));
   try {
     await fillPosts(dir, { posts: 600, bodyChars: 30_000 });
     const server = await startServer({ ...env, DATA_DIR: dir });
     try {
-      const request = Buffer.from("GET /api/v1/posts HTTP/1.1\r\nHost: x\r\n\r\n", "latin1");
-      outcomes.push(await measure(`list: ${listClients} clients, 600 posts of 30 KB streamed, never read`, server, listClients, request, 32, Infinity));
+      const request = Buffer.from(`GET /api/v1/posts HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\n\r\n`, "latin1");
+      const warm = Buffer.from(`GET /api/v1/posts HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`, "latin1");
+      outcomes.push(await measure(`${name}: ${listClients} clients, 600 posts of 30 KB as ${accept}, never read`, server, listClients, request, 32, Infinity, warm));
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A client that asks for `request` on a connection of its own, reads the whole answer, and asks again until `stop` says so. */
+async function readingClient(port: number, request: string, stop: { stopped: boolean }): Promise<number> {
+  let lists = 0;
+  while (!stop.stopped) {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.write(request);
+    socket.resume();
+    await once(socket, "close");
+    lists++;
+  }
+  return lists;
+}
+
+if (only.includes("lists")) {
+  const dir = mkdtempSync(path.join(tmpdir(), "startline-lists-"));
+  try {
+    const posts = Number(option("lists-posts", "3000"));
+    await fillPosts(dir, { posts, bodyChars: 30_000 });
+    const server = await startServer({ ...env, DATA_DIR: dir });
+    try {
+      for (let i = 0; i < 20; i++) await timedStatus(server.port);
+      const before = memory(server.pid).rssMiB;
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, memory(server.pid).rssMiB)), 50);
+      const stop = { stopped: false };
+      const formats = ["application/json", "application/json", "application/json", "application/yaml", "application/yaml", "application/yaml"];
+      const readers = formats.map((accept) => readingClient(server.port, `GET /api/v1/posts HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`, stop));
+      console.error(`lists: six clients reading full lists of ${posts} posts of 30 KB (three JSON, three YAML)`);
+      const status = await probeStatus(server.port, holdMs);
+      stop.stopped = true;
+      const lists = (await Promise.all(readers)).reduce((a, b) => a + b, 0);
+      clearInterval(sampler);
+      const none = { reset: 0, closed: 0, serverSockets: socketCount(server.pid), cutAfterMs: 0, finWait: 0, queuedMiB: 0 };
+      outcomes.push({
+        name: `lists: six clients reading full lists of ${posts} posts of 30 KB, three JSON, three YAML (${lists} lists read)`,
+        before,
+        peak,
+        after: memory(server.pid).rssMiB,
+        status: status.sort((a, b) => a - b),
+        cut: none,
+        rssBound: Infinity,
+        statusBound: 50,
+      });
     } finally {
       await server.stop();
     }
@@ -246,7 +321,7 @@ for (const o of outcomes) {
   console.log(`${o.name}`);
   console.log(`  RSS MiB: before ${fmt(o.before, 1)}, peak ${fmt(o.peak, 1)} (+${fmt(grew, 1)}, bound +${o.rssBound}), after ${fmt(o.after, 1)}`);
   console.log(`  status beside them: ${o.status.length} requests, median ${fmt(median, 1)} ms, max ${fmt(max, 1)} ms${Number.isFinite(o.statusBound) ? ` (bound ${o.statusBound} ms)` : ""}`);
-  console.log(
+  if (o.cut.reset + o.cut.closed > 0) console.log(
     `  cut for not reading (all gone ${fmt(o.cut.cutAfterMs / 1000, 1)} s after the hold began): clients saw ${o.cut.reset} resets, ${o.cut.closed} orderly ends; ` +
       `server sockets then: ${o.cut.serverSockets}; ` +
       `in FIN-WAIT-1: ${o.cut.finWait}, ${fmt(o.cut.queuedMiB, 1)} MiB still queued in the kernel`,

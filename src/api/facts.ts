@@ -33,7 +33,7 @@ export function factRoutes(ctx: ApiContext): ApiRoute[] {
       version: "v2",
       path: "/facts",
       summary: "All facts, or a page of them (JSON or YAML)",
-      handler: listHandler("facts", "/api/v2/facts", store.facts),
+      handler: listHandler("facts", store.facts, ctx.kept),
       query: LIST_QUERY,
       responses: {
         200: {

@@ -9,11 +9,14 @@
 // members or entries are what the whole array would hold: in YAML written
 // by js-yaml nested under the wrapper's key, src/representation/yaml.ts; the
 // tests hold the two equal for arbitrary values), so a client cannot tell
-// a streamed list from one built whole.
+// a streamed list from one built whole. A YAML list of posts is joined from
+// each post's kept entry instead (yamlListBody, src/api/yaml-entries.ts),
+// the same bytes; listBody still writes the facts' YAML.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { yamlSequencePart } from "../representation/yaml.js";
-import type { JsonPage, Page, PageQuery, Position } from "../store/types.js";
+import { yamlSequencePart, yamlSequenceStart } from "../representation/yaml.js";
+import type { JsonPage, Page, PageQuery, Position, RepresentationPage } from "../store/types.js";
+import type { YamlEntryOf } from "./yaml-entries.js";
 import type { Format } from "../representation/negotiate.js";
 
 /** Where the items come from: pages by position (a PagedCollection has this). */
@@ -222,6 +225,69 @@ async function* laterBatches(source: JsonListSource, pieces: PieceBuffer, read: 
 
 const COMMA = Buffer.from(",");
 const LIST_END = Buffer.from("]}");
+
+/** Where a YAML list's posts come from: pages of their stored representations (the posts' PagedCollection has this). */
+export interface YamlListSource {
+  pageRepresentations(query: PageQuery): Promise<RepresentationPage>;
+}
+
+/**
+ * A YAML list of posts made from their kept entries (yaml-entries.ts): the
+ * wrapper's key line, then each post's entry, batch by batch, each batch
+ * one piece written into the list's PieceBuffer, under back-pressure like
+ * the JSON list (jsonListBody), and holding between batches only that
+ * buffer and where the next batch starts. The bytes are js-yaml's dump of
+ * the whole wrapper (the tests hold them equal). An entry not kept yet is
+ * made by js-yaml as the batch is written (a large post's on js-yaml's own
+ * thread, yaml-thread.ts), and the producer gives the event loop a turn
+ * whenever it has worked TURN_MS, so a list of posts never made into YAML
+ * before holds the loop no longer than one small post's YAML takes.
+ * Nothing is read until the first piece is asked for (HEAD reads nothing).
+ */
+export async function* yamlListBody(source: YamlListSource, entryOf: YamlEntryOf, options: { readonly wrapper: string; readonly after?: Position; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
+  const pieces = new PieceBuffer();
+  let read: YamlReadSoFar = { more: true, last: options.after ?? 0, next: { limit: FIRST_BATCH, maxChars: FIRST_BATCH_CHARS }, count: 0 };
+  for (;;) {
+    read = await nextYamlPiece(source, entryOf, pieces, read, options.wrapper, options.through);
+    if (!read.more || read.last === undefined) break;
+    yield pieces.piece;
+  }
+  yield pieces.piece;
+}
+
+interface YamlReadSoFar {
+  readonly more: boolean;
+  readonly last: Position | undefined;
+  readonly next: { readonly limit: number; readonly maxChars: number };
+  readonly count: number;
+}
+
+/** The next batch's entries written into `pieces` as its piece (after the key line when it is the first), and what is kept of it. */
+async function nextYamlPiece(source: YamlListSource, entryOf: YamlEntryOf, pieces: PieceBuffer, read: YamlReadSoFar, wrapper: string, through: Position | undefined): Promise<YamlReadSoFar> {
+  const after = read.last ?? 0;
+  const page = await source.pageRepresentations(through === undefined ? { after, ...read.next } : { after, ...read.next, through });
+  pieces.start();
+  if (read.count === 0) pieces.add(yamlSequenceStart(wrapper, page.items.length === 0));
+  let turnStarted = performance.now();
+  for (const item of page.items) {
+    const entry = entryOf(item);
+    pieces.add(typeof entry === "string" ? entry : await entry);
+    if (performance.now() - turnStarted >= TURN_MS) {
+      await nextTurn();
+      turnStarted = performance.now();
+    }
+  }
+  return { more: page.more, last: page.last, next: batchAfter(page), count: read.count + page.items.length };
+}
+
+/** nextJsonBatch for a page of representations: as many posts as the ones just read say fit in BATCH_CHARS. */
+function batchAfter(page: RepresentationPage): { readonly limit: number; readonly maxChars: number } {
+  if (page.items.length === 0) return JSON_BATCH;
+  let chars = 0;
+  for (const item of page.items) chars += item.json.length;
+  const perItem = Math.max(1, chars / page.items.length);
+  return { limit: Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / perItem))), maxChars: BATCH_CHARS };
+}
 
 /** A JSON list held whole: the wrapper around members that are already JSON text. */
 export function jsonList(wrapper: string, members: Uint8Array | string): Buffer {

@@ -7,7 +7,8 @@ import { cacheFields, notModified } from "../http/message/conditional.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
-import { JSON_BATCH, jsonList, jsonListBody, listBody } from "./list-body.js";
+import { answer, current, isResponse, keptResponse, keptWhileSent, responseBytes, type KeptReads } from "./kept-reads.js";
+import { JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, type YamlListSource } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
 import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
 
@@ -32,60 +33,98 @@ export function listEtag(collection: string, revision: Revision, format: Format,
 }
 
 /**
- * The handler of a list served at `path` (the path a next link points to),
- * wrapping the items in `{"<name>": [...]}`. Checks run in this order: the
- * query (400 naming the parameter), the format (406), then, when the request
- * has If-None-Match, the revision (304 when it matches, with no item read).
+ * The handler of a list, wrapping the items in `{"<name>": [...]}`. Checks run in this order: the
+ * query (400 naming the parameter), the format (406), then the revision
+ * (304 when If-None-Match matches it, with no item read; the kept response
+ * when one was read at it, see kept-reads.ts).
  *
  * JSON is the store's text, sent as it is: the first batch is read with the
  * revision in one statement, and when it holds the whole page (or the whole
  * list) the body goes out with a Content-Length; a longer list is streamed
- * batch by batch (jsonListBody). YAML is made from the items as they are
- * read (listBody).
+ * batch by batch (jsonListBody). YAML is the posts' kept entries joined
+ * (yamlListBody, given `yaml`: a collection of stored representations), or
+ * made from the items as they are read (listBody). A body that went out
+ * whole is kept for the next request at the same revision.
  */
-export function listHandler<T>(name: string, path: string, collection: PagedCollection<T>): (request: Request) => Promise<Response> {
+export function listHandler<T>(name: string, collection: PagedCollection<T>, kept: KeptReads, yaml?: YamlListSource): (request: Request) => Promise<Response> {
   return async (request) => {
+    // Where this list is served (its version is the table's, not this handler's): the path its next links point to.
+    const path = request.path;
     const query = parseListQuery(request, name);
     const format = chooseFormat(request, ["json", "yaml"]);
-    if (headerValue(request, "if-none-match") !== undefined || format !== "json") {
+    const key = `${path} ${format} ${query.limit ?? ""} ${query.after ?? ""}`;
+    const keeping = kept.responses.budget > 0;
+    if (keeping || headerValue(request, "if-none-match") !== undefined || format !== "json") {
       // The revision first: the items read after it are at least as new as the tag says.
-      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, await collection.revision(), format, query), vary: VARY };
+      const revision = await collection.revision();
+      const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, revision, format, query), vary: VARY };
       const unchanged = notModified(request, validated);
       if (unchanged !== undefined) return unchanged;
-      if (format !== "json") return streamed(name, path, collection, query, format, { "Content-Type": validated.type, ...cacheFields(validated) });
+      const known = kept.responses.get(key);
+      if (current(known, revision, isResponse)) return answer(known);
+      if (format !== "json") {
+        const response = await streamed(name, path, collection, query, format, { "Content-Type": validated.type, ...cacheFields(validated) }, kept, yaml);
+        return keptAfterSent(kept, key, revision, response);
+      }
     }
     const after = query.after === undefined ? {} : { after: query.after };
     const first = await collection.pageJson({ ...after, ...JSON_BATCH, ...(query.limit === undefined ? {} : { limit: query.limit }) });
     const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), vary: VARY };
     const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
+    const respond = (body: Response["body"]) => (keeping ? keptAfterSent(kept, key, first.revision, { status: 200, headers, body }) : { status: 200, headers, body });
     if (query.limit === undefined) {
-      return { status: 200, headers, body: first.more ? jsonListBody(collection, first, { wrapper: name }) : jsonList(name, first.members) };
+      return respond(first.more ? jsonListBody(collection, first, { wrapper: name }) : jsonList(name, first.members));
     }
     if (first.count === query.limit || !first.more) {
       if (first.more) headers.Link = nextLink(path, name, query.limit, first.last!);
-      return { status: 200, headers, body: jsonList(name, first.members) };
+      return respond(jsonList(name, first.members));
     }
     // The batch stopped at its size before the page's end: fix where the page ends (from the index alone), then stream the rest.
     const span = await collection.span({ ...after, limit: query.limit });
     if (span.more) headers.Link = nextLink(path, name, query.limit, span.last!);
-    return { status: 200, headers, body: jsonListBody(collection, first, { wrapper: name, through: span.last ?? query.after ?? 0 }) };
+    return respond(jsonListBody(collection, first, { wrapper: name, through: span.last ?? query.after ?? 0 }));
   };
+}
+
+/** The response as it is, kept under `key` with the revision it was read at: at once when its body is whole, once it has all been sent when it is streamed. */
+function keptAfterSent(kept: KeptReads, key: string, revision: Revision, response: Response): Response {
+  const { body, headers } = response;
+  const keep = (bytes: Buffer | string) => {
+    kept.responses.set(key, keptResponse(revision, headers ?? {}, bytes), responseBytes(bytes));
+  };
+  if (typeof body === "string" || body instanceof Uint8Array) {
+    keep(typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.length));
+    return response;
+  }
+  if (body === undefined) return response;
+  return { ...response, body: keptWhileSent(body, key, kept.gathering, kept.responses.entryLimit, keep) };
 }
 
 function nextLink(path: string, name: string, limit: number, last: number): string {
   return `<${path}?limit=${limit}&after=${encodeCursor(name, last)}>; rel="next"`;
 }
 
-/** A list made from its items as they are read (YAML), in batches under back-pressure. */
-async function streamed<T>(name: string, path: string, collection: PagedCollection<T>, query: ListQuery, format: Format, fields: Readonly<Record<string, FieldValue>>): Promise<Response> {
+/** A list streamed in batches under back-pressure: from kept YAML entries when the collection has representations, else made from its items as they are read. */
+async function streamed<T>(
+  name: string,
+  path: string,
+  collection: PagedCollection<T>,
+  query: ListQuery,
+  format: Format,
+  fields: Readonly<Record<string, FieldValue>>,
+  kept: KeptReads,
+  yaml: YamlListSource | undefined,
+): Promise<Response> {
   const headers: Record<string, FieldValue> = { ...fields };
-  if (query.limit === undefined) {
-    return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }) }) };
-  }
+  const from = query.after === undefined ? {} : { after: query.after };
+  const body = (through?: number) =>
+    yaml !== undefined && format === "yaml"
+      ? yamlListBody(yaml, kept.yamlEntryOf, { wrapper: name, ...from, ...(through === undefined ? {} : { through }) })
+      : listBody(collection, { wrapper: name, format, ...from, ...(through === undefined ? {} : { through }) });
+  if (query.limit === undefined) return { status: 200, headers, body: body() };
   // Where the page ends is fixed now, from the index alone, so the head can say whether a next page exists;
   // the items are then read in batches up to that end. A post added meanwhile lands after it, on a later page.
-  const span = await collection.span(query.after === undefined ? { limit: query.limit } : { after: query.after, limit: query.limit });
+  const span = await collection.span({ ...from, limit: query.limit });
   if (span.more) headers.Link = nextLink(path, name, query.limit, span.last!);
-  const through = span.last ?? query.after ?? 0;
-  return { status: 200, headers, body: listBody(collection, { wrapper: name, format, ...(query.after === undefined ? {} : { after: query.after }), through }) };
+  return { status: 200, headers, body: body(span.last ?? query.after ?? 0) };
 }

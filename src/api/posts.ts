@@ -27,6 +27,7 @@ import {
 } from "./docs.js";
 import { json, JSON_TYPE } from "../representation/json.js";
 import { listHandler } from "./lists.js";
+import { keptPost } from "./kept-reads.js";
 import { deletedSchema, ID_PATTERN, ID_RULE, postFieldsSchema, postListSchema, postPatchSchema, postSchema, publishedSchema } from "../validation/schemas.js";
 import { hasPreconditions, requireMatch, stored } from "./single.js";
 import { validate } from "../validation/validate.js";
@@ -48,7 +49,7 @@ function fieldsOf(post: Post): PostFields {
 }
 
 export function postRoutes(ctx: ApiContext): ApiRoute[] {
-  const { store } = ctx;
+  const { store, kept } = ctx;
   const patch = conditionalUpdate(store.posts, { what: "a post", schema: postFieldsSchema, fieldsOf, missing }, (request, written) => stored(request, written.representation));
   const listResponses = {
     200: {
@@ -70,7 +71,7 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       version: "v1",
       path: "/post",
       summary: "All posts, oldest first, or a page of them (JSON or YAML)",
-      handler: listHandler("posts", "/api/v1/post", store.posts),
+      handler: listHandler("posts", store.posts, kept, store.posts),
       query: LIST_QUERY,
       responses: listResponses,
     }),
@@ -80,7 +81,7 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       version: "v1",
       path: "/posts",
       summary: "All posts, oldest first, or a page of them (JSON or YAML)",
-      handler: listHandler("posts", "/api/v1/posts", store.posts),
+      handler: listHandler("posts", store.posts, kept, store.posts),
       query: LIST_QUERY,
       responses: listResponses,
     }),
@@ -90,7 +91,7 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       version: "v1",
       path: "/post/:id",
       summary: "One post",
-      handler: async (request, { id }) => stored(request, (await store.posts.representation(id)) ?? missing(request, id)),
+      handler: async (request, { id }) => stored(request, (await keptPost(store.posts, kept, id)) ?? missing(request, id)),
       params: { id: postId() },
       responses: {
         200: { description: "The post", mediaTypes: JSON_ONLY, schema: postSchema, headers: ETAG },

@@ -11,9 +11,14 @@ import { operatorRoutes, type UsageSource } from "./operator.js";
 import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
 import type { ApiRoute } from "./route.js";
+import type { Store } from "../store/types.js";
+import { keptReads, type KeptSettings } from "./kept-reads.js";
 import type { Scheme } from "./lab/origin.js";
 
-export interface ApiOptions extends StatusOptions, ApiContext {
+export interface ApiOptions extends StatusOptions {
+  readonly store: Store;
+  /** How many bytes of reads to keep (default DEFAULT_KEPT). */
+  readonly kept?: KeptSettings;
   /** How clients reach this server: the lab writes absolute URLs and compares origins with it. */
   readonly scheme: Scheme;
   /** The key of the lab's digest nonces (see AppOptions.labSecret). */
@@ -25,6 +30,7 @@ export interface ApiOptions extends StatusOptions, ApiContext {
 /** The API's table; versions are applied where the app is built (policies/versions.ts). */
 export function apiRoutes(options: ApiOptions): ApiRoute[] {
   // The rows that read or write the store declare it (store: true): the store policy answers 503 for them.
-  const stored = [...postRoutes(options), ...articleRoutes(options), ...factRoutes(options)];
+  const ctx: ApiContext = { store: options.store, kept: keptReads(options.kept) };
+  const stored = [...postRoutes(ctx), ...articleRoutes(ctx), ...factRoutes(ctx)];
   return [...statusRoutes(options), ...stored, ...operatorRoutes(options.usage), ...echoRoutes(), ...labRoutes(options.scheme, options.labSecret)];
 }

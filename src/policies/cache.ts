@@ -11,7 +11,8 @@
 // again before each reuse (RFC 9111 §5.2.2.4), with the ETag where there is
 // one, rather than guess a freshness lifetime of its own (§4.2.2).
 
-import type { FieldValue, Response } from "../http/message/response.js";
+import type { Response } from "../http/message/response.js";
+import { adding, fieldsAdder } from "./fields.js";
 import type { Policy } from "../router/policy.js";
 import type { Params, Route, RouteHandler } from "../router/route.js";
 
@@ -50,26 +51,21 @@ function described(rule: CacheRule): string {
   return `${rule.scope}, max-age=<${rule.maxAgeParam}>: fresh for as many seconds as the path says`;
 }
 
-/** 2xx, 3xx and 304: the answers a declaration is about. An error keeps what its problem says (none, mostly). */
+/** 2xx, 3xx and 304: the answers a freshness is about. An error keeps what its problem says (none, mostly). */
 const cached = (status: number) => status >= 200 && status < 400;
-
-function withCacheControl(response: Response, value: string): Response {
-  // no-store is never wrong, on an error too; a freshness is the resource's, and an error keeps what its problem says.
-  if (!cached(response.status) && value !== "no-store") return response;
-  const headers: Record<string, FieldValue> = { ...response.headers };
-  // A handler that set the field itself is overruled in place: the declaration is what the docs say.
-  const own = Object.keys(headers).find((name) => name.toLowerCase() === "cache-control");
-  headers[own ?? "Cache-Control"] = value;
-  return { ...response, headers };
-}
 
 export const cachePolicy: Policy<Route & CacheDeclared> = (route) => {
   const rule = route.cache ?? DEFAULT_CACHE;
-  if (rule === "as-answered") return { doc: { successHeaders: { "Cache-Control": described(rule) } } };
+  const doc = { successHeaders: { "Cache-Control": described(rule) } };
+  if (rule === "as-answered") return { doc };
+  // no-store is never wrong, on an error too; a freshness is the resource's, and an error keeps what its problem says.
+  const applies = rule === "no-store" ? () => true : cached;
+  if (typeof rule === "string" || "maxAge" in rule) return { wrap: adding(fieldsAdder({ "Cache-Control": valueOf(rule, {}) }, "last", applies)), doc };
+  // From the path: a value per request (the lab's cache/:n), so nothing is kept.
   const wrap = (handler: RouteHandler): RouteHandler => (request, params) => {
     const value = valueOf(rule, params);
-    const result = handler(request, params);
-    return result instanceof Promise ? result.then((r) => withCacheControl(r, value)) : withCacheControl(result, value);
+    const add = (response: Response): Response => (applies(response.status) ? { ...response, headers: { ...response.headers, "Cache-Control": value } } : response);
+    return adding(add)(handler)(request, params);
   };
-  return { wrap, doc: { successHeaders: { "Cache-Control": described(rule) } } };
+  return { wrap, doc };
 };

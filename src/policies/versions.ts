@@ -13,10 +13,11 @@
 // refused with 401 still came from a client of that version, and is counted
 // (docs/api.md, section 8), as a 404 from a versioned route is.
 
+import { fieldsAdder } from "./fields.js";
 import { formatHttpDate } from "../http/message/date.js";
 import { problem } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
-import type { FieldValue, Response } from "../http/message/response.js";
+import type { Response } from "../http/message/response.js";
 import type { Policy, PolicyDoc } from "../router/policy.js";
 import type { Route, RouteHandler } from "../router/route.js";
 
@@ -75,40 +76,6 @@ function deprecationDoc(d: Deprecation): PolicyDoc {
   };
 }
 
-/**
- * The response with the fields added. Handlers often return one prebuilt,
- * frozen response for every request (the status endpoints do); the combined
- * object is remembered for it, so the deprecated v1 path allocates nothing
- * per request.
- */
-function withFields(response: Response, fields: Readonly<Record<string, FieldValue>>, seen: WeakMap<Response, Response>): Response {
-  const known = seen.get(response);
-  if (known !== undefined) return known;
-  const combined = { ...response, headers: { ...response.headers, ...fields } };
-  if (Object.isFrozen(response)) seen.set(response, Object.freeze(combined));
-  return combined;
-}
-
-/**
- * withFields for one route: the frozen response it returned last, and its
- * combined copy, are kept beside the map, so a route that answers with the
- * same object every time (the status endpoints) finds it by identity.
- */
-function fieldsAdder(fields: Readonly<Record<string, FieldValue>>, seen: WeakMap<Response, Response>): (response: Response) => Response {
-  let last: Response | null = null;
-  let lastCombined: Response = { status: 0 };
-  return (response) => {
-    if (response === last) return lastCombined;
-    const combined = withFields(response, fields, seen);
-    // Only a frozen response is the same answer when it comes again.
-    if (Object.isFrozen(response)) {
-      last = response;
-      lastCombined = combined;
-    }
-    return combined;
-  };
-}
-
 export function applyVersions<R extends Route & VersionDeclared>(table: readonly R[]): Versioned<R> {
   const versions: string[] = [];
   for (const route of table) {
@@ -119,7 +86,6 @@ export function applyVersions<R extends Route & VersionDeclared>(table: readonly
   }
   // One counter per version, bumped in place: no map lookup by string on the hot path.
   const counters = new Map(versions.map((v) => [v, { n: 0 }]));
-  const combined = new WeakMap<Response, Response>();
 
   const routes = table.map((route): R => (route.version === undefined ? route : { ...route, path: `/api/${route.version}${route.path}`, group: route.version }));
 
@@ -134,7 +100,7 @@ export function applyVersions<R extends Route & VersionDeclared>(table: readonly
           return inner(request, params);
         };
       }
-      const add = fieldsAdder(fields, combined);
+      const add = fieldsAdder(fields, "last");
       return (request, params) => {
         counter.n++;
         const result = inner(request, params);

@@ -26,7 +26,7 @@ import {
   factChars,
 } from "./records.js";
 import { createPostOrder, type PostOrder } from "./post-order.js";
-import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf, representationPageOf } from "./representation.js";
 import type {
   Article,
   ArticleStore,
@@ -143,6 +143,15 @@ function* rowsFrom(query: PageQuery, walk: Walk, jsonAt: (i: number) => Uint8Arr
   for (let i = walk.start; i < walk.end && walk.positionAt(i) <= through; i = walk.next(i)) yield { pos: walk.positionAt(i), json: jsonAt(i) };
 }
 
+/** The posts along `walk` up to the query's `through`, as rows for representationPageOf: read only as far as it asks. */
+function* rowsOf(query: PageQuery, walk: Walk, storedAt: (i: number) => StoredPost) {
+  const through = query.through ?? Number.MAX_SAFE_INTEGER;
+  for (let i = walk.start; i < walk.end && walk.positionAt(i) <= through; i = walk.next(i)) {
+    const stored = storedAt(i);
+    yield { pos: walk.positionAt(i), json: stored.representation.json, tag: stored.representation.tag, stored };
+  }
+}
+
 /** The posts after the query's `after`, skipping deleted ones. */
 function postWalk(order: PostOrder, query: PageQuery): Walk {
   return { start: order.firstAfter(query.after ?? 0), end: order.end(), next: order.next, positionAt: order.positionAt };
@@ -230,6 +239,12 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const order = state.postOrder;
       const rows = rowsFrom(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!.bytes);
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.posts });
+    },
+    async pageRepresentations(query) {
+      open();
+      const order = state.postOrder;
+      const rows = rowsOf(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!);
+      return representationPageOf(rows, query, (row) => row.stored.bytes.length, { epoch, n: state.revisions.posts });
     },
     async span(query) {
       open();

@@ -30,7 +30,7 @@ import { migrate } from "./pg-migrate.js";
 import { PG_LOCK, PG_LOCK_SPACE } from "./pg-schema.js";
 import { SESSION_SETUP, TYPES } from "./pg-types.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
-import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf, representationPageOf } from "./representation.js";
 import type {
   Article,
   ArticleStore,
@@ -191,6 +191,18 @@ const Q = {
          SELECT pos, json, lag(before) OVER (ORDER BY pos) AS before_previous FROM (
            SELECT seq AS pos, json, sum(octet_length(json)) OVER (ORDER BY seq) - octet_length(json) AS before
            FROM (SELECT seq, json FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
+         ) AS sized
+       ) AS peeked WHERE coalesce(before_previous, 0) < $4
+     ) AS p ON true WHERE r.collection = 'posts' ORDER BY p.pos`,
+  ),
+  // postJsonPage's rows with each post's tag, cut the same way (then by representationPageOf).
+  postRepresentationPage: statement(
+    "post-representation-page",
+    `SELECT r.n, r.epoch, p.pos, p.json, p.tag FROM revisions AS r LEFT JOIN LATERAL (
+       SELECT pos, json, tag FROM (
+         SELECT pos, json, tag, lag(before) OVER (ORDER BY pos) AS before_previous FROM (
+           SELECT seq AS pos, json, tag, sum(octet_length(json)) OVER (ORDER BY seq) - octet_length(json) AS before
+           FROM (SELECT seq, json, tag FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
          ) AS sized
        ) AS peeked WHERE coalesce(before_previous, 0) < $4
      ) AS p ON true WHERE r.collection = 'posts' ORDER BY p.pos`,
@@ -433,6 +445,12 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toPost),
     pageJson: async (q) =>
       jsonPageFrom((await query<JsonPageRow<{ json: string }>>(Q.postJsonPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, q, (row) => Buffer.from(row.json)),
+    async pageRepresentations(q) {
+      const rows = (await query<JsonPageRow<Representation>>(Q.postRepresentationPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows;
+      const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
+      const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & Representation => row.pos !== null);
+      return representationPageOf(items, q, (row) => Buffer.byteLength(row.json), revision);
+    },
     span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("posts"),
   };

@@ -5,7 +5,7 @@
 // keep byte-identical representations.
 
 import * as crypto from "node:crypto";
-import type { JsonPage, PageQuery, Position, Post, Representation, Revision } from "./types.js";
+import type { JsonPage, PageQuery, Position, Post, Representation, RepresentationPage, Revision } from "./types.js";
 
 /** The opaque part of a strong entity tag for these bytes: the first 27 base64url characters of their SHA-256 (162 bits). */
 export function tagOf(text: string): string {
@@ -76,4 +76,11 @@ export function jsonPageOf<R extends { pos: number | string }>(rows: Iterable<R>
 export function jsonPage(parts: readonly Uint8Array[], last: Position | undefined, more: boolean, revision: Revision): JsonPage {
   const members = joinMembers(parts);
   return last === undefined ? { members, count: 0, more: false, revision } : { members, count: parts.length, last, more, revision };
+}
+
+/** A RepresentationPage from rows as cutPage reads them, each with its position, JSON text and tag; `bytes` is a row's JSON in UTF-8 as maxChars counts it. */
+export function representationPageOf<R extends { pos: number | string; json: string; tag: string }>(rows: Iterable<R>, query: PageQuery, bytes: (row: R) => number, revision: Revision): RepresentationPage {
+  const { taken, more } = cutPage(rows, query, bytes);
+  const items = taken.map((row): Representation => ({ json: row.json, tag: row.tag }));
+  return taken.length === 0 ? { items, more: false, revision } : { items, last: Number(taken.at(-1)!.pos), more, revision };
 }

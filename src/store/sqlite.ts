@@ -15,7 +15,7 @@
 import type Database from "better-sqlite3";
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
-import { jsonPageOf, postFromJson, representationOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf, representationPageOf } from "./representation.js";
 import { REVISION_N } from "./schema.js";
 import type {
   Article,
@@ -211,6 +211,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
              cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
       FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
+    // Up to limit + 1 rows, cut by cutPage (representation.ts) as they are read: the size is read from the record's header.
+    postRepresentationPage: db.prepare<[number, number, number], Representation & { pos: number; bytes: number }>(
+      "SELECT seq AS pos, json, tag, octet_length(json) AS bytes FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
+    ),
+    dataVersion: db.prepare<[], number>("PRAGMA data_version").pluck(),
     revision: db.prepare<[string], { n: number; epoch: string }>(`SELECT ${REVISION_N} AS n, r.epoch AS epoch FROM revisions AS r WHERE r.collection = ?`),
     postGet: db.prepare<[string], PostRow>("SELECT json FROM posts WHERE id = ?"),
     // Not ON CONFLICT DO NOTHING: that takes a number from AUTOINCREMENT before it finds the id taken, and the
@@ -249,9 +254,30 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     tokenHasAdmin: db.prepare<[], { one: number }>("SELECT 1 AS one FROM tokens WHERE role = 'admin' LIMIT 1"),
   };
 
+  // A collection's revision is read on every read that serves kept bytes (src/api/kept-reads.ts), so it is
+  // kept too, and read again only when the database may have changed since: when PRAGMA data_version moved
+  // (SQLite moves it, for this connection, whenever another connection, in this process or another, commits
+  // to the file) or when this connection wrote (which data_version does not count: ownWrites does, bumped
+  // by every write below once its transaction is over). data_version is read before the revision, so a
+  // commit between the two only makes the next read look again.
+  let ownWrites = 0;
+  const seen = new Map<string, { dataVersion: number; ownWrites: number; revision: Revision }>();
   const revision = (collection: "posts" | "facts"): Revision => {
+    const dataVersion = q.dataVersion.get()!;
+    const known = seen.get(collection);
+    if (known !== undefined && known.dataVersion === dataVersion && known.ownWrites === ownWrites && !db.inTransaction) return known.revision;
     const row = q.revision.get(collection)!;
-    return { epoch: row.epoch, n: row.n };
+    const read = { epoch: row.epoch, n: row.n };
+    if (!db.inTransaction) seen.set(collection, { dataVersion, ownWrites, revision: read });
+    return read;
+  };
+  /** `write`'s result, after counting it as this connection's write (whether it committed or threw). */
+  const counted = <R>(write: () => R): R => {
+    try {
+      return write();
+    } finally {
+      ownWrites++;
+    }
   };
 
   const getPost = (id: string): Post | undefined => {
@@ -283,6 +309,10 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     if (row.last === null) return { members: none, count: 0, more: false, revision };
     return { members: row.members ?? none, count: row.count, last: row.last, more: row.more === 1, revision };
   };
+  // A read transaction: the revision and the rows from one snapshot.
+  const postRepresentationPage = db.transaction((query: PageQuery) =>
+    representationPageOf(q.postRepresentationPage.iterate(...bounds(query), query.limit + 1), query, (row) => row.bytes, revision("posts")),
+  );
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
   );
@@ -338,7 +368,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     const group = inserts.slice(0, MAX_INSERT_GROUP);
     let results: PostCreateResult[];
     try {
-      results = insertGroup.immediate(group);
+      results = counted(() => insertGroup.immediate(group));
     } catch (error) {
       inserts = inserts.slice(group.length);
       if (inserts.length > 0) setImmediate(commitInserts);
@@ -362,10 +392,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
         // The first of a turn's posts asks for the commit, after the turn's reads (setImmediate).
         if (inserts.push({ post, resolve, reject }) === 1) setImmediate(commitInserts);
       }),
-    update: async (id, change) => updatePost.immediate(id, change),
-    delete: async (id, precondition) => deletePost.immediate(id, precondition),
+    update: async (id, change) => counted(() => updatePost.immediate(id, change)),
+    delete: async (id, precondition) => counted(() => deletePost.immediate(id, precondition)),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
+    pageRepresentations: async (query) => postRepresentationPage(query),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
   };
@@ -396,7 +427,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
         const index = first === null || last === null ? undefined : pickIndex(random(), last - first + 1);
         return index === undefined ? undefined : toFact(q.factFrom.get(first! + index)!);
       })(),
-    create: async (text, source) => toFact(q.factInsert.get(text, source, stamp())!),
+    create: async (text, source) => toFact(counted(() => q.factInsert.get(text, source, stamp())!)),
     page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact, factChars),
     pageJson: async (query) => factJsonPage(query),
     span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
@@ -454,7 +485,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     articles,
     facts,
     tokens,
-    seedIfEmpty: async (data) => seedIfEmpty(data),
+    seedIfEmpty: async (data) => counted(() => seedIfEmpty(data)),
     async close() {
       // Posts asked for and not yet written are written (or fail) before the database closes.
       while (inserts.length > 0) commitInserts();

@@ -161,6 +161,22 @@ export interface JsonPage {
   readonly revision: Revision;
 }
 
+/**
+ * A page of posts as their stored representations (types.ts, Representation),
+ * one per post, in order, with whether more follow and the revision read no
+ * later than them: what a YAML list needs to find each post's kept YAML by
+ * its tag (src/api/yaml-entries.ts) without parsing or hashing anything.
+ * `maxChars` counts the bytes of the JSON texts, as in JsonPage.
+ */
+export interface RepresentationPage {
+  readonly items: readonly Representation[];
+  /** The position of the last item; absent when there are none. */
+  readonly last?: Position;
+  /** Whether items follow `last` (up to `through`, when given); false for an empty page. */
+  readonly more: boolean;
+  readonly revision: Revision;
+}
+
 /** The cursor-style reads every listable collection offers. */
 export interface PagedCollection<T> {
   page(query: PageQuery): Promise<Page<T>>;
@@ -231,6 +247,8 @@ export interface PostStore extends PagedCollection<Post> {
   get(id: string): Promise<Post | undefined>;
   /** Post `id`'s representation as stored (no parsing, no hashing), or undefined when there is none. */
   representation(id: string): Promise<Representation | undefined>;
+  /** The page `page(query)` would give, as the posts' representations, read in one snapshot with the revision. */
+  pageRepresentations(query: PageQuery): Promise<RepresentationPage>;
   /**
    * Publishes a post; "exists" (and nothing written) if the id is taken. Of
    * several processes publishing the same id at once, exactly one gets

@@ -13,7 +13,8 @@ import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { makePost } from "../../src/store/records.js";
 import { createMemoryStore } from "../../src/store/memory.js";
-import type { Post } from "../../src/store/types.js";
+import { representationOf } from "../../src/store/representation.js";
+import type { Post, Representation } from "../../src/store/types.js";
 import { dechunk } from "../helpers/wire.js";
 
 const ITEMS = 20_000;
@@ -45,6 +46,19 @@ function lazyApp() {
     return texts.length === 0
       ? { members: Buffer.alloc(0), count: 0, more: false, revision }
       : { members: Buffer.from(texts.join(",")), count: texts.length, last, more: last < Math.min(ITEMS, through), revision };
+  };
+  // A YAML list reads the posts' representations, to find each one's kept YAML by its tag.
+  store.posts.pageRepresentations = async ({ after = 0, limit, through = ITEMS, maxChars = Infinity }) => {
+    const items: Representation[] = [];
+    let chars = 0;
+    for (let p = after + 1; p <= Math.min(ITEMS, through) && items.length < limit && chars < maxChars; p++) {
+      items.push(representationOf(postAt(p)));
+      chars += items.at(-1)!.json.length;
+    }
+    made.count += items.length;
+    const last = after + items.length;
+    const revision = { epoch: "0123456789abcdef", n: ITEMS };
+    return items.length === 0 ? { items, more: false, revision } : { items, last, more: last < Math.min(ITEMS, through), revision };
   };
   return { app: createApp({ store }), made };
 }

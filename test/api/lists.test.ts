@@ -4,7 +4,7 @@
 
 import t from "tap";
 import { dump, load } from "js-yaml";
-import { createApp, type App } from "../../src/app.js";
+import { createApp, type App, type AppOptions } from "../../src/app.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { NewPost, Store } from "../../src/store/types.js";
@@ -54,12 +54,15 @@ function trickyPost(i: number): NewPost {
   };
 }
 
-async function appWith(posts: number): Promise<{ app: App; store: Store }> {
+/** An app over `posts` tricky posts; `options.kept` to count what a request reads without kept responses (test/api/kept-reads.test.ts has those). */
+async function appWith(posts: number, options: Partial<AppOptions> = {}): Promise<{ app: App; store: Store }> {
   const store = createMemoryStore();
   await seed(store);
   for (let i = 0; i < posts; i++) await store.posts.create(trickyPost(i));
-  return { app: createApp({ store }), store };
+  return { app: createApp({ store, ...options }), store };
 }
+
+const NOTHING_KEPT: Partial<AppOptions> = { kept: { responseBytes: 0, yamlBytes: 0 } };
 
 /** Counts the store's reads of posts and facts, to show what a request did not read. */
 function countReads(store: Store): Record<"page" | "pageJson" | "span" | "list" | "revision", number> {
@@ -149,8 +152,8 @@ t.test("over a real socket: chunked JSON and YAML decode to the posts; HTTP/1.0 
 });
 
 t.test("HEAD: the fields GET sends, no body, and no more read than the batch that decides them", async (t) => {
-  // 300 posts: the whole list takes several batches, so GET streams it.
-  const { app, store } = await appWith(300);
+  // 300 posts: the whole list takes several batches, so GET streams it. (A kept list goes whole, with a Content-Length.)
+  const { app, store } = await appWith(300, NOTHING_KEPT);
   const fields = ["content-type", "cache-control", "etag", "vary", "link", "transfer-encoding", "content-length"];
   for (const target of ["/api/v1/posts?limit=10", "/api/v1/posts", "/api/v2/facts"]) {
     const get = await request(app, "GET", target);
@@ -365,7 +368,7 @@ t.test("a store that fails while a list streams: the connection is cut, and no l
 });
 
 t.test("JSON text as the store keeps it: a page in one read with a Content-Length, a long list batch by batch with no empty read at its end", async (t) => {
-  const { app, store } = await appWith(300);
+  const { app, store } = await appWith(300, NOTHING_KEPT);
   const posts = await store.posts.list();
   const counts = countReads(store);
   const page = await request(app, "GET", "/api/v1/posts?limit=50");

@@ -132,6 +132,22 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
       t.strictSame(facts.revision, await store.facts.revision());
     });
 
+    await t.test("pageRepresentations: each post's stored text and tag, cut where pageJson cuts, with the revision", async (t) => {
+      const store = await open(t);
+      for (const [id, chars] of [["a", 100], ["b", 100], ["c", 5000], ["d", 10], ["e", 1]] as const) await store.posts.create({ id, title: "ünï ✓", body: "x".repeat(chars) });
+      await store.posts.update("b", (p) => ({ title: "changed", body: p.body }));
+      await store.posts.delete("d");
+      const queries = [{ limit: 10 }, { limit: 2 }, { limit: 10, maxChars: 1 }, { limit: 10, maxChars: 300 }, { after: 1, limit: 10 }, { limit: 10, through: 3 }, { after: 4, limit: 3 }, { after: 99, limit: 3 }];
+      for (const query of queries) {
+        const json = await store.posts.pageJson(query);
+        const page = await store.posts.pageRepresentations(query);
+        const label = JSON.stringify(query);
+        t.equal(page.items.map((r) => r.json).join(","), Buffer.from(json.members).toString(), `${label}: the texts pageJson joins`);
+        t.strictSame([page.last, page.more, page.revision], [json.last, json.more, json.revision], `${label}: ends where pageJson ends, at its revision`);
+        for (const item of page.items) t.strictSame(item, await store.posts.representation((JSON.parse(item.json) as { id: string }).id), `${label}: the stored representation, tag and all`);
+      }
+    });
+
     await t.test("paging while posts are added, changed and deleted between pages: nothing skipped, nothing repeated", async (t) => {
       const random = prng(14);
       for (let round = 0; round < 4; round++) {

@@ -19,6 +19,8 @@ import { inject } from "../../src/http/connection/inject.js";
 import { fail } from "../../src/http/message/problem.js";
 import { splitResponses } from "../helpers/wire.js";
 import { request } from "../helpers/app.js";
+import { bodilessRequest } from "../helpers/request.js";
+import type { Response } from "../../src/http/message/response.js";
 
 const ADMIN = "admin-token-store-0123456789";
 
@@ -97,8 +99,9 @@ t.test("the API's declared Cache-Control, on 200 and 304 alike, from the declara
 t.test("the policy alone, on a table of its own: from a parameter, the default, a handler's own value overruled", async (t) => {
   const routes: (Route & CacheDeclared)[] = [
     { method: "GET", path: "/fresh/:seconds", summary: "", cache: { scope: "public", maxAgeParam: "seconds" }, handler: () => ({ status: 200, body: "x" }) },
-    { method: "GET", path: "/plain", summary: "", handler: () => ({ status: 200, headers: { "cache-control": "max-age=99" }, body: "x" }) },
-    { method: "GET", path: "/refused", summary: "", cache: "no-store", handler: () => fail(409, { detail: "no" }) },
+    { method: "GET", path: "/plain", summary: "", handler: () => ({ status: 200, headers: { "Cache-Control": "max-age=99" }, body: "x" }) },
+    { method: "GET", path: "/refused", summary: "", cache: { scope: "public", maxAge: 60 }, handler: () => fail(409, { detail: "no" }) },
+    { method: "GET", path: "/refused-unstored", summary: "", cache: "no-store", handler: () => fail(409, { detail: "no" }) },
     { method: "GET", path: "/moved", summary: "", cache: "no-store", handler: () => ({ status: 302, headers: { Location: "/plain" } }) },
   ];
   const router = createRouter(routes, { policies: [cachePolicy] });
@@ -107,6 +110,21 @@ t.test("the policy alone, on a table of its own: from a parameter, the default, 
   const plain = await ask("/plain");
   t.equal(plain.headers["cache-control"], "no-cache", "the default, over what the handler said");
   t.equal(plain.fieldOrder.filter((n) => n.toLowerCase() === "cache-control").length, 1, "one field, not two");
-  t.equal((await ask("/refused")).headers["cache-control"], undefined, "an error keeps what its problem says");
+  t.equal((await ask("/refused")).headers["cache-control"], undefined, "an error keeps what its problem says: no freshness meant for the resource");
+  t.equal((await ask("/refused-unstored")).headers["cache-control"], "no-store", "but no-store, never wrong, is on every answer");
   t.equal((await ask("/moved")).headers["cache-control"], "no-store", "a redirect too");
+});
+
+t.test("a frozen answer stays one frozen answer through the policies, so the writer's kept bytes for it are used again", async (t) => {
+  const FROZEN = Object.freeze({ status: 200, headers: { "Content-Type": "text/plain" }, body: "same" });
+  const router = createRouter([{ method: "GET", path: "/same", summary: "", handler: () => FROZEN } as Route & CacheDeclared], { policies: [cachePolicy] });
+  const first = await router.handle(bodilessRequest("GET", "/same"));
+  const second = await router.handle(bodilessRequest("GET", "/same"));
+  t.ok(Object.isFrozen(first), "the answer with Cache-Control is frozen");
+  t.equal(first, second, "and the very same object the next time");
+  t.equal(first.headers?.["Cache-Control"], "no-cache");
+  const app = createApp({ store: createMemoryStore() });
+  const status = (await app.handle(bodilessRequest("GET", "/api/v1/status"))) as Response;
+  t.ok(Object.isFrozen(status), "the status endpoint's answer, through every policy of the app, is still frozen");
+  t.equal(await app.handle(bodilessRequest("GET", "/api/v1/status")), status, "and the same object each time");
 });
