@@ -281,7 +281,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/cookies/set",
-      summary: `Sets each query pair as a cookie under /api/lab/ (at most ${MAX_COOKIES}), then redirects to /api/lab/cookies`,
+      summary: `Sets each query pair as a cookie with Path=/api/lab (at most ${MAX_COOKIES}), then redirects to /api/lab/cookies`,
       handler: (request) => setCookiesAnswer(request, scheme),
       query: { name: { description: "Any cookie name: its value is the cookie's", example: "value" } },
       responses: { 302: TO_COOKIES, 400: INVALID },
@@ -289,7 +289,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/cookies/set/:name/:value",
-      summary: "Sets the cookie name=value under /api/lab/, then redirects to /api/lab/cookies",
+      summary: "Sets the cookie name=value with Path=/api/lab, then redirects to /api/lab/cookies",
       handler: (request, p) => setCookieAnswer(request, scheme, p.name, p.value),
       params: { name: { description: "The cookie's name (a token)", example: "flavour" }, value: { description: "Its value (cookie-octets, RFC 6265 §4.1.1)", example: "oat" } },
       responses: { 302: TO_COOKIES, 400: INVALID },
@@ -297,7 +297,7 @@ export function labRoutes(scheme: Scheme, secret: string): ApiRoute[] {
     labRow({
       method: ANY_METHOD,
       path: "/api/lab/cookies/delete",
-      summary: "Expires each cookie named in the query (under /api/lab/), then redirects to /api/lab/cookies",
+      summary: "Expires each cookie named in the query (Path=/api/lab), then redirects to /api/lab/cookies",
       handler: (request) => deleteCookiesAnswer(request, scheme),
       query: { name: { description: "A cookie to expire: its name, with or without a value", example: "" } },
       responses: { 302: TO_COOKIES, 400: INVALID },
