@@ -95,6 +95,8 @@ export interface Workspace {
   tls?: { readonly TLS_CERT: string; readonly TLS_KEY: string };
   /** Data directories filled directly, by scenario: filled once, read by every round. */
   readonly filled: Map<string, string>;
+  /** Settings given to every startline server of the run (--set), e.g. KEPT_BYTES=0. */
+  readonly settings?: Readonly<Record<string, string>>;
 }
 
 function certificate(ws: Workspace): NonNullable<Workspace["tls"]> {
@@ -115,6 +117,7 @@ export async function startFor(ws: Workspace, kind: ServerKind, scenario: Scenar
   if (scenario.idle !== undefined) Object.assign(env, { KEEP_ALIVE_TIMEOUT_MS: "600000", MAX_CONNECTIONS: "100000" });
   const fresh = () => mkdtempSync(path.join(ws.dir, `${kind}-`));
   if (kind === "startline") {
+    Object.assign(env, ws.settings);
     env.QUIET = "1";
     let dataDir = ":memory:";
     if (scenario.fill?.direct) {

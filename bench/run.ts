@@ -4,6 +4,7 @@
 // checked with one request, warmed up and measured (measure.ts), round after
 // round; --paired schedules the same measurements with the servers kept up.
 
+import { SETTING_NAMES } from "../src/config.js";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +32,7 @@ const USAGE = `Usage: npm run bench -- [options]
                        (--cycles and --slice: the same as --rounds and --duration)
   --profile            startline runs under --cpu-prof; its profiles go to <results-dir>/profiles/
   --results-dir dir    where every run goes as JSON (default bench/results)
+  --set A=1,B=2        settings for every startline server of the run (docs/settings.md), e.g. --set KEPT_BYTES=0
   --instructions [--servers startline,node-http,ceiling] [--varied] [--path P] [--requests N] [--top N] [--cache]
                        instructions per request under valgrind's callgrind (bench/instructions.ts);
                        --cache adds the simulated cache misses and mispredicted branches per request
@@ -55,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
     values = parseArgs({
       args: argv,
       options: Object.fromEntries(
-        [...["scenarios", "rounds", "cycles", "duration", "slice", "warmup", "connections", "results-dir"].map((o) => [o, { type: "string" }]), ...["quick", "paired", "profile", "help"].map((o) => [o, { type: "boolean" }])],
+        [...["scenarios", "rounds", "cycles", "duration", "slice", "warmup", "connections", "results-dir", "set"].map((o) => [o, { type: "string" }]), ...["quick", "paired", "profile", "help"].map((o) => [o, { type: "boolean" }])],
       ) as Record<string, { type: "string" | "boolean" }>,
     }).values as Record<string, string | boolean | undefined>;
   } catch (error) {
@@ -81,7 +83,13 @@ async function main(argv: string[]): Promise<number> {
 
   const pinning = detectPinning(); // before this process is pinned, which narrows what it sees
   if (pinning.enabled) pinPid(process.pid, pinning.clientCore);
-  const ws: Workspace = { pinning, dir: mkdtempSync(path.join(tmpdir(), "startline-bench-")), filled: new Map() };
+  const settings = typeof values.set === "string" ? Object.fromEntries(values.set.split(",").map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)])) : {};
+  const notSettings = Object.keys(settings).filter((name) => !(SETTING_NAMES as readonly string[]).includes(name));
+  if (notSettings.length > 0) {
+    console.error(`--set: ${notSettings.join(", ")} is not a setting (docs/settings.md lists them; write NAME=VALUE)`);
+    process.exit(2);
+  }
+  const ws: Workspace = { pinning, dir: mkdtempSync(path.join(tmpdir(), "startline-bench-")), filled: new Map(), settings };
   const resultsDir = typeof values["results-dir"] === "string" ? values["results-dir"] : path.join(ROOT, "bench", "results");
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const profiles = path.join(resultsDir, "profiles", stamp);
