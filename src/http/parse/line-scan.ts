@@ -1,5 +1,7 @@
 // The grammar of a request's lines, and the scanner that runs it: the one
-// reader of a line's bytes.
+// judge of whether each byte of a line is in its place. (What the tokens
+// mean is read after the scanner has accepted them: the target and Host in
+// request-line.ts and host.ts, the framing fields in head-framing.ts.)
 //
 // ---- The grammar, as data ----
 //
