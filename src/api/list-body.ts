@@ -255,6 +255,34 @@ export async function* yamlListBody(source: YamlListSource, entryOf: YamlEntryOf
   yield pieces.piece;
 }
 
+/**
+ * A page of posts as YAML, whole, from one read of their representations
+ * (the revision in the same snapshot): their kept entries joined, as the
+ * JSON page is one statement's text. Undefined when the page does not fit in
+ * one batch (BATCH_CHARS of JSON): then it is streamed (yamlListBody). The
+ * loop gets a turn of its own every TURN_MS while entries are made.
+ */
+export async function yamlPageWhole(
+  source: YamlListSource,
+  entryOf: YamlEntryOf,
+  wrapper: string,
+  query: { readonly after?: Position; readonly limit: number },
+): Promise<{ readonly text: string; readonly page: RepresentationPage } | undefined> {
+  const page = await source.pageRepresentations({ ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit, maxChars: BATCH_CHARS });
+  if (page.items.length < query.limit && page.more) return undefined;
+  let text = yamlSequenceStart(wrapper, page.items.length === 0);
+  let turnStarted = performance.now();
+  for (const item of page.items) {
+    const entry = entryOf(item);
+    text += typeof entry === "string" ? entry : await entry;
+    if (performance.now() - turnStarted >= TURN_MS) {
+      await nextTurn();
+      turnStarted = performance.now();
+    }
+  }
+  return { text, page };
+}
+
 interface YamlReadSoFar {
   readonly more: boolean;
   readonly last: Position | undefined;

@@ -8,7 +8,7 @@ import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
 import { answer, current, isResponse, keptResponse, keptWhileSent, responseBytes, type KeptReads } from "./kept-reads.js";
-import { JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, type YamlListSource } from "./list-body.js";
+import { JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, yamlPageWhole, type YamlListSource } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
 import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
 
@@ -54,7 +54,18 @@ export function listHandler<T>(name: string, collection: PagedCollection<T>, kep
     const format = chooseFormat(request, ["json", "yaml"]);
     const key = `${path} ${format} ${query.limit ?? ""} ${query.after ?? ""}`;
     const keeping = kept.responses.budget > 0;
-    if (keeping || headerValue(request, "if-none-match") !== undefined || format !== "json") {
+    const conditional = headerValue(request, "if-none-match") !== undefined;
+    if (!keeping && !conditional && format === "yaml" && yaml !== undefined && query.limit !== undefined) {
+      // A page of posts in YAML with nothing kept: one read, its entries joined, sent whole (as the JSON page is).
+      const whole = await yamlPageWhole(yaml, kept.yamlEntryOf, name, { ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit });
+      if (whole !== undefined) {
+        const validated = { type: MEDIA_TYPES.yaml, etag: listEtag(name, whole.page.revision, "yaml", query), vary: VARY };
+        const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
+        if (whole.page.more) headers.Link = nextLink(path, name, query.limit, whole.page.last!);
+        return { status: 200, headers, body: whole.text };
+      }
+    }
+    if (keeping || conditional || format !== "json") {
       // The revision first: the items read after it are at least as new as the tag says.
       const revision = await collection.revision();
       const validated = { type: MEDIA_TYPES[format], etag: listEtag(name, revision, format, query), vary: VARY };
