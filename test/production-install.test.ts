@@ -11,7 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import t from "tap";
 import { checkout, ROOT } from "./helpers/checkout.js";
-import { startScript } from "./helpers/process.js";
+import { listeningScript } from "./helpers/process.js";
 import { splitResponses, talk } from "./helpers/wire.js";
 
 const run = promisify(execFile);
@@ -39,17 +39,7 @@ t.test("built, pruned of devDependencies, and served: JSON and YAML from SQLite"
   // What `npm run serve` runs, run here directly so that the test owns the server's process.
   const { scripts } = JSON.parse(await readFile(path.join(fresh.dir, "package.json"), "utf8")) as { scripts: Record<string, string> };
   t.equal(scripts.serve, "node dist/src/main.js", "npm run serve runs the built server and nothing else");
-  const server = startScript(path.join(fresh.dir, "dist", "src", "main.js"), { DATA_DIR: data, QUIET: "1" }, [], fresh.dir);
-  t.teardown(async () => {
-    server.child.kill("SIGTERM");
-    await server.exited();
-  });
-  const url = await Promise.race([
-    server.url(),
-    server.exited().then((code) => {
-      throw new Error(`the server exited (${code}) before listening:\n${server.lines.join("\n")}`);
-    }),
-  ]);
+  const { url } = await listeningScript(t, "the server", path.join(fresh.dir, "dist", "src", "main.js"), { DATA_DIR: data, QUIET: "1" }, fresh.dir);
   const port = Number(new URL(url).port);
   const post = JSON.stringify({ title: "Pruned", body: "Served without the compiler." });
   const [status, created, yaml] = splitResponses(

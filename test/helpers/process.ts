@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { withoutSettings } from "../../src/config.js";
 import { ROOT } from "./root.js";
+import type { Test } from "tap";
 
 export const MAIN = path.join(ROOT, "dist", "src", "main.js");
 
@@ -90,4 +91,24 @@ export function startScript(script: string, env: Record<string, string>, args: s
     url: async () => /(https?:\/\/\S+)/.exec(await line(/^listening on /))![1]!,
     exited: () => exit,
   };
+}
+
+/**
+ * Runs `script` (from `cwd`) for the length of test `t`, stopped at its end,
+ * and resolves with the URL its `listening on` line names; a script that
+ * exits before it listens fails with everything it printed, named `what`.
+ */
+export async function listeningScript(t: Test, what: string, script: string, env: Record<string, string>, cwd: string): Promise<{ server: ServerProcess; url: string }> {
+  const server = startScript(script, env, [], cwd);
+  t.teardown(async () => {
+    server.child.kill("SIGTERM");
+    await server.exited();
+  });
+  const url = await Promise.race([
+    server.url(),
+    server.exited().then((code) => {
+      throw new Error(`${what} exited (${code}) before listening:\n${server.lines.join("\n")}`);
+    }),
+  ]);
+  return { server, url };
 }

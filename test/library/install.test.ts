@@ -19,7 +19,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import t from "tap";
 import { checkout, ROOT } from "../helpers/checkout.js";
-import { startScript } from "../helpers/process.js";
+import { listeningScript } from "../helpers/process.js";
 import { splitResponses, talk } from "../helpers/wire.js";
 
 const execFileAsync = promisify(execFile);
@@ -95,17 +95,7 @@ t.test("the packed package holds its entry, its types and the example", async (t
 t.test("examples/custom-verb.mjs, run where startline is installed, serves PURGE and GET", async (t) => {
   const { dir } = await consumer();
   await copyFile(path.join(dir, "node_modules", "startline", "examples", "custom-verb.mjs"), path.join(dir, "custom-verb.mjs"));
-  const server = startScript(path.join(dir, "custom-verb.mjs"), { PORT: "0", HOST: "127.0.0.1" }, [], dir);
-  t.teardown(async () => {
-    server.child.kill("SIGTERM");
-    await server.exited();
-  });
-  const url = await Promise.race([
-    server.url(),
-    server.exited().then((code) => {
-      throw new Error(`the example exited (${code}) before listening:\n${server.lines.join("\n")}`);
-    }),
-  ]);
+  const { url } = await listeningScript(t, "the example", path.join(dir, "custom-verb.mjs"), { PORT: "0", HOST: "127.0.0.1" }, dir);
   t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/, "it prints listening on http://HOST:PORT, with the port picked");
   const port = Number(new URL(url).port);
   t.not(port, 0);
@@ -210,17 +200,7 @@ t.test("the README's library snippet, pasted into index.js of a CommonJS project
   t.match(snippet, /\.listen\(8080, "127\.0\.0\.1"\)/, "the snippet listens on 8080");
   // The one change: port 0, so that the test takes a free port and reads it from the line the snippet prints.
   await writeFile(path.join(dir, "index.js"), snippet.replace(".listen(8080,", ".listen(0,"));
-  const server = startScript(path.join(dir, "index.js"), {}, [], dir);
-  t.teardown(async () => {
-    server.child.kill("SIGTERM");
-    await server.exited();
-  });
-  const url = await Promise.race([
-    server.url(),
-    server.exited().then((code) => {
-      throw new Error(`the snippet exited (${code}) before listening:\n${server.lines.join("\n")}`);
-    }),
-  ]);
+  const { url } = await listeningScript(t, "the snippet", path.join(dir, "index.js"), {}, dir);
   const port = Number(new URL(url).port);
   const [purged, other] = splitResponses(
     await talk(port, ["PURGE /cache/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GET /cache/x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"]),
