@@ -105,17 +105,18 @@ export function docsRoutes(options: DocsOptions): Docs {
       "An HTTP/1.1 server written from the bytes up, and the example JSON API it serves. Every path also answers OPTIONS (204 with Allow), " +
       "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
     });
-    openapiJson = fixed("application/json", JSON.stringify(document, null, 2));
-    // The YAML is written when first asked for, on js-yaml's thread (yaml-thread.ts): this document takes
-    // js-yaml a tenth of a second warm and three times that in a process just started, which every start
-    // (each worker, each replacement, each app a test makes) paid for a representation few clients ask
-    // for, and which on the loop would hold up every other request. Should the thread fail, the loop
-    // writes it, once: the same bytes.
+    const json = JSON.stringify(document, null, 2);
+    openapiJson = fixed("application/json", json);
+    // The YAML is written from the JSON text when first asked for, on js-yaml's thread (yaml-thread.ts):
+    // this document takes js-yaml a tenth of a second warm and three times that in a process just started,
+    // which every start (each worker, each replacement, each app a test makes) paid for a representation
+    // few clients ask for, and which on the loop would hold up every other request. Should the thread
+    // fail, the loop writes it, once: the same bytes.
     let yaml: Promise<(request: Request) => Response> | undefined;
     openapiYaml = (request) => {
-      yaml ??= yamlDocumentOffLoop(JSON.stringify(document)).then(
+      yaml ??= yamlDocumentOffLoop(json).then(
         (text) => fixed("application/yaml", text),
-        () => fixed("application/yaml", toYaml(document)),
+        () => fixed("application/yaml", toYaml(JSON.parse(json))),
       );
       return yaml.then((answer) => answer(request));
     };
