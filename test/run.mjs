@@ -16,14 +16,14 @@
 //   a file started through tsx costs about half a second of CPU more, which
 //   over a hundred files was most of this tier's time.
 // - The files are tap tests, run compiled (`node dist/test/x.test.js`), a
-//   few processes at a time. A file whose last run was short shares a process
-//   with other such files (test/batch.mjs runs them one after another):
-//   starting Node and tap costs about 0.3 s of CPU, more than most files'
-//   own work. A long file, a file never timed, and a file that measures its
-//   process's memory (it mentions gc() or memoryUsage) get a process of their
-//   own. Longest first, by the times the last run took
-//   (dist/.test-times.json), so that a long file does not start last and run
-//   alone.
+//   few processes at a time. Files share processes, up to 12 s of their last
+//   runs to a process (test/batch.mjs runs them one after another): starting
+//   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
+//   long file, a file never timed, a file that measures its process's memory
+//   (it mentions gc() or memoryUsage) and one that runs its tests side by
+//   side (t.jobs) get a process of their own. Longest first, by the times
+//   the last run took (dist/.test-times.json), so that a long file does not
+//   start last and run alone.
 // - A file that fails in a shared process is run again alone, and its line
 //   says which way it went there: a failure that only comes after other files
 //   is a fault of isolation, and is reported as one, never passed over.
@@ -107,10 +107,12 @@ const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : 
 
 // Files share processes in groups of at most SHARED_MS of last times (measured with others running
 // beside them), so that no group is much longer than the longest files, which run alone. A file never
-// timed runs alone, and so does one that measures its process's memory: it would count the others' garbage.
+// timed runs alone, and so do two kinds that would not be themselves in company: one that measures its
+// process's memory (it would count the others' garbage), and one that runs its tests side by side
+// (t.jobs on tap's root, which the files after it would inherit).
 const SHARED_MS = 12_000;
-const measuresMemory = (file) => /\bgc\(|memoryUsage/.test(readFileSync(path.join(root, file), "utf8"));
-const shares = (file) => lastTimes[file] !== undefined && lastTimes[file] < SHARED_MS && !measuresMemory(file);
+const solitary = (file) => /\bgc\(|memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
+const shares = (file) => lastTimes[file] !== undefined && lastTimes[file] < SHARED_MS && !solitary(file);
 /** The processes to run, each a list of files, longest first; a file never timed is taken for a long one. */
 const jobs = [];
 for (const file of files.filter((f) => !shares(f))) jobs.push([file]);
