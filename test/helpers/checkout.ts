@@ -5,7 +5,7 @@
 // repository that runs the tests.
 
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
+import { cp, mkdtemp, realpath, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -17,10 +17,14 @@ const run = promisify(execFile);
 
 /**
  * A fresh copy in a new temporary directory; `dist` also copies the built
- * output (and the build's record) as it is, times included. Remove it with
- * the returned `remove`.
+ * output (and the build's record) as it is, times included. `modules: "tree"`
+ * gives the copy a node_modules of its own, as `npm ci` makes one: new
+ * directories, each file hard-linked to the repository's (nothing done in a
+ * copy writes into one: a prune unlinks, a build writes under dist/);
+ * otherwise node_modules is a link to the repository's. Remove it with the
+ * returned `remove`.
  */
-export async function checkout(options: { dist: boolean }): Promise<{ dir: string; remove: () => Promise<void> }> {
+export async function checkout(options: { dist: boolean; modules?: "link" | "tree" }): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), "startline-checkout-"));
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
@@ -33,7 +37,9 @@ export async function checkout(options: { dist: boolean }): Promise<{ dir: strin
       });
     }
     if (options.dist) await cp(path.join(ROOT, "dist"), path.join(dir, "dist"), { recursive: true, preserveTimestamps: true });
-    await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+    // The real directory (a worktree may link its node_modules to another's): copied as a tree of its own, never as a link to it.
+    if (options.modules === "tree") await run("cp", ["-al", await realpath(path.join(ROOT, "node_modules")), path.join(dir, "node_modules")]);
+    else await symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
   } catch (error) {
     await remove();
     throw error;
