@@ -159,35 +159,48 @@ function runProcess(job) {
 
 /**
  * A shared process's output cut at test/batch.mjs's end-of-file lines: per file that got to its end,
- * its share of the output, its time, and whether a test of its failed (a `not ok` at tap's top level).
+ * its share of the output, its time, and whether it passed: no `not ok` at tap's top level, and its
+ * closing test (`<file> ended`) passed, which it cannot once tap's root has ended (a time-out).
  */
 function perFile(job, text) {
   const ended = new Map();
   let from = 0;
   for (const m of text.matchAll(/^# startline-file (\S+) (\d+)\n/gm)) {
     const share = text.slice(from, m.index + m[0].length);
-    ended.set(m[1], { text: share, ms: Number(m[2]), failed: /^not ok /m.test(share) });
+    const closed = share.split("\n").some((line) => /^ok \d+ - (\S+) ended\b/.exec(line)?.[1] === m[1]);
+    ended.set(m[1], { text: share, ms: Number(m[2]), passed: closed && !/^not ok /m.test(share) });
     from = m.index + m[0].length;
   }
   return job.map((file) => ({ file, share: ended.get(compiled(file)) }));
 }
 
-/** A job's results, one per file. A file that failed, or did not get to its end, in a shared process is run again alone. */
+/**
+ * A job's results, one per file. A file that failed, or did not get to its end, in a shared process is
+ * run again alone; so is every file of a shared process that failed with no file to blame (an error
+ * after the last file ended, say).
+ */
 async function runJob(job) {
   const run = await runProcess(job);
   if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms }];
+  const shares = perFile(job, run.text);
+  const blameless = !run.ok && shares.every(({ share }) => share?.passed === true);
   const results = [];
-  for (const { file, share } of perFile(job, run.text)) {
-    if (share !== undefined && !share.failed) {
+  for (const { file, share } of shares) {
+    if (share?.passed === true && !blameless) {
       results.push({ file, ok: true, text: share.text, ms: share.ms });
       continue;
     }
     const alone = await runProcess([file]);
+    const how =
+      share === undefined
+        ? `did not get to its end in a process shared with others`
+        : blameless
+          ? `was in a shared process that failed with no file to blame`
+          : `failed in a process shared with others`;
     const before = job.slice(0, job.indexOf(file));
-    const how = share === undefined ? "did not get to its end" : "failed";
     const note = alone.ok
-      ? `# ${file} ${how} in a process shared with ${before.length === 0 ? "others" : `${before.join(", ")} before it`}, and passes alone: it depends on what ran before it in its process. The shared process's whole output:\n${run.text}`
-      : `# ${file} ${how} in a shared process, and fails alone too; its whole output alone:\n${alone.text}`;
+      ? `# ${file} ${how} (before it: ${before.join(", ") || "none"}), and passes alone: something in that process made it fail. The shared process's whole output:\n${run.text}`
+      : `# ${file} ${how}, and fails alone too; its whole output alone:\n${alone.text}`;
     results.push({ file, ok: false, text: note, ms: alone.ms });
   }
   return results;
