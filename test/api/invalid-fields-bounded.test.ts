@@ -17,11 +17,14 @@ const JSON_CT = { "Content-Type": "application/json" };
 const MP = { "Content-Type": "application/merge-patch+json" };
 const ADMIN_MP = { ...MP, Authorization: `Bearer ${ADMIN_TOKEN}` };
 
-/** Members no resource has. */
+/**
+ * Members no resource has: the text JSON.stringify gives an object of `base`'s members and then k0 to
+ * k<count - 1>, written out directly (an object of 90,000 keys cost a third of a second to build and write).
+ */
 function unknownMembers(base: Record<string, unknown>, count: number): string {
-  const o: Record<string, unknown> = { ...base };
-  for (let i = 0; i < count; i++) o[`k${i}`] = 0;
-  return JSON.stringify(o);
+  const members = Object.entries(base).map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`);
+  for (let i = 0; i < count; i++) members.push(`"k${i}":0`);
+  return `{${members.join(",")}}`;
 }
 
 /** Far more than a first violation and the rest of a problem take, far less than one line per value. */
