@@ -20,8 +20,8 @@
 //   runs to a process (test/batch.mjs runs them one after another): starting
 //   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
 //   long file, a file never timed, a file that measures its process's memory
-//   (it mentions gc() or memoryUsage) and one that runs its tests side by
-//   side (t.jobs) get a process of their own. Longest first, by the times
+//   (it mentions memoryUsage) and one that runs its tests side by side
+//   (t.jobs) get a process of their own. Longest first, by the times
 //   the last run took (dist/.test-times.json), so that a long file does not
 //   start last and run alone.
 // - A file that fails in a shared process is run again alone, and its line
@@ -111,7 +111,7 @@ const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : 
 // process's memory (it would count the others' garbage), and one that runs its tests side by side
 // (t.jobs on tap's root, which the files after it would inherit).
 const SHARED_MS = 12_000;
-const solitary = (file) => /\bgc\(|memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
+const solitary = (file) => /memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
 const shares = (file) => lastTimes[file] !== undefined && lastTimes[file] < SHARED_MS && !solitary(file);
 /** The processes to run, each a list of files, longest first; a file never timed is taken for a long one. */
 const jobs = [];
