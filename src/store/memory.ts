@@ -32,6 +32,7 @@ import type {
   ArticleStore,
   Fact,
   FactStore,
+  KeyName,
   Page,
   PageQuery,
   PageSpan,
@@ -384,6 +385,9 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     },
   };
 
+  // Drawn once per store, as a database draws its own (types.ts, Store.key).
+  const keys: Record<KeyName, string> = { "lab-digest": randomBytes(32).toString("hex") };
+
   return {
     posts,
     articles,
@@ -404,6 +408,10 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.revisions.facts += seededFacts.length;
       for (const [id, article] of seededArticles) state.articles.set(id, article);
       return true;
+    },
+    async key(name) {
+      open();
+      return keys[name];
     },
     async close() {
       closed = true;

@@ -270,6 +270,7 @@ const Q = {
     `INSERT INTO tokens (role, origin, hash, created_at) SELECT 'admin', 'first-start', $1, $2 WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE role = 'admin') ON CONFLICT (hash) DO NOTHING`,
   ),
   setupLock: statement("setup-lock", "SELECT pg_advisory_xact_lock($1, $2)"),
+  key: statement("key", "SELECT value FROM keys WHERE name = $1"),
   seeded: statement("seeded", "SELECT EXISTS (SELECT 1 FROM facts) OR EXISTS (SELECT 1 FROM articles) AS seeded"),
   articleInsert: statement("article-insert", "INSERT INTO articles (id, title, body, author, updated_at) VALUES ($1, $2, $3, $4, $5)"),
 };
@@ -549,6 +550,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         for (const a of data.articles) await c.query(Q.articleInsert(a.id, a.title, a.body, a.author, now));
         return true;
       }),
+    key: async (name) => (await query<{ value: string }>(Q.key(name))).rows[0]!.value,
     async close() {
       if (closed) return;
       closed = true;

@@ -240,6 +240,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     factIdRange: db.prepare<[], { first: number | null; last: number | null }>("SELECT (SELECT min(id) FROM facts) AS first, (SELECT max(id) FROM facts) AS last"),
     factFrom: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id >= ? ORDER BY id LIMIT 1"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
+    key: db.prepare<[string], { value: string }>("SELECT value FROM keys WHERE name = ?"),
     anyFactOrArticle: db.prepare<[], { one: number }>("SELECT 1 AS one FROM facts UNION ALL SELECT 1 FROM articles LIMIT 1"),
     tokenInsert: db.prepare<[Role, TokenOrigin, string, string], TokenRow>(
       `INSERT INTO tokens (role, origin, hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN}`,
@@ -486,6 +487,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     facts,
     tokens,
     seedIfEmpty: async (data) => counted(() => seedIfEmpty(data)),
+    key: async (name) => q.key.get(name)!.value,
     async close() {
       // Posts asked for and not yet written are written (or fail) before the database closes.
       while (inserts.length > 0) commitInserts();

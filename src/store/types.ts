@@ -457,6 +457,12 @@ export interface SeedData {
 // ---------------------------------------------------------------------------
 // The store
 
+/**
+ * The names of the keys a store holds for the server (see Store.key). One for
+ * now: what the lab's digest-auth nonces are signed with (src/api/lab/digest.ts).
+ */
+export type KeyName = "lab-digest";
+
 export interface Store {
   readonly posts: PostStore;
   readonly articles: ArticleStore;
@@ -472,6 +478,14 @@ export interface Store {
    * one resolves true.
    */
   seedIfEmpty(data: SeedData): Promise<boolean>;
+  /**
+   * A secret key, 64 hex digits from a cryptographic source, drawn
+   * once per database, by the migration that made its table (the memory
+   * store: when it was made), and the same from then on, for every connection, worker and instance on
+   * that database, and different on another. It is what lets one instance
+   * verify what another signed, with nothing to configure.
+   */
+  key(name: KeyName): Promise<string>;
   /**
    * Releases the store (waiting for calls in flight). Any later call on it
    * rejects; closing again does nothing.
