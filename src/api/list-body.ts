@@ -118,8 +118,19 @@ export interface JsonListSource {
   pageJson(query: PageQuery): Promise<JsonPage>;
 }
 
-/** The batch a JSON list reads at a time (the first one too: its items are ready text, so it goes out as soon as a small one would). */
+/** The batch a JSON list reads at a time. */
 export const JSON_BATCH = { limit: MAX_BATCH, maxChars: BATCH_CHARS } as const;
+
+/**
+ * The first batch of a whole JSON list: read by the handler itself, before
+ * the list's body is paced by the engine's turns (send-body.ts), so it is
+ * kept small. Fifty clients asking at once for a list of 30 KB posts each
+ * made the handler read a full batch (about 2 ms) in the same turn of the
+ * loop, and a status request waited 100 to 300 ms behind them. A page keeps
+ * JSON_BATCH for its first read: a page that fits one batch is answered
+ * whole from it, and a page's limit bounds it anyway.
+ */
+export const FIRST_JSON_BATCH = { limit: FIRST_BATCH, maxChars: FIRST_BATCH_CHARS } as const;
 
 /**
  * The batch after `page`: still at most BATCH_CHARS, and as many items as

@@ -9,6 +9,7 @@ import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { NewPost, Store } from "../../src/store/types.js";
 import { request } from "../helpers/app.js";
+import { FIRST_BATCH_CHARS } from "../../src/api/list-body.js";
 import { listen, splitResponses, talk, type RawResponse } from "../helpers/wire.js";
 import { checkProblem, raw } from "./client.js";
 
@@ -88,6 +89,28 @@ function nextOf(r: RawResponse): string | undefined {
   if (m === null) throw new Error(`unexpected Link: ${link}`);
   return m[1];
 }
+
+t.test("the handler itself reads a small first batch of a whole JSON list; the rest is read as the body is paced", async (t) => {
+  // Posts of about 30 KB: a full batch (BATCH_CHARS) would be several of them, read by the handler before any
+  // turn of the loop paces the list (fifty clients asking at once made a status request wait that long).
+  const store = createMemoryStore();
+  for (let i = 0; i < 12; i++) await store.posts.create({ id: `big-${i}`, title: `Big ${i}`, body: `${i} `.repeat(15_000) });
+  const app = createApp({ store, ...NOTHING_KEPT });
+  const asked: { maxChars?: number; limit: number }[] = [];
+  const original = store.posts.pageJson.bind(store.posts);
+  store.posts.pageJson = (query) => {
+    asked.push({ limit: query.limit, ...(query.maxChars === undefined ? {} : { maxChars: query.maxChars }) });
+    return original(query);
+  };
+  const r = await request(app, "GET", "/api/v1/posts", JSON_ACCEPT);
+  t.equal(r.body, JSON.stringify({ posts: await store.posts.list() }), "the whole list, as serializing it whole gives");
+  t.ok(asked.length > 1, "read in batches");
+  t.ok(asked[0]!.maxChars !== undefined && asked[0]!.maxChars <= FIRST_BATCH_CHARS, `the first read stops at ${FIRST_BATCH_CHARS} characters (asked: ${JSON.stringify(asked[0])})`);
+  // A page keeps its first read whole-page sized: a page that fits one batch is answered from that one read.
+  asked.length = 0;
+  await request(app, "GET", "/api/v1/posts?limit=2", JSON_ACCEPT);
+  t.equal(asked.length, 1, "a page that fits one batch: one read");
+});
 
 t.test("a whole list is streamed, and is exactly what serializing it whole gives, in JSON and YAML", async (t) => {
   const { app, store } = await appWith(300);
