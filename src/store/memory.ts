@@ -40,6 +40,7 @@ import type {
   Post,
   PostStore,
   Representation,
+  RepresentationPage,
   Store,
   StoreOptions,
   TokenOrigin,
@@ -179,6 +180,13 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     if (closed) throw new Error("the store is closed");
   }
 
+  const representationPage = (query: PageQuery): RepresentationPage => {
+    open();
+    const order = state.postOrder;
+    const rows = rowsOf(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!);
+    return representationPageOf(rows, query, (row) => row.stored.bytes.length, { epoch, n: state.revisions.posts });
+  };
+
   const posts: PostStore = {
     async list() {
       open();
@@ -242,10 +250,11 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.posts });
     },
     async pageRepresentations(query) {
-      open();
-      const order = state.postOrder;
-      const rows = rowsOf(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!);
-      return representationPageOf(rows, query, (row) => row.stored.bytes.length, { epoch, n: state.revisions.posts });
+      return representationPage(query);
+    },
+    async pageTags(query) {
+      const { items, ...page } = representationPage(query);
+      return { tags: items.map((item) => item.tag), ...page };
     },
     async span(query) {
       open();

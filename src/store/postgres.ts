@@ -44,6 +44,7 @@ import type {
   PostStore,
   PostUpdateResult,
   Representation,
+  RepresentationPage,
   Revision,
   Role,
   SettingResult,
@@ -397,6 +398,13 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     return row === undefined ? undefined : toPost(row);
   };
 
+  const representationPage = async (q: PageQuery): Promise<RepresentationPage> => {
+    const rows = (await query<JsonPageRow<Representation>>(Q.postRepresentationPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows;
+    const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
+    const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & Representation => row.pos !== null);
+    return representationPageOf(items, q, (row) => Buffer.byteLength(row.json), revision);
+  };
+
   const posts: PostStore = {
     list: async () => (await query<PostRow>(Q.postList())).rows.map(toPost),
     get: getPost,
@@ -446,11 +454,11 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toPost),
     pageJson: async (q) =>
       jsonPageFrom((await query<JsonPageRow<{ json: string }>>(Q.postJsonPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, q, (row) => Buffer.from(row.json)),
-    async pageRepresentations(q) {
-      const rows = (await query<JsonPageRow<Representation>>(Q.postRepresentationPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows;
-      const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
-      const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & Representation => row.pos !== null);
-      return representationPageOf(items, q, (row) => Buffer.byteLength(row.json), revision);
+    pageRepresentations: (q) => representationPage(q),
+    // The texts come over too: a PostgreSQL page is one round trip either way, and the tags alone would be a second statement to keep.
+    async pageTags(q) {
+      const { items, ...page } = await representationPage(q);
+      return { tags: items.map((item) => item.tag), ...page };
     },
     span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("posts"),
