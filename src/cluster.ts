@@ -182,7 +182,9 @@ export async function runPrimary(config: Config): Promise<void> {
         failedStarts = 0;
         ready.push(worker);
         for (const socket of waiting.release()) handOff(socket);
-        if (!announced && ready.length >= config.workers) announce();
+        // A replacement says when it takes connections: until then the others serve them all.
+        if (announced) console.log(`worker ${worker.id} (pid ${worker.process.pid}) serves, in place of one that exited`);
+        else if (ready.length >= config.workers) announce();
       }
     });
     return worker;

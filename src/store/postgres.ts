@@ -57,8 +57,8 @@ import type {
   TokenStore,
   UpdateResult,
 } from "./types.js";
+import { DEFAULT_POOL_SIZE } from "./pg-pool-size.js";
 
-export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 /**
  * How much longer than the server's statement_timeout the client waits. Only
