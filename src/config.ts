@@ -42,7 +42,7 @@ export interface Config {
   readonly workers: number;
   /** Serve the wire view, POST /api/wire (on unless WIRE_VIEW=0 or --no-wire-view). */
   readonly wireView: boolean;
-  /** The key of the lab's digest nonces (LAB_SECRET); unset, each start makes one (shared with its workers). */
+  /** The key of the lab's digest nonces (LAB_SECRET); unset, the store's own (Store.key), which every worker and instance on the database shares. */
   readonly labSecret: string | undefined;
   /** Print every exchange on the terminal, part by part (TRACE=1 or --trace). */
   readonly trace: boolean;
