@@ -19,9 +19,9 @@
 //   few processes at a time. Files share processes, up to 12 s of their last
 //   runs to a process (test/batch.mjs runs them one after another): starting
 //   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
-//   long file, a file never timed, a file that measures its process's memory
-//   (it mentions memoryUsage) and one that runs its tests side by side
-//   (t.jobs) get a process of their own. Longest first, by the times
+//   long file, a file that measures its process's memory (it mentions
+//   memoryUsage) and one that runs its tests side by side (t.jobs) get a
+//   process of their own; a file never timed is counted as 3 s. Longest first, by the times
 //   the last run took (dist/.test-times.json), so that a long file does not
 //   start last and run alone.
 // - A file that fails in a shared process is run again alone, and its line
@@ -107,28 +107,31 @@ const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : 
 
 // Files share processes in groups of at most SHARED_MS of last times (measured with others running
 // beside them), so that no group is much longer than the longest files, which run alone. A file never
-// timed runs alone, and so do two kinds that would not be themselves in company: one that measures its
-// process's memory (it would count the others' garbage), and one that runs its tests side by side
-// (t.jobs on tap's root, which the files after it would inherit).
+// timed (a first run) is counted as UNTIMED_MS, so a first run shares processes too. Two kinds would not
+// be themselves in company and always run alone: one that measures its process's memory (it would count
+// the others' garbage), and one that runs its tests side by side (t.jobs on tap's root, which the files
+// after it would inherit).
 const SHARED_MS = 12_000;
+const UNTIMED_MS = 3_000;
+const estimate = (file) => lastTimes[file] ?? UNTIMED_MS;
 const solitary = (file) => /memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
-const shares = (file) => lastTimes[file] !== undefined && lastTimes[file] < SHARED_MS && !solitary(file);
-/** The processes to run, each a list of files, longest first; a file never timed is taken for a long one. */
+const shares = (file) => estimate(file) < SHARED_MS && !solitary(file);
+/** The processes to run, each a list of files, longest first. */
 const jobs = [];
 for (const file of files.filter((f) => !shares(f))) jobs.push([file]);
 let group = [];
 let groupMs = 0;
-for (const file of files.filter(shares).sort((a, b) => lastTimes[b] - lastTimes[a] || a.localeCompare(b))) {
-  if (group.length > 0 && groupMs + lastTimes[file] > SHARED_MS) {
+for (const file of files.filter(shares).sort((a, b) => estimate(b) - estimate(a) || a.localeCompare(b))) {
+  if (group.length > 0 && groupMs + estimate(file) > SHARED_MS) {
     jobs.push(group);
     group = [];
     groupMs = 0;
   }
   group.push(file);
-  groupMs += lastTimes[file];
+  groupMs += estimate(file);
 }
 if (group.length > 0) jobs.push(group);
-const jobMs = (job) => job.reduce((sum, file) => sum + (lastTimes[file] ?? Infinity), 0);
+const jobMs = (job) => job.reduce((sum, file) => sum + estimate(file), 0);
 const queue = [...jobs].sort((a, b) => jobMs(b) - jobMs(a) || a[0].localeCompare(b[0]));
 
 const compiled = (file) => path.join(root, "dist", file.replace(/\.ts$/, ".js"));
