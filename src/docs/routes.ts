@@ -105,18 +105,22 @@ export function docsRoutes(options: DocsOptions): Docs {
       "An HTTP/1.1 server written from the bytes up, and the example JSON API it serves. Every path also answers OPTIONS (204 with Allow), " +
       "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
     });
-    const json = JSON.stringify(document, null, 2);
-    openapiJson = fixed("application/json", json);
-    // The YAML is written from the JSON text when first asked for, on js-yaml's thread (yaml-thread.ts):
-    // this document takes js-yaml a tenth of a second warm and three times that in a process just started,
-    // which every start (each worker, each replacement, each app a test makes) paid for a representation
-    // few clients ask for, and which on the loop would hold up every other request. Should the thread
+    // The document is made here, its texts when first asked for: every start (each worker, each
+    // replacement, each app a test makes) paid for texts few clients ask for. The JSON text and its ETag
+    // (some 800 KB written and hashed) take a few milliseconds. The YAML is written from the JSON text on
+    // js-yaml's thread (yaml-thread.ts): it takes js-yaml a tenth of a second warm and three times that in
+    // a process just started, which on the loop would hold up every other request. Should the thread
     // fail, the loop writes it, once: the same bytes.
+    let json: string | undefined;
+    const jsonText = () => (json ??= JSON.stringify(document, null, 2));
+    let jsonAnswer: ((request: Request) => Response) | undefined;
+    openapiJson = (request) => (jsonAnswer ??= fixed("application/json", jsonText()))(request);
     let yaml: Promise<(request: Request) => Response> | undefined;
     openapiYaml = (request) => {
-      yaml ??= yamlDocumentOffLoop(json).then(
-        (text) => fixed("application/yaml", text),
-        () => fixed("application/yaml", toYaml(JSON.parse(json))),
+      const text = jsonText();
+      yaml ??= yamlDocumentOffLoop(text).then(
+        (written) => fixed("application/yaml", written),
+        () => fixed("application/yaml", toYaml(JSON.parse(text))),
       );
       return yaml.then((answer) => answer(request));
     };
