@@ -193,8 +193,10 @@ t.test("a database of schema version 3 gains each post's representation, and its
   const insert = old.prepare("INSERT INTO posts (id, title, body, author, tags, published_at, updated_at) VALUES (?, ?, ?, ?, ?, '2025-01-01T00:00:00.000Z', ?)");
   insert.run("one", "T\u{1F600}", "line\nbreak", "ann", '["a","b"]', "2025-01-01T00:00:00.000Z");
   insert.run("two", "t", "b", null, null, "2025-01-02T00:00:00.000Z");
-  // More than one batch of the backfill.
-  for (let i = 0; i < 1500; i++) insert.run(`many-${i}`, "t", "b", null, "[]", "2025-01-03T00:00:00.000Z");
+  // More than one batch of the backfill, written in one transaction (one by one, each was a commit of its own: 1,500 syncs to disk).
+  old.transaction(() => {
+    for (let i = 0; i < 1500; i++) insert.run(`many-${i}`, "t", "b", null, "[]", "2025-01-03T00:00:00.000Z");
+  })();
   const revision = old.prepare("SELECT n, epoch FROM revisions WHERE collection = 'posts'").get();
   old.close();
   const store = createSqliteStore(file);
