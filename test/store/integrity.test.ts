@@ -3,7 +3,7 @@
 // stops with one line saying what to do, instead of serving 500s.
 
 import t, { type Test } from "tap";
-import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +16,19 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 const PAGE = 4096; // SQLite's default page size, which the store keeps
 
+/** A database of enough posts to span a few hundred pages: written once (2,000 posts), copied for each test. */
+let populated: Promise<string> | undefined;
+function populatedFile(): Promise<string> {
+  populated ??= (async () => {
+    const file = path.join(dir, "populated.sqlite");
+    const store = createSqliteStore(file);
+    for (let i = 0; i < 2000; i++) await store.posts.create({ id: `post-${i}`, title: `Post ${i}`, body: "A body that fills the page. ".repeat(20) });
+    await store.close(); // the last connection checkpoints the WAL into the file and removes it: the file is the whole database
+    return file;
+  })();
+  return populated;
+}
+
 /**
  * A data directory whose database holds enough posts to span a few hundred
  * pages, then has `bytes` zero bytes written at `skip` bytes into its middle
@@ -25,9 +38,7 @@ async function corruptDataDir(t: Test, name: string, bytes = 8 * PAGE, skip = 0)
   const dataDir = path.join(dir, name);
   mkdirSync(dataDir);
   const file = path.join(dataDir, DATABASE_FILE);
-  const store = createSqliteStore(file);
-  for (let i = 0; i < 2000; i++) await store.posts.create({ id: `post-${i}`, title: `Post ${i}`, body: "A body that fills the page. ".repeat(20) });
-  await store.close(); // the last connection checkpoints the WAL into the file and removes it
+  copyFileSync(await populatedFile(), file);
   const size = statSync(file).size;
   t.ok(size > 200 * PAGE, `the file spans ${size / PAGE} pages`);
   const fd = openSync(file, "r+");
