@@ -21,9 +21,9 @@
 //   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
 //   long file, a file that measures its process's memory (it mentions
 //   memoryUsage) and one that runs its tests side by side (t.jobs) get a
-//   process of their own; a file never timed is counted as 3 s. Longest first, by the times
-//   the last run took (dist/.test-times.json), so that a long file does not
-//   start last and run alone.
+//   process of their own; a file never timed counts as 3 s. Longest first,
+//   by the times the last run took (dist/.test-times.json), so that a long
+//   file does not start last and run alone.
 // - A file that fails in a shared process is run again alone, and its line
 //   says which way it went there: a failure that only comes after other files
 //   is a fault of isolation, and is reported as one, never passed over.
@@ -185,10 +185,10 @@ function perFile(job, text) {
 async function runJob(job) {
   const run = await runProcess(job);
   if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms }];
-  const shares = perFile(job, run.text);
-  const blameless = !run.ok && shares.every(({ share }) => share?.passed === true);
+  const found = perFile(job, run.text);
+  const blameless = !run.ok && found.every(({ share }) => share?.passed === true);
   const results = [];
-  for (const { file, share } of shares) {
+  for (const { file, share } of found) {
     if (share?.passed === true && !blameless) {
       results.push({ file, ok: true, text: share.text, ms: share.ms });
       continue;
