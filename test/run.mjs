@@ -16,7 +16,7 @@
 //   a file started through tsx costs about half a second of CPU more, which
 //   over a hundred files was most of this tier's time.
 // - The files are tap tests, run compiled (`node dist/test/x.test.js`), a
-//   few processes at a time. Files share processes, up to 12 s of their last
+//   few processes at a time. Files share processes, up to 20 s of their last
 //   runs to a process (test/batch.mjs runs them one after another): starting
 //   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
 //   long file, a file that measures its process's memory (it mentions
@@ -111,7 +111,7 @@ const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : 
 // be themselves in company and always run alone: one that measures its process's memory (it would count
 // the others' garbage), and one that runs its tests side by side (t.jobs on tap's root, which the files
 // after it would inherit).
-const SHARED_MS = 12_000;
+const SHARED_MS = 20_000;
 const UNTIMED_MS = 3_000;
 const estimate = (file) => lastTimes[file] ?? UNTIMED_MS;
 const solitary = (file) => /memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
