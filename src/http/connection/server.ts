@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { Connection } from "./connection.js";
 import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
+import { isStreamedService, type StreamedService } from "./streamed.js";
 import { checkLimits } from "../parse/limits.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
 import type { Request } from "../message/request.js";
@@ -97,8 +98,8 @@ function logHandlerError(error: unknown, request: Request | null): void {
   console.error(`startline: handler error${where}:`, error);
 }
 
-export function createServer(handler: Handler | Service, options: ServerOptions = {}): HttpServer {
-  const service = asService(handler);
+export function createServer(handler: Handler | Service | StreamedService, options: ServerOptions = {}): HttpServer {
+  const service = isStreamedService(handler) ? handler : asService(handler);
   const turns = new Turns();
   const d = DEFAULT_CONNECTION_OPTIONS;
   const connectionOptions: ConnectionOptions = {
