@@ -217,6 +217,10 @@ export class Connection implements ParserSink, LiveConnection {
     return this.protocol.idle && (this.parser.idle || this.parser.closed);
   }
 
+  get handedOver(): boolean {
+    return this.state === State.HandedOver;
+  }
+
   /** When the current state runs out (ms since the epoch). */
   get deadline(): number {
     return this.deadlines.at;

@@ -67,6 +67,18 @@ export interface HttpServer {
   adopt(socket: net.Socket): void;
   /** Connections currently open, as counted toward maxConnections (over TLS, from before the handshake). */
   readonly connections: number;
+  /**
+   * The listening server itself, for an interface that listens as node's
+   * does (src/node/: every signature of listen(), address(), its events);
+   * listening through it serves connections exactly as listen() does.
+   */
+  readonly listener: net.Server;
+  /**
+   * Close connections now, whatever is in flight ("all"), or those with
+   * nothing in flight ("idle"); a connection handed over to another protocol
+   * is not this server's to close.
+   */
+  closeConnections(which: "all" | "idle"): void;
 }
 
 const BUSY = problem(503, {
@@ -240,6 +252,10 @@ export function createServer(handler: Handler | Service | StreamedService, optio
     },
     get connections() {
       return open;
+    },
+    listener: server,
+    closeConnections(which) {
+      for (const connection of live) if (!connection.handedOver && (which === "all" || connection.idle)) connection.destroy();
     },
   };
 }

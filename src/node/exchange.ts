@@ -1,0 +1,99 @@
+// One request and its response, between the engine and node's interface:
+// the engine's Streamed (src/http/connection/streamed.ts) for a request whose
+// handler is a node:http listener. Body pieces go into the request's
+// Readable as they arrive, and the reading stops while it is full; the
+// response's answer goes back to the engine once the application has one.
+//
+// And each connection's part: the requests it has served (for
+// maxRequestsPerSocket), and the exchanges in flight, which hear when the
+// client goes ('aborted' and 'close' on the request, 'close' on the response).
+
+import type { Request } from "../http/message/request.js";
+import type { Response } from "../http/message/response.js";
+import type { Link, Streamed } from "../http/connection/streamed.js";
+import { nodeError } from "./errors.js";
+import { finishRequest, kFlow, type IncomingRequest } from "./request.js";
+import { clientGone, type ServerResponseOnEngine } from "./response.js";
+
+/** A connection as node's interface keeps it: its requests so far and those in flight. */
+export interface ConnectionState {
+  requests: number;
+  readonly inFlight: Set<NodeExchange>;
+}
+
+const connections = new WeakMap<Link, ConnectionState>();
+
+/** The state of `link`'s connection, made with its first request, and told once when its socket closes. */
+export function connectionOf(link: Link): ConnectionState {
+  let state = connections.get(link);
+  if (state === undefined) {
+    const made: ConnectionState = { requests: 0, inFlight: new Set() };
+    state = made;
+    connections.set(link, made);
+    link.socket.once("close", () => {
+      for (const exchange of made.inFlight) exchange.gone();
+      made.inFlight.clear();
+    });
+  }
+  return state;
+}
+
+export class NodeExchange implements Streamed {
+  readonly response: Promise<Response>;
+  readonly req: IncomingRequest;
+  res: ServerResponseOnEngine | null = null;
+  private readonly connection: ConnectionState;
+  private answered: ((response: Response) => void) | null = null;
+
+  constructor(req: IncomingRequest, connection: ConnectionState) {
+    this.req = req;
+    this.connection = connection;
+    this.response = new Promise((resolve) => (this.answered = resolve));
+    connection.inFlight.add(this);
+  }
+
+  /** The response's answer, to the engine (once). */
+  readonly answer = (response: Response): void => {
+    const answered = this.answered;
+    this.answered = null;
+    answered?.(response);
+  };
+
+  body(piece: Buffer): void {
+    const req = this.req;
+    // A request destroyed, or dumped after its response: its bytes are read and dropped.
+    if (req.destroyed) return;
+    if (!req.push(piece)) {
+      const flow = req[kFlow];
+      if (!flow.held) {
+        flow.held = true;
+        flow.link.holdBody(true);
+      }
+    }
+  }
+
+  end(request: Request): void {
+    finishRequest(this.req, request.trailers);
+  }
+
+  /** The body will never be whole: node's 'aborted', and the request destroyed with ECONNRESET (reaching only an 'error' listener). */
+  abort(): void {
+    const req = this.req;
+    if (req.complete || req.destroyed) return;
+    const error = nodeError(Error, "ECONNRESET", "aborted");
+    req.destroy(error);
+  }
+
+  /** The response left whole: the connection no longer needs to tell this exchange of its close. */
+  done(): void {
+    this.connection.inFlight.delete(this);
+  }
+
+  /** The socket closed with this exchange in flight. */
+  gone(): void {
+    this.abort();
+    if (this.res !== null) clientGone(this.res);
+    // The engine forgets an exchange whose connection closed: its answer is never asked for.
+    this.answered = null;
+  }
+}
