@@ -10,6 +10,7 @@
 // afterwards throws rather than being silently ignored.
 
 import { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
 import { createServer as createEngineServer, type HttpServer, type ServerOptions } from "../http/connection/server.js";
@@ -21,7 +22,12 @@ import { connectionOf, NodeExchange } from "./exchange.js";
 import { finishRequest, IncomingRequest } from "./request.js";
 import { ServerResponseOnEngine } from "./response.js";
 
-export type RequestListener = (req: IncomingRequest, res: ServerResponseOnEngine) => void;
+/**
+ * A listener as node:http types it, so that an Express, Koa or Fastify handler
+ * is taken as it is: the objects it gets are startline's (IncomingRequest and
+ * ServerResponseOnEngine), with node's interface.
+ */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** node's createServer options that apply here, and the engine's own under `startline`. */
 export interface NodeServerOptions {

@@ -9,7 +9,7 @@
 import { once } from "node:events";
 import net from "node:net";
 import t, { type Test } from "tap";
-import { createServer } from "../../src/node/index.js";
+import { createServer, type RequestListener } from "../../src/node/index.js";
 import type { IncomingRequest } from "../../src/node/request.js";
 import type { ServerResponseOnEngine } from "../../src/node/response.js";
 import { listenNode } from "../helpers/node-server.js";
@@ -18,7 +18,7 @@ import { readUntil, splitResponses, talk } from "../helpers/wire.js";
 type Listener = (req: IncomingRequest, res: ServerResponseOnEngine) => void;
 
 async function serve(t: Test, listener: Listener) {
-  const server = createServer(listener);
+  const server = createServer(listener as unknown as RequestListener);
   const running = await listenNode(server);
   t.teardown(running.close);
   return { server, port: running.port };
