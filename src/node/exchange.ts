@@ -76,10 +76,14 @@ export class NodeExchange implements Streamed {
     finishRequest(this.req, request.trailers);
   }
 
-  /** The body will never be whole: node's 'aborted', and the request destroyed with ECONNRESET (reaching only an 'error' listener). */
+  /**
+   * The body will never be whole, or the client went before the answer: as
+   * node, the request is destroyed with ECONNRESET (which reaches only an
+   * 'error' listener), 'aborted' when its body was not read whole, then 'close'.
+   */
   abort(): void {
     const req = this.req;
-    if (req.complete || req.destroyed) return;
+    if (req.destroyed) return;
     const error = nodeError(Error, "ECONNRESET", "aborted");
     req.destroy(error);
   }
