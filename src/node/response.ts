@@ -502,6 +502,9 @@ function write(this: Res, chunk: unknown, encoding?: BufferEncoding | ((error?: 
     callback = encoding;
     encoding = undefined;
   }
+  // node takes null for an absent encoding or callback (Fastify passes both).
+  if (typeof callback !== "function") callback = undefined;
+  if (typeof encoding !== "string") encoding = undefined;
   if (this.writableEnded) return afterEnd(this, callback);
   const piece = chunkOf(chunk, encoding);
   const state = this[kOut];
@@ -538,6 +541,8 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
     callback = encoding;
     encoding = undefined;
   }
+  if (typeof callback !== "function") callback = undefined;
+  if (typeof encoding !== "string") encoding = undefined;
   if (this.writableEnded) {
     if (callback !== undefined) process.nextTick(callback);
     return this;
