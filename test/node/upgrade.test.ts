@@ -54,14 +54,20 @@ t.test("bytes sent right behind the upgrade's head reach the new protocol (the h
   await once(socket, "connect");
   const key = Buffer.from("0123456789abcdef").toString("base64");
   // The head and a first frame in one write: the engine reads both, and must hand the frame over.
+  let all = "";
+  socket.on("data", (d: Buffer) => (all += d.toString("latin1")));
+  const switched = readUntil(socket, "\r\n\r\n");
   socket.write(
     Buffer.concat([
       Buffer.from(`GET /echo HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`),
       textFrame("early"),
     ]),
   );
-  const seen = await readUntil(socket, "echo: early");
-  t.match(seen, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+  t.match(await switched, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+  // A frame after the switch: its echo comes second, after the early one's (were that one lost, alone).
+  socket.write(textFrame("late"));
+  await readUntil(socket, "echo: late");
+  t.match(all, /echo: early[^]*echo: late/);
   t.equal(heads.at(-1), textFrame("early").length, "the frame came as the upgrade's head");
   socket.destroy();
 });
