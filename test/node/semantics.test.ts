@@ -370,3 +370,31 @@ t.test("maxRequestsPerSocket closes the connection after that many", async (t) =
   );
   t.equal(responses[1]!.headers.connection, "close");
 });
+
+t.test("Connection: close set by the listener closes the connection after its response", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/last") res.setHeader("Connection", "close");
+    res.end(req.url);
+  });
+  // No Connection: close from the client: the connection closes only because the listener asked.
+  const out = await talk(port, ["GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET /last HTTP/1.1\r\nHost: a\r\n\r\nGET /never HTTP/1.1\r\nHost: a\r\n\r\n"]);
+  const responses = splitResponses(out);
+  t.same(
+    responses.map((r) => r.body),
+    ["/first", "/last"],
+  );
+  t.equal(responses[1]!.headers.connection, "close");
+});
+
+t.test("a listener that throws: a 500, the connection closed, the error to onHandlerError", async (t) => {
+  const errors: unknown[] = [];
+  const server = createServer({ startline: { onHandlerError: (error) => errors.push(error) } }, () => {
+    throw new Error("listener failed");
+  });
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  const [r] = splitResponses(await talk(running.port, ["GET / HTTP/1.1\r\nHost: a\r\n\r\n"]));
+  t.equal(r!.status, 500);
+  t.notMatch(r!.body, /listener failed/, "no details to the client");
+  t.match(String(errors[0]), /listener failed/);
+});
