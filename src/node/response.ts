@@ -379,12 +379,13 @@ function engineResponse(res: Res, body: string | Buffer | AsyncIterable<string |
     }
     headers[field.name] = field.value as FieldValue;
   }
+  // One shape for every response, absent parts undefined: spreading optional parts in made objects of many shapes.
   return {
     status: res.statusCode,
-    ...(res.statusMessage === undefined ? {} : { reason: String(res.statusMessage) }),
+    reason: res.statusMessage === undefined ? undefined : String(res.statusMessage),
     headers,
-    ...(body === undefined ? {} : { body }),
-    ...(declared < 0 ? {} : { length: declared }),
+    body,
+    length: declared < 0 ? undefined : declared,
     // Asked for once the last piece is out: addTrailers() may come after the head.
     trailers: () => state.trailers,
     close,

@@ -9,7 +9,7 @@
 
 import { TCHAR } from "../parse/byte-classes.js";
 import { httpDate } from "./date.js";
-import { statusAllowsBody, statusLine } from "./status.js";
+import { REASONS, statusAllowsBody, statusLine } from "./status.js";
 import { isBodyStream, type BodyStream } from "./stream-body.js";
 
 export type { BodyStream } from "./stream-body.js";
@@ -118,7 +118,8 @@ function checkName(name: string): void {
 
 /** A reason phrase the writer may send: HTAB, SP and visible ASCII (RFC 9112 §4 allows obs-text; this writer does not). */
 function checkedStatusLine(status: number, reason: string | undefined): string {
-  if (reason === undefined) return statusLine(status);
+  // The standard phrase (what Koa sets on every response) is the status line built once, at load.
+  if (reason === undefined || reason === REASONS[status]) return statusLine(status);
   if (UNSAFE_VALUE.test(reason)) throw new InvalidHeaderError("The reason phrase has a control or non-ASCII character; refusing to write it");
   return `HTTP/1.1 ${status} ${reason}\r\n`;
 }
