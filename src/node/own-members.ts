@@ -9,7 +9,9 @@
 // themselves, into a socket whose bytes are the engine's. So every member
 // node's prototypes define is set on each instance, before any framework
 // sees it: a method of ours, a field kept up to date, or one that throws to
-// say that node's feature is not offered here. Properties are looked up on
+// say that node's feature is not offered here (all but two accessors node
+// deprecated, DEP0066: its `_headers` reads our getHeaders(), and its
+// `_headerNames` throws). Properties are looked up on
 // the object before its prototype, whichever prototype it is given.
 // test/node/prototype-swap.test.ts holds the list against node's.
 
