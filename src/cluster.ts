@@ -33,7 +33,6 @@ import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
 import net from "node:net";
 import type { UsageCounts } from "./api/operator.js";
-import { randomBytes } from "node:crypto";
 import type { Config } from "./config.js";
 import { refuse } from "./http/connection/server.js";
 import { openStore } from "./store/open.js";
@@ -73,7 +72,6 @@ export function formatUsage(counts: UsageCounts): string {
 }
 
 export async function runPrimary(config: Config): Promise<void> {
-  const labSecret = config.labSecret ?? randomBytes(32).toString("hex");
   // Open until the workers listen: the first admin token is made then.
   const store = await openStore(config);
   try {
@@ -149,8 +147,8 @@ export async function runPrimary(config: Config): Promise<void> {
   };
 
   const fork = (): Worker => {
-    // The lab's digest nonces verify on whichever worker gets the next request: every worker signs with one key.
-    const worker = cluster.fork({ LAB_SECRET: labSecret });
+    // The lab's digest nonces verify on whichever worker gets the next request: each signs with the store's key (serve.ts).
+    const worker = cluster.fork();
     handing.set(worker.id, new Map());
     let finalReport!: () => void;
     reported.set(worker.id, new Promise<void>((resolve) => (finalReport = resolve)));
@@ -184,7 +182,9 @@ export async function runPrimary(config: Config): Promise<void> {
         failedStarts = 0;
         ready.push(worker);
         for (const socket of waiting.release()) handOff(socket);
-        if (!announced && ready.length >= config.workers) announce();
+        // A replacement says when it takes connections: until then the others serve them all.
+        if (announced) console.log(`worker ${worker.id} (pid ${worker.process.pid}) serves, in place of one that exited`);
+        else if (ready.length >= config.workers) announce();
       }
     });
     return worker;

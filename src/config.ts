@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS } from "./http/parse/limits.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection/options.js";
 import { DEFAULT_SHUTDOWN_GRACE_MS, type ServerSettings } from "./http/connection/server.js";
 import { LOG_FORMATS, type LogFormat } from "./log.js";
-import { DEFAULT_POOL_SIZE } from "./store/postgres.js";
+import { DEFAULT_POOL_SIZE } from "./store/pg-pool-size.js";
 import { MIN_TOKEN_LENGTH } from "./tokens.js";
 import { availableParallelism } from "node:os";
 import { DEFAULT_KEPT, type KeptSettings } from "./api/kept-reads.js";
@@ -42,7 +42,7 @@ export interface Config {
   readonly workers: number;
   /** Serve the wire view, POST /api/wire (on unless WIRE_VIEW=0 or --no-wire-view). */
   readonly wireView: boolean;
-  /** The key of the lab's digest nonces (LAB_SECRET); unset, each start makes one (shared with its workers). */
+  /** The key of the lab's digest nonces (LAB_SECRET); unset, the store's own (Store.key), which every worker and instance on the database shares. */
   readonly labSecret: string | undefined;
   /** Print every exchange on the terminal, part by part (TRACE=1 or --trace). */
   readonly trace: boolean;

@@ -2,16 +2,16 @@
 // WORKERS=N as a primary and N workers sharing the port.
 
 import cluster from "node:cluster";
-import { runPrimary } from "./cluster.js";
 import { ConfigError } from "./config-error.js";
 import { loadConfig } from "./config.js";
-import { serve } from "./serve.js";
 import { StoreOpenError, StoreUnavailableError } from "./store/errors.js";
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, process.argv.slice(2));
-  if (config.workers > 1 && cluster.isPrimary) await runPrimary(config);
-  else await serve(config);
+  // Each process loads only what it runs: a primary never serves a request (its workers load the API,
+  // the docs and their schemas), and a worker never runs the primary.
+  if (config.workers > 1 && cluster.isPrimary) await (await import("./cluster.js")).runPrimary(config);
+  else await (await import("./serve.js")).serve(config);
 }
 
 main().catch((error: unknown) => {

@@ -4,7 +4,6 @@
 
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { createSecureContext } from "node:tls";
 import { createApp } from "./app.js";
 import { adoptConnections, formatUsage, reportUsage, workerUsage } from "./cluster.js";
@@ -63,8 +62,8 @@ export async function serve(config: Config): Promise<void> {
     wireView: config.wireView,
     kept: config.kept,
     secure: tls !== undefined,
-    // Under WORKERS the primary chose it for all its workers (cluster.ts).
-    labSecret: config.labSecret ?? randomBytes(32).toString("hex"),
+    // Unset, the store's own key: every worker and instance on one database holds the same.
+    labSecret: config.labSecret ?? (await store.key("lab-digest")),
   });
   const server = createServer(app, {
     ...(tls === undefined ? {} : { tls }),

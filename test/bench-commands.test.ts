@@ -48,7 +48,7 @@ t.test("an option of npm run bench that runs a file of its own gets the rest of 
 t.test("npm run attack lists the attacks and refuses an unknown one", async (t) => {
   const list = node([ATTACK, "--help"]);
   t.equal(list.status, 0);
-  for (const name of ["stalled-readers", "fuzz", "llhttp"]) t.match(list.stdout, `  ${name} `);
+  for (const name of ["stalled-readers", "status-wait", "fuzz", "llhttp"]) t.match(list.stdout, `  ${name} `);
   const unknown = node([ATTACK, "nope"]);
   t.equal(unknown.status, 2);
   t.match(unknown.stderr, 'no attack named "nope"');

@@ -15,10 +15,18 @@
 //   run as that compiled JavaScript, with no loader:
 //   a file started through tsx costs about half a second of CPU more, which
 //   over a hundred files was most of this tier's time.
-// - The files are tap tests; each runs as a process of its own
-//   (`node dist/test/x.test.js`), a few at a time, and passes when it exits
-//   0. Longest first, by the times the last run took (dist/.test-times.json),
-//   so that a long file does not start last and run alone.
+// - The files are tap tests, run compiled (`node dist/test/x.test.js`), a
+//   few processes at a time. Files share processes, up to 12 s of their last
+//   runs to a process (test/batch.mjs runs them one after another): starting
+//   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
+//   long file, a file never timed, a file that measures its process's memory
+//   (it mentions gc() or memoryUsage) and one that runs its tests side by
+//   side (t.jobs) get a process of their own. Longest first, by the times
+//   the last run took (dist/.test-times.json), so that a long file does not
+//   start last and run alone.
+// - A file that fails in a shared process is run again alone, and its line
+//   says which way it went there: a failure that only comes after other files
+//   is a fault of isolation, and is reported as one, never passed over.
 // - The output is a line per file and the closing count; a failing file's
 //   whole output (its TAP, and whatever it printed) follows, so a failure
 //   needs no second run to be read.
@@ -96,15 +104,41 @@ if (prepared.some((code) => code !== 0)) process.exit(1);
 
 const TIMES = path.join(root, "dist", ".test-times.json");
 const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : {};
-// Longest first; a file never timed is taken for a long one.
-const queue = [...files].sort((a, b) => (lastTimes[b] ?? Infinity) - (lastTimes[a] ?? Infinity) || a.localeCompare(b));
 
-/** One file, compiled, in a process of its own: its exit status, its whole output, its time. */
-function runFile(file) {
-  const compiled = path.join(root, "dist", file.replace(/\.ts$/, ".js"));
+// Files share processes in groups of at most SHARED_MS of last times (measured with others running
+// beside them), so that no group is much longer than the longest files, which run alone. A file never
+// timed runs alone, and so do two kinds that would not be themselves in company: one that measures its
+// process's memory (it would count the others' garbage), and one that runs its tests side by side
+// (t.jobs on tap's root, which the files after it would inherit).
+const SHARED_MS = 12_000;
+const solitary = (file) => /\bgc\(|memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
+const shares = (file) => lastTimes[file] !== undefined && lastTimes[file] < SHARED_MS && !solitary(file);
+/** The processes to run, each a list of files, longest first; a file never timed is taken for a long one. */
+const jobs = [];
+for (const file of files.filter((f) => !shares(f))) jobs.push([file]);
+let group = [];
+let groupMs = 0;
+for (const file of files.filter(shares).sort((a, b) => lastTimes[b] - lastTimes[a] || a.localeCompare(b))) {
+  if (group.length > 0 && groupMs + lastTimes[file] > SHARED_MS) {
+    jobs.push(group);
+    group = [];
+    groupMs = 0;
+  }
+  group.push(file);
+  groupMs += lastTimes[file];
+}
+if (group.length > 0) jobs.push(group);
+const jobMs = (job) => job.reduce((sum, file) => sum + (lastTimes[file] ?? Infinity), 0);
+const queue = [...jobs].sort((a, b) => jobMs(b) - jobMs(a) || a[0].localeCompare(b[0]));
+
+const compiled = (file) => path.join(root, "dist", file.replace(/\.ts$/, ".js"));
+
+/** Files, compiled, in one process (through test/batch.mjs when there are several): its exit status, its whole output, its time. */
+function runProcess(job) {
   const started = Date.now();
+  const args = job.length === 1 ? [compiled(job[0])] : [path.join(root, "test", "batch.mjs"), ...job.map(compiled)];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--enable-source-maps", compiled], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--enable-source-maps", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     const output = [];
     child.stdout.on("data", (d) => output.push(d));
     child.stderr.on("data", (d) => output.push(d));
@@ -118,9 +152,45 @@ function runFile(file) {
       let text = Buffer.concat(output).toString("utf8");
       if (stopped) text += `\n# stopped by test/run.mjs: still running ${(LIMIT_MS + 30_000) / 1000} s after it started\n`;
       else if (signal !== null) text += `\n# ended by ${signal}\n`;
-      resolve({ file, ok: code === 0 && !stopped, text, ms: Date.now() - started });
+      resolve({ ok: code === 0 && !stopped, text, ms: Date.now() - started });
     });
   });
+}
+
+/**
+ * A shared process's output cut at test/batch.mjs's end-of-file lines: per file that got to its end,
+ * its share of the output, its time, and whether a test of its failed (a `not ok` at tap's top level).
+ */
+function perFile(job, text) {
+  const ended = new Map();
+  let from = 0;
+  for (const m of text.matchAll(/^# startline-file (\S+) (\d+)\n/gm)) {
+    const share = text.slice(from, m.index + m[0].length);
+    ended.set(m[1], { text: share, ms: Number(m[2]), failed: /^not ok /m.test(share) });
+    from = m.index + m[0].length;
+  }
+  return job.map((file) => ({ file, share: ended.get(compiled(file)) }));
+}
+
+/** A job's results, one per file. A file that failed, or did not get to its end, in a shared process is run again alone. */
+async function runJob(job) {
+  const run = await runProcess(job);
+  if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms }];
+  const results = [];
+  for (const { file, share } of perFile(job, run.text)) {
+    if (share !== undefined && !share.failed) {
+      results.push({ file, ok: true, text: share.text, ms: share.ms });
+      continue;
+    }
+    const alone = await runProcess([file]);
+    const before = job.slice(0, job.indexOf(file));
+    const how = share === undefined ? "did not get to its end" : "failed";
+    const note = alone.ok
+      ? `# ${file} ${how} in a process shared with ${before.length === 0 ? "others" : `${before.join(", ")} before it`}, and passes alone: it depends on what ran before it in its process. The shared process's whole output:\n${run.text}`
+      : `# ${file} ${how} in a shared process, and fails alone too; its whole output alone:\n${alone.text}`;
+    results.push({ file, ok: false, text: note, ms: alone.ms });
+  }
+  return results;
 }
 
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? Math.min(3, availableParallelism() + 1)));
@@ -128,12 +198,13 @@ const results = [];
 const started = Date.now();
 const width = String(files.length).length;
 async function worker() {
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    const result = await runFile(file);
-    results.push(result);
-    const n = String(results.length).padStart(width);
-    console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
-    if (verbose || !result.ok) process.stdout.write(`${result.text.replace(/^/gm, "    ")}\n`);
+  for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+    for (const result of await runJob(job)) {
+      results.push(result);
+      const n = String(results.length).padStart(width);
+      console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s  ${result.file}`);
+      if (verbose || !result.ok) process.stdout.write(`${result.text.replace(/^/gm, "    ")}\n`);
+    }
   }
 }
 await Promise.all(Array.from({ length: concurrency }, worker));
@@ -149,6 +220,6 @@ if (failed.length > 0) {
 }
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${(r.ms / 1000).toFixed(1)} s`).join(", ")}`);
-console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files, ${concurrency} at a time`);
+console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files in ${jobs.length} processes, ${concurrency} at a time`);
 console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);

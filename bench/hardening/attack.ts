@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 
 const ATTACKS: ReadonlyArray<readonly [name: string, script: string, what: string]> = [
   ["stalled-readers", "stalled-readers", "clients that never read a large answer (echo, list, list-yaml; drip), six full lists read: RSS, a status request's wait"],
+  ["status-wait", "status-wait", "clients cheap to run that keep the server busy (1-byte chunks, slow heads, 2,000 delays, large merge patches): a status request's wait"],
   ["fuzz", "fuzz", "a million fast-check cases over the parser, on worker threads, watched for hangs"],
   ["llhttp", "llhttp-compare", "the fuzzer's inputs read by startline and by llhttp, disagreements by kind"],
 ];

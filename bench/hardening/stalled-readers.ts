@@ -36,17 +36,17 @@
 // 1 otherwise. A loaded machine can fail the
 // status bound: read the figures, not only the verdict.
 
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import net from "node:net";
 import { once } from "node:events";
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { OUTPUT_BUDGET } from "../../src/http/connection/send-body.js";
 import { fillPosts } from "../fill.js";
 import { launch, type Server } from "../launch.js";
 import { procStatus } from "../proc.js";
+import { probeStatus as probeEvery, timedStatus } from "./status-probe.js";
 
 const MiB = 1024 * 1024;
 const memory = (pid: number) => ({ rssMiB: procStatus(pid).rssKiB / 1024 });
@@ -68,40 +68,6 @@ function socketCount(pid: number): number {
     }
   }
   return n;
-}
-
-/** One GET /api/v2/status on a fresh connection: ms from connect to the whole response (Infinity if it failed). */
-async function timedStatus(port: number): Promise<number> {
-  const t0 = performance.now();
-  const socket = net.connect(port, "127.0.0.1");
-  let failed = false;
-  socket.on("error", () => (failed = true));
-  socket.write("GET /api/v2/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-  socket.resume();
-  await once(socket, "close");
-  return failed ? Infinity : performance.now() - t0;
-}
-
-/**
- * Status waits, one every `every` ms for `ms`, timed by a process of its own
- * (this file again, with --probe): this process is busy with the stalled
- * clients, whose events would delay the timing and count as the server's wait.
- */
-async function probeStatus(port: number, ms: number, every = probeMs): Promise<number[]> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--probe", String(port), String(ms), String(every)], { stdio: ["ignore", "pipe", "inherit"] });
-  let out = "";
-  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  const [code] = (await once(child, "exit")) as [number | null];
-  if (code !== 0) throw new Error(`the status prober exited with ${code}`);
-  return JSON.parse(out) as number[];
-}
-
-if (process.argv[2] === "--probe") {
-  const [port, holdMs, every] = process.argv.slice(3).map(Number) as [number, number, number];
-  const waits: number[] = [];
-  for (const t0 = performance.now(); performance.now() - t0 < holdMs; await new Promise((r) => setTimeout(r, every))) waits.push(await timedStatus(port));
-  console.log(JSON.stringify(waits));
-  process.exit(0);
 }
 
 function option(name: string, fallback: string): string {
@@ -189,7 +155,7 @@ async function measure(name: string, server: ServerProcess, clients: number, req
   const stalled = await Promise.all(Array.from({ length: clients }, () => stalledClient(server.port, request, 0)));
   console.error(`${name}: ${clients} clients sent their requests and stopped reading`);
   const t0 = performance.now();
-  const status = await probeStatus(server.port, holdMs);
+  const status = await probeEvery(server.port, holdMs, probeMs);
   // Then the server's send timeout cuts them: a paused client sees a reset at once, a graceful close only once it reads.
   // On a loaded machine the server may still be rendering when the hold ends: wait up to 30 s more.
   const cutBy = performance.now() + sendTimeoutMs + 30_000;
@@ -288,7 +254,7 @@ if (only.includes("lists")) {
       const formats = ["application/json", "application/json", "application/json", "application/yaml", "application/yaml", "application/yaml"];
       const readers = formats.map((accept) => readingClient(server.port, `GET /api/v1/posts HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\nConnection: close\r\n\r\n`, stop));
       console.error(`lists: six clients reading full lists of ${posts} posts of 30 KB (three JSON, three YAML)`);
-      const status = await probeStatus(server.port, holdMs);
+      const status = await probeEvery(server.port, holdMs, probeMs);
       stop.stopped = true;
       const lists = (await Promise.all(readers)).reduce((a, b) => a + b, 0);
       clearInterval(sampler);

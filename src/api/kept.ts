@@ -1,7 +1,9 @@
 // Bytes kept in memory between requests, within a byte budget: what a read
 // made once (a post's YAML, a whole list's body) is served again as it is,
 // for as long as it stays current and the budget holds it. The least
-// recently used goes first when a new entry needs the room. What "current"
+// recently used goes first when a new entry needs the room (nearly: a use
+// of an entry that is among the newer half of them leaves it in place, see
+// get). What "current"
 // means is the caller's: a post's YAML is keyed by the tag of its JSON text
 // (a hash of the bytes it is made from, so it is never stale), a response by
 // the request it answers and labelled with the store's revision, which the
@@ -11,9 +13,14 @@
 const ENTRY_SHARE = 4;
 
 export class Kept<V> {
-  /** Map order is use order: the first entry is the least recently used. */
-  private readonly entries = new Map<string, { readonly value: V; readonly bytes: number }>();
+  /**
+   * Map order is use order, as far as eviction needs it: the first entry is
+   * the least recently used. `tick` is when an entry last moved to the back
+   * (the clock counts moves and insertions, so ticks follow Map order).
+   */
+  private readonly entries = new Map<string, { readonly value: V; readonly bytes: number; tick: number }>();
   private used = 0;
+  private clock = 0;
 
   /** `budget` bytes at most (0 keeps nothing). */
   constructor(readonly budget: number) {}
@@ -31,8 +38,13 @@ export class Kept<V> {
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // An entry among the newer half is not moved: half the entries go before it anyway. A YAML page of 50
+    // posts looks up 50 entries a request, and moving each (a Map delete and set) was a fifth of its cost.
+    if (this.clock - entry.tick > this.entries.size >> 1) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      entry.tick = ++this.clock;
+    }
     return entry.value;
   }
 
@@ -40,7 +52,7 @@ export class Kept<V> {
   set(key: string, value: V, bytes: number): void {
     this.delete(key);
     if (bytes > this.entryLimit) return;
-    this.entries.set(key, { value, bytes });
+    this.entries.set(key, { value, bytes, tick: ++this.clock });
     this.used += bytes;
     for (const [oldest, entry] of this.entries) {
       if (this.used <= this.budget) break;

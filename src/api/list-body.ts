@@ -15,7 +15,7 @@
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { yamlSequencePart, yamlSequenceStart } from "../representation/yaml.js";
-import type { JsonPage, Page, PageQuery, Position, RepresentationPage } from "../store/types.js";
+import type { JsonPage, Page, PageQuery, Position, RepresentationPage, TagPage } from "../store/types.js";
 import type { YamlEntryOf } from "./yaml-entries.js";
 import type { Format } from "../representation/negotiate.js";
 
@@ -118,8 +118,19 @@ export interface JsonListSource {
   pageJson(query: PageQuery): Promise<JsonPage>;
 }
 
-/** The batch a JSON list reads at a time (the first one too: its items are ready text, so it goes out as soon as a small one would). */
+/** The batch a JSON list reads at a time. */
 export const JSON_BATCH = { limit: MAX_BATCH, maxChars: BATCH_CHARS } as const;
+
+/**
+ * The first batch of a whole JSON list: read by the handler itself, before
+ * the list's body is paced by the engine's turns (send-body.ts), so it is
+ * kept small. Fifty clients asking at once for a list of 30 KB posts each
+ * made the handler read a full batch (about 2 ms) in the same turn of the
+ * loop, and a status request waited 100 to 300 ms behind them. A page keeps
+ * JSON_BATCH for its first read: a page that fits one batch is answered
+ * whole from it, and a page's limit bounds it anyway.
+ */
+export const FIRST_JSON_BATCH = { limit: FIRST_BATCH, maxChars: FIRST_BATCH_CHARS } as const;
 
 /**
  * The batch after `page`: still at most BATCH_CHARS, and as many items as
@@ -229,6 +240,7 @@ const LIST_END = Buffer.from("]}");
 /** Where a YAML list's posts come from: pages of their stored representations (the posts' PagedCollection has this). */
 export interface YamlListSource {
   pageRepresentations(query: PageQuery): Promise<RepresentationPage>;
+  pageTags(query: PageQuery): Promise<TagPage>;
 }
 
 /**
@@ -267,8 +279,15 @@ export async function yamlPageWhole(
   entryOf: YamlEntryOf,
   wrapper: string,
   query: { readonly after?: Position; readonly limit: number },
-): Promise<{ readonly text: string; readonly page: RepresentationPage } | undefined> {
-  const page = await source.pageRepresentations({ ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit, maxChars: BATCH_CHARS });
+): Promise<{ readonly text: string; readonly page: Omit<RepresentationPage, "items"> } | undefined> {
+  const pageQuery = { ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit, maxChars: BATCH_CHARS };
+  // The page's tags first, in one value: when every post's entry is kept, that is all the page needs.
+  const tags = await source.pageTags(pageQuery);
+  if (tags.tags.length < query.limit && tags.more) return undefined;
+  const kept = keptEntries(tags.tags, entryOf);
+  if (kept !== undefined) return { text: yamlSequenceStart(wrapper, tags.tags.length === 0) + kept, page: tags };
+  // Some entry is to be made: the texts are needed (read again, so from one snapshot with the revision).
+  const page = await source.pageRepresentations(pageQuery);
   if (page.items.length < query.limit && page.more) return undefined;
   let text = yamlSequenceStart(wrapper, page.items.length === 0);
   let turnStarted = performance.now();
@@ -281,6 +300,17 @@ export async function yamlPageWhole(
     }
   }
   return { text, page };
+}
+
+/** The entries kept under `tags`, joined; undefined when one is not kept. */
+function keptEntries(tags: readonly string[], entryOf: YamlEntryOf): string | undefined {
+  let text = "";
+  for (const tag of tags) {
+    const entry = entryOf.kept(tag);
+    if (entry === undefined) return undefined;
+    text += entry;
+  }
+  return text;
 }
 
 interface YamlReadSoFar {

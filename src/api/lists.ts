@@ -8,7 +8,7 @@ import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
 import { answer, current, isResponse, keptResponse, keptWhileSent, responseBytes, type KeptReads } from "./kept-reads.js";
-import { JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, yamlPageWhole, type YamlListSource } from "./list-body.js";
+import { FIRST_JSON_BATCH, JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, yamlPageWhole, type YamlListSource } from "./list-body.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
 import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
 
@@ -79,7 +79,7 @@ export function listHandler<T>(name: string, collection: PagedCollection<T>, kep
       }
     }
     const after = query.after === undefined ? {} : { after: query.after };
-    const first = await collection.pageJson({ ...after, ...JSON_BATCH, ...(query.limit === undefined ? {} : { limit: query.limit }) });
+    const first = await collection.pageJson({ ...after, ...(query.limit === undefined ? FIRST_JSON_BATCH : { ...JSON_BATCH, limit: query.limit }) });
     const validated = { type: MEDIA_TYPES.json, etag: listEtag(name, first.revision, "json", query), vary: VARY };
     const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
     const respond = (body: Response["body"]) => (keeping ? keptAfterSent(kept, key, first.revision, { status: 200, headers, body }) : { status: 200, headers, body });

@@ -18,7 +18,10 @@ import { Kept, stringBytes } from "./kept.js";
  * A post's entry in a YAML list, from what is kept or made now (and then
  * kept): at once, or as a promise when js-yaml writes it on its own thread.
  */
-export type YamlEntryOf = (representation: Representation) => string | Promise<string>;
+export type YamlEntryOf = ((representation: Representation) => string | Promise<string>) & {
+  /** The entry kept under `tag`, if one is: nothing is made. */
+  readonly kept: (tag: string) => string | undefined;
+};
 
 /**
  * From this much JSON text, a post's YAML is written on js-yaml's own thread
@@ -37,10 +40,11 @@ export function yamlEntries(budget: number): YamlEntryOf {
     kept.set(tag, entry, stringBytes(entry) + 64);
     return entry;
   };
-  return (representation) => {
+  const entryOf = (representation: Representation) => {
     const found = kept.get(representation.tag);
     if (found !== undefined) return found;
     if (representation.json.length < OFF_LOOP_CHARS) return keep(representation.tag, yamlEntry(postFromJson(representation.json)));
     return yamlDocumentOffLoop(representation.json).then((document) => keep(representation.tag, entryOfDocument(document)));
   };
+  return Object.assign(entryOf, { kept: (tag: string) => kept.get(tag) });
 }

@@ -265,7 +265,10 @@ function operation(route: ServedRoute, method: string, components: Components, i
   };
 }
 
-/** The OpenAPI 3.2 document of `routes`, as plain JSON data (no shared objects, so YAML needs no anchors). */
+/**
+ * The OpenAPI 3.2 document of `routes`, as JSON data, to be written with JSON.stringify (which leaves out
+ * a member whose value is undefined); its YAML form is written from that text (src/docs/routes.ts).
+ */
 export function openApiDocument(routes: readonly ServedRoute[], options: OpenApiOptions): Json {
   const components = new Components();
   const securitySchemes: Json = {};
@@ -306,6 +309,5 @@ export function openApiDocument(routes: readonly ServedRoute[], options: OpenApi
       ...(Object.keys(securitySchemes).length === 0 ? {} : { securitySchemes }),
     },
   };
-  // One JSON round trip: every object appears once, so the YAML form is plain (no anchors) and equal to the JSON form.
-  return JSON.parse(JSON.stringify(doc)) as Json;
+  return doc;
 }

@@ -8,6 +8,7 @@
 import type { CacheDeclared } from "../policies/cache.js";
 import { readFileSync } from "node:fs";
 import { toYaml } from "../representation/yaml.js";
+import { yamlDocumentOffLoop } from "../representation/yaml-thread.js";
 import { cacheFields, notModified, strongEtag } from "../http/message/conditional.js";
 import { problem } from "../http/message/problem.js";
 import type { Request } from "../http/message/request.js";
@@ -69,7 +70,7 @@ export function docsRoutes(options: DocsOptions): Docs {
   // Filled in by publish, once the whole table is served; the app publishes before it takes any request.
   let page: (request: Request) => Response = () => ({ status: 503 });
   let openapiJson: (request: Request) => Response = page;
-  let openapiYaml: (request: Request) => Response = page;
+  let openapiYaml: (request: Request) => Response | Promise<Response> = page;
 
   const docs: (Route & CacheDeclared)[] = [
     {
@@ -104,8 +105,21 @@ export function docsRoutes(options: DocsOptions): Docs {
       "An HTTP/1.1 server written from the bytes up, and the example JSON API it serves. Every path also answers OPTIONS (204 with Allow), " +
       "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
     });
-    openapiJson = fixed("application/json", JSON.stringify(document, null, 2));
-    openapiYaml = fixed("application/yaml", toYaml(document));
+    const json = JSON.stringify(document, null, 2);
+    openapiJson = fixed("application/json", json);
+    // The YAML is written from the JSON text when first asked for, on js-yaml's thread (yaml-thread.ts):
+    // this document takes js-yaml a tenth of a second warm and three times that in a process just started,
+    // which every start (each worker, each replacement, each app a test makes) paid for a representation
+    // few clients ask for, and which on the loop would hold up every other request. Should the thread
+    // fail, the loop writes it, once: the same bytes.
+    let yaml: Promise<(request: Request) => Response> | undefined;
+    openapiYaml = (request) => {
+      yaml ??= yamlDocumentOffLoop(json).then(
+        (text) => fixed("application/yaml", text),
+        () => fixed("application/yaml", toYaml(JSON.parse(json))),
+      );
+      return yaml.then((answer) => answer(request));
+    };
     const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
     page = fixed("text/html; charset=utf-8", built.html, {
       "Content-Security-Policy": built.csp,

@@ -32,6 +32,7 @@ import type {
   ArticleStore,
   Fact,
   FactStore,
+  KeyName,
   Page,
   PageQuery,
   PageSpan,
@@ -39,6 +40,7 @@ import type {
   Post,
   PostStore,
   Representation,
+  RepresentationPage,
   Store,
   StoreOptions,
   TokenOrigin,
@@ -178,6 +180,13 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     if (closed) throw new Error("the store is closed");
   }
 
+  const representationPage = (query: PageQuery): RepresentationPage => {
+    open();
+    const order = state.postOrder;
+    const rows = rowsOf(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!);
+    return representationPageOf(rows, query, (row) => row.stored.bytes.length, { epoch, n: state.revisions.posts });
+  };
+
   const posts: PostStore = {
     async list() {
       open();
@@ -241,10 +250,11 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.posts });
     },
     async pageRepresentations(query) {
-      open();
-      const order = state.postOrder;
-      const rows = rowsOf(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!);
-      return representationPageOf(rows, query, (row) => row.stored.bytes.length, { epoch, n: state.revisions.posts });
+      return representationPage(query);
+    },
+    async pageTags(query) {
+      const { items, ...page } = representationPage(query);
+      return { tags: items.map((item) => item.tag), ...page };
     },
     async span(query) {
       open();
@@ -384,6 +394,9 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     },
   };
 
+  // Drawn once per store, as a database draws its own (types.ts, Store.key).
+  const keys: Record<KeyName, string> = { "lab-digest": randomBytes(32).toString("hex") };
+
   return {
     posts,
     articles,
@@ -404,6 +417,10 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.revisions.facts += seededFacts.length;
       for (const [id, article] of seededArticles) state.articles.set(id, article);
       return true;
+    },
+    async key(name) {
+      open();
+      return keys[name];
     },
     async close() {
       closed = true;

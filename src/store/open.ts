@@ -5,7 +5,7 @@
 
 import path from "node:path";
 import { createMemoryStore } from "./memory.js";
-import { createPostgresStore, DEFAULT_POOL_SIZE } from "./postgres.js";
+import { DEFAULT_POOL_SIZE } from "./pg-pool-size.js";
 import { createSqliteStore, type Durability } from "./sqlite.js";
 import type { Store } from "./types.js";
 
@@ -26,6 +26,9 @@ export interface StoreSettings {
 
 export async function openStore(settings: StoreSettings): Promise<Store> {
   if (settings.databaseUrl !== undefined) {
+    // Loaded only here: node-postgres, and the fetch machinery it wakes as it loads, cost every process
+    // a tenth of a second of CPU at its start, which a server on SQLite or in memory has no use for.
+    const { createPostgresStore } = await import("./postgres.js");
     return createPostgresStore(settings.databaseUrl, { poolSize: settings.databasePoolSize ?? DEFAULT_POOL_SIZE });
   }
   if (settings.dataDir === ":memory:") return createMemoryStore();

@@ -144,4 +144,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     DROP COLUMN published_at,
     DROP COLUMN updated_at
   `,
+  // 6: keys the server signs with (types.ts, Store.key), drawn here, once per
+  // database, so that every instance on it holds the same ones without a
+  // setting. gen_random_uuid() draws from the server's strong random source
+  // (122 random bits each; two make 244, in 64 hex digits).
+  `
+  CREATE TABLE keys (
+    name  text PRIMARY KEY,
+    value text NOT NULL
+  );
+  INSERT INTO keys (name, value) VALUES ('lab-digest', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+  `,
 ];

@@ -44,6 +44,7 @@ import type {
   PostStore,
   PostUpdateResult,
   Representation,
+  RepresentationPage,
   Revision,
   Role,
   SettingResult,
@@ -56,8 +57,8 @@ import type {
   TokenStore,
   UpdateResult,
 } from "./types.js";
+import { DEFAULT_POOL_SIZE } from "./pg-pool-size.js";
 
-export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 /**
  * How much longer than the server's statement_timeout the client waits. Only
@@ -270,6 +271,7 @@ const Q = {
     `INSERT INTO tokens (role, origin, hash, created_at) SELECT 'admin', 'first-start', $1, $2 WHERE NOT EXISTS (SELECT 1 FROM tokens WHERE role = 'admin') ON CONFLICT (hash) DO NOTHING`,
   ),
   setupLock: statement("setup-lock", "SELECT pg_advisory_xact_lock($1, $2)"),
+  key: statement("key", "SELECT value FROM keys WHERE name = $1"),
   seeded: statement("seeded", "SELECT EXISTS (SELECT 1 FROM facts) OR EXISTS (SELECT 1 FROM articles) AS seeded"),
   articleInsert: statement("article-insert", "INSERT INTO articles (id, title, body, author, updated_at) VALUES ($1, $2, $3, $4, $5)"),
 };
@@ -396,6 +398,13 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     return row === undefined ? undefined : toPost(row);
   };
 
+  const representationPage = async (q: PageQuery): Promise<RepresentationPage> => {
+    const rows = (await query<JsonPageRow<Representation>>(Q.postRepresentationPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows;
+    const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
+    const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & Representation => row.pos !== null);
+    return representationPageOf(items, q, (row) => Buffer.byteLength(row.json), revision);
+  };
+
   const posts: PostStore = {
     list: async () => (await query<PostRow>(Q.postList())).rows.map(toPost),
     get: getPost,
@@ -445,11 +454,11 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toPost),
     pageJson: async (q) =>
       jsonPageFrom((await query<JsonPageRow<{ json: string }>>(Q.postJsonPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, q, (row) => Buffer.from(row.json)),
-    async pageRepresentations(q) {
-      const rows = (await query<JsonPageRow<Representation>>(Q.postRepresentationPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows;
-      const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
-      const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & Representation => row.pos !== null);
-      return representationPageOf(items, q, (row) => Buffer.byteLength(row.json), revision);
+    pageRepresentations: (q) => representationPage(q),
+    // The texts come over too: a PostgreSQL page is one round trip either way, and the tags alone would be a second statement to keep.
+    async pageTags(q) {
+      const { items, ...page } = await representationPage(q);
+      return { tags: items.map((item) => item.tag), ...page };
     },
     span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("posts"),
@@ -549,6 +558,7 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         for (const a of data.articles) await c.query(Q.articleInsert(a.id, a.title, a.body, a.author, now));
         return true;
       }),
+    key: async (name) => (await query<{ value: string }>(Q.key(name))).rows[0]!.value,
     async close() {
       if (closed) return;
       closed = true;

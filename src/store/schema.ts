@@ -168,6 +168,17 @@ export const MIGRATIONS: readonly Migration[] = [
   DROP TRIGGER posts_revision_insert;
   DROP TRIGGER facts_revision_insert;
   `,
+  // 7: keys the server signs with (types.ts, Store.key), drawn here, once per
+  // database, so that every process and instance on the file holds the same
+  // ones without a setting. randomblob() is SQLite's own CSPRNG (seeded from
+  // the operating system).
+  `
+  CREATE TABLE keys (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  INSERT INTO keys (name, value) VALUES ('lab-digest', lower(hex(randomblob(32))));
+  `,
 ];
 
 /**

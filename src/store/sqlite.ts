@@ -37,6 +37,7 @@ import type {
   Precondition,
   Representation,
   Revision,
+  TagPage,
   Role,
   SeedData,
   SettingResult,
@@ -104,11 +105,13 @@ interface JsonPageRow {
   epoch: string;
 }
 
-/** A JSON page statement twice: its members as a BLOB (bytes) and as text (a string), see PageQuery.text. */
-function jsonPageStatements(db: Database.Database, sql: (members: string) => string): Record<"bytes" | "text", Database.Statement<[JsonPageParameters], JsonPageRow>> {
+/** A JSON page statement thrice: its members as a BLOB (bytes) and as text (a string), see PageQuery.text, and its tags. */
+function jsonPageStatements(db: Database.Database, sql: (members: string) => string): Record<"bytes" | "text" | "tags", Database.Statement<[JsonPageParameters], JsonPageRow>> {
   return {
     bytes: db.prepare<[JsonPageParameters], JsonPageRow>(sql("CAST(group_concat(json, ',') AS BLOB)")),
     text: db.prepare<[JsonPageParameters], JsonPageRow>(sql("group_concat(json, ',')")),
+    // The same page's tags (TagPage): hex digits, so a comma cannot be inside one.
+    tags: db.prepare<[JsonPageParameters], JsonPageRow>(sql("group_concat(tag, ',')")),
   };
 }
 
@@ -196,7 +199,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     // running sum of the sizes (a window over limit + 1 rows, which costs about what the texts do, so it is
     // the second choice): a batch of large posts, or a caller that asked for more than fits.
     postJsonPage: jsonPageStatements(db, (members) => `
-      WITH page AS NOT MATERIALIZED (SELECT seq, json FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
+      WITH page AS NOT MATERIALIZED (SELECT seq, json, tag FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
            sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
       SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT ${members} FROM page) END AS members,
              sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
@@ -207,7 +210,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
              SELECT seq, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
              FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
            cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
-      SELECT (SELECT ${members} FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
+      SELECT (SELECT ${members} FROM (SELECT json, tag FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
              cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
       FROM cut, revisions AS r WHERE r.collection = 'posts'`),
     postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
@@ -240,6 +243,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     factIdRange: db.prepare<[], { first: number | null; last: number | null }>("SELECT (SELECT min(id) FROM facts) AS first, (SELECT max(id) FROM facts) AS last"),
     factFrom: db.prepare<[number], FactRow>("SELECT id, text, source, created_at FROM facts WHERE id >= ? ORDER BY id LIMIT 1"),
     factInsert: db.prepare<[string, string, string], FactRow>("INSERT INTO facts (text, source, created_at) VALUES (?, ?, ?) RETURNING id, text, source, created_at"),
+    key: db.prepare<[string], { value: string }>("SELECT value FROM keys WHERE name = ?"),
     anyFactOrArticle: db.prepare<[], { one: number }>("SELECT 1 AS one FROM facts UNION ALL SELECT 1 FROM articles LIMIT 1"),
     tokenInsert: db.prepare<[Role, TokenOrigin, string, string], TokenRow>(
       `INSERT INTO tokens (role, origin, hash, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN}`,
@@ -298,12 +302,21 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     q.postUpdate.run(representation.json, representation.tag, id);
     return { kind: "updated", item, representation };
   });
-  const postJsonPage = (query: PageQuery): JsonPage => {
+  const postJsonPageRow = (query: PageQuery, as: "bytes" | "text" | "tags"): JsonPageRow => {
     const [after, through] = bounds(query);
     const parameters = { after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER };
+    const row = q.postJsonPage[as].get(parameters)!;
+    return row.last !== null && row.members === null ? q.postJsonPageCut[as].get(parameters)! : row;
+  };
+  const postTagPage = (query: PageQuery): TagPage => {
+    const row = postJsonPageRow(query, "tags");
+    const revision = { epoch: row.epoch, n: row.n };
+    if (row.last === null) return { tags: [], more: false, revision };
+    return { tags: (row.members as string).split(","), last: row.last, more: row.more === 1, revision };
+  };
+  const postJsonPage = (query: PageQuery): JsonPage => {
     const as = query.text === true ? "text" : "bytes";
-    let row = q.postJsonPage[as].get(parameters)!;
-    if (row.last !== null && row.members === null) row = q.postJsonPageCut[as].get(parameters)!;
+    const row = postJsonPageRow(query, as);
     const revision = { epoch: row.epoch, n: row.n };
     const none = as === "text" ? "" : Buffer.alloc(0);
     if (row.last === null) return { members: none, count: 0, more: false, revision };
@@ -397,6 +410,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
     pageRepresentations: async (query) => postRepresentationPage(query),
+    pageTags: async (query) => postTagPage(query),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
   };
@@ -486,6 +500,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     facts,
     tokens,
     seedIfEmpty: async (data) => counted(() => seedIfEmpty(data)),
+    key: async (name) => q.key.get(name)!.value,
     async close() {
       // Posts asked for and not yet written are written (or fail) before the database closes.
       while (inserts.length > 0) commitInserts();

@@ -177,6 +177,21 @@ export interface RepresentationPage {
   readonly revision: Revision;
 }
 
+/**
+ * The tags of the posts a RepresentationPage would hold (the same cut, in
+ * order, with the same `last`, `more` and revision), without their texts:
+ * what a YAML page needs when every one of its posts' YAML is kept under its
+ * tag (src/api/yaml-entries.ts), in one value rather than a row per post.
+ */
+export interface TagPage {
+  readonly tags: readonly string[];
+  /** The position of the last post; absent when there are none. */
+  readonly last?: Position;
+  /** Whether posts follow `last` (up to `through`, when given); false for an empty page. */
+  readonly more: boolean;
+  readonly revision: Revision;
+}
+
 /** The cursor-style reads every listable collection offers. */
 export interface PagedCollection<T> {
   page(query: PageQuery): Promise<Page<T>>;
@@ -249,6 +264,8 @@ export interface PostStore extends PagedCollection<Post> {
   representation(id: string): Promise<Representation | undefined>;
   /** The page `page(query)` would give, as the posts' representations, read in one snapshot with the revision. */
   pageRepresentations(query: PageQuery): Promise<RepresentationPage>;
+  /** The tags of the posts `pageRepresentations(query)` would give, read in one snapshot with the revision (TagPage). */
+  pageTags(query: PageQuery): Promise<TagPage>;
   /**
    * Publishes a post; "exists" (and nothing written) if the id is taken. Of
    * several processes publishing the same id at once, exactly one gets
@@ -457,6 +474,12 @@ export interface SeedData {
 // ---------------------------------------------------------------------------
 // The store
 
+/**
+ * The names of the keys a store holds for the server (see Store.key). One for
+ * now: what the lab's digest-auth nonces are signed with (src/api/lab/digest.ts).
+ */
+export type KeyName = "lab-digest";
+
 export interface Store {
   readonly posts: PostStore;
   readonly articles: ArticleStore;
@@ -472,6 +495,14 @@ export interface Store {
    * one resolves true.
    */
   seedIfEmpty(data: SeedData): Promise<boolean>;
+  /**
+   * A secret key, 64 hex digits from a cryptographic source, drawn
+   * once per database, by the migration that made its table (the memory
+   * store: when it was made), and the same from then on, for every connection, worker and instance on
+   * that database, and different on another. It is what lets one instance
+   * verify what another signed, with nothing to configure.
+   */
+  key(name: KeyName): Promise<string>;
   /**
    * Releases the store (waiting for calls in flight). Any later call on it
    * rejects; closing again does nothing.

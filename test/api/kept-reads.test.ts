@@ -139,6 +139,21 @@ t.test("Kept: at most its budget, the least recently used let go first, no entry
   t.equal(new Kept<string>(0).entryLimit, 0);
 });
 
+t.test("Kept: an entry used while among the newer half keeps its place; one used among the older half goes to the back", async (t) => {
+  const kept = new Kept<number>(1000);
+  const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+  for (const [i, key] of keys.entries()) kept.set(key, i, 100);
+  t.equal(kept.get("k8"), 8, "k8: among the newer half");
+  t.equal(kept.get("k1"), 1, "k1: among the older half, so moved behind k9");
+  // Seven new entries push out the seven at the front: k0 and k2 to k7, never used again.
+  for (let n = 0; n < 7; n++) kept.set(`new${n}`, -1, 100);
+  t.strictSame(
+    keys.map((key) => kept.get(key) !== undefined),
+    [false, true, false, false, false, false, false, false, true, true],
+    "k1, k8 and k9 stay; the others went, oldest first",
+  );
+});
+
 async function* pieces(count: number, size: number) {
   const buffer = Buffer.alloc(size);
   for (let i = 0; i < count; i++) {

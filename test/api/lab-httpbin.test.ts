@@ -4,12 +4,12 @@
 // read into form and files, httpbin's method rules for the method-named
 // resources, and several or weighted codes for status.
 
-import { createHash } from "node:crypto";
 import t from "tap";
 import { talk } from "../helpers/wire.js";
 import { seededBytes } from "../../src/api/lab/bodies.js";
 import { dechunk } from "../helpers/wire.js";
 import { checkProblem, raw, startApi } from "./client.js";
+import { digestAuthorization } from "./digest-client.js";
 
 /** One request, bytes exactly as given (Connection: close added), and its answer's head lines and body. */
 async function exchange(port: number, head: string, body: string | Buffer = ""): Promise<{ head: string[]; fields: Record<string, string>; body: Buffer }> {
@@ -211,23 +211,6 @@ t.test("basic-auth, hidden-basic-auth, bearer", async (t) => {
   checkProblem(t, none, 401, /Bearer <token>/);
   t.equal(none.headers["www-authenticate"], 'Bearer realm="startline-lab"');
 });
-
-/** The client's side of RFC 7616, written from the RFC (independently of the server's code). */
-function digestAuthorization(challenge: string, method: string, uri: string, user: string, pass: string, nc: number, body = "", tamper = ""): string {
-  const param = (name: string) => new RegExp(`${name}="?([^",]+)"?`).exec(challenge)![1]!;
-  const algorithm = param("algorithm");
-  const session = algorithm.endsWith("-sess");
-  const hashName = { MD5: "md5", "SHA-256": "sha256", "SHA-512-256": "sha512-256", "SHA-512": "sha512" }[session ? algorithm.slice(0, -5) : algorithm]!;
-  const H = (s: string) => createHash(hashName).update(s).digest("hex");
-  const [realm, nonce, qop, opaque] = [param("realm"), param("nonce"), param("qop"), param("opaque")];
-  const cnonce = "0a4f113b";
-  const ncText = nc.toString(16).padStart(8, "0");
-  let ha1 = H(`${user}:${realm}:${pass}`);
-  if (session) ha1 = H(`${ha1}:${nonce}:${cnonce}`);
-  const ha2 = qop === "auth-int" ? H(`${method}:${uri}:${H(body)}`) : H(`${method}:${uri}`);
-  const response = H(`${ha1}:${nonce}:${ncText}:${cnonce}:${qop}:${ha2}`) + tamper;
-  return `Digest username="${user}", realm="${realm}", nonce="${nonce}", uri="${uri}", algorithm=${algorithm}, qop=${qop}, nc=${ncText}, cnonce="${cnonce}", response="${response}", opaque="${opaque}"`;
-}
 
 t.test("digest-auth: RFC 7616's algorithms and -sess forms, httpbin's SHA-512, qop auth and auth-int, stale_after", async (t) => {
   const { port } = await startApi(t);

@@ -9,6 +9,7 @@ import { createMemoryStore } from "../../src/store/memory.js";
 import { seed } from "../../src/store/seed.js";
 import type { NewPost, Store } from "../../src/store/types.js";
 import { request } from "../helpers/app.js";
+import { FIRST_BATCH_CHARS } from "../../src/api/list-body.js";
 import { listen, splitResponses, talk, type RawResponse } from "../helpers/wire.js";
 import { checkProblem, raw } from "./client.js";
 
@@ -88,6 +89,28 @@ function nextOf(r: RawResponse): string | undefined {
   if (m === null) throw new Error(`unexpected Link: ${link}`);
   return m[1];
 }
+
+t.test("the handler itself reads a small first batch of a whole JSON list; the rest is read as the body is paced", async (t) => {
+  // Posts of about 30 KB: a full batch (BATCH_CHARS) would be several of them, read by the handler before any
+  // turn of the loop paces the list (fifty clients asking at once made a status request wait that long).
+  const store = createMemoryStore();
+  for (let i = 0; i < 12; i++) await store.posts.create({ id: `big-${i}`, title: `Big ${i}`, body: `${i} `.repeat(15_000) });
+  const app = createApp({ store, ...NOTHING_KEPT });
+  const asked: { maxChars?: number; limit: number }[] = [];
+  const original = store.posts.pageJson.bind(store.posts);
+  store.posts.pageJson = (query) => {
+    asked.push({ limit: query.limit, ...(query.maxChars === undefined ? {} : { maxChars: query.maxChars }) });
+    return original(query);
+  };
+  const r = await request(app, "GET", "/api/v1/posts", JSON_ACCEPT);
+  t.equal(r.body, JSON.stringify({ posts: await store.posts.list() }), "the whole list, as serializing it whole gives");
+  t.ok(asked.length > 1, "read in batches");
+  t.ok(asked[0]!.maxChars !== undefined && asked[0]!.maxChars <= FIRST_BATCH_CHARS, `the first read stops at ${FIRST_BATCH_CHARS} characters (asked: ${JSON.stringify(asked[0])})`);
+  // A page keeps its first read whole-page sized: a page that fits one batch is answered from that one read.
+  asked.length = 0;
+  await request(app, "GET", "/api/v1/posts?limit=2", JSON_ACCEPT);
+  t.equal(asked.length, 1, "a page that fits one batch: one read");
+});
 
 t.test("a whole list is streamed, and is exactly what serializing it whole gives, in JSON and YAML", async (t) => {
   const { app, store } = await appWith(300);
@@ -398,7 +421,7 @@ t.test("JSON text as the store keeps it: a page in one read with a Content-Lengt
   t.strictSame(JSON.parse(rest.body).posts, posts.slice(200), "the next link starts after it");
 });
 
-t.test("a YAML page with nothing kept: one read of the posts' representations, sent whole, the same bytes and fields as the streamed page", async (t) => {
+t.test("a YAML page with nothing kept: its tags, then one read of the posts' representations, sent whole, the same bytes and fields as the streamed page", async (t) => {
   const { app: plain, store } = await appWith(120, NOTHING_KEPT);
   const posts = await store.posts.list();
   const counts = countReads(store);
@@ -423,4 +446,28 @@ t.test("a YAML page with nothing kept: one read of the posts' representations, s
   }
   const first = await request(plain, "GET", "/api/v1/posts?limit=50", YAML_ACCEPT);
   t.strictSame((load(first.body) as { posts: unknown[] }).posts, posts.slice(0, 50), "the first 50 posts");
+});
+
+t.test("a YAML page with its posts' YAML kept (responses not kept): the page's tags are all it reads, and a changed post is made again", async (t) => {
+  const { app, store } = await appWith(120, { kept: { responseBytes: 0, yamlBytes: 64 * 1024 * 1024 } });
+  let representationReads = 0;
+  let tagReads = 0;
+  const pageRepresentations = store.posts.pageRepresentations.bind(store.posts);
+  const pageTags = store.posts.pageTags.bind(store.posts);
+  store.posts.pageRepresentations = (query) => (representationReads++, pageRepresentations(query));
+  store.posts.pageTags = (query) => (tagReads++, pageTags(query));
+  const first = await request(app, "GET", "/api/v1/posts?limit=50", YAML_ACCEPT);
+  t.equal(representationReads, 1, "the first time, the texts are read to make each entry");
+  [representationReads, tagReads] = [0, 0];
+  const second = await request(app, "GET", "/api/v1/posts?limit=50", YAML_ACCEPT);
+  t.equal(second.body, first.body, "the same bytes");
+  t.equal(second.headers.etag, first.headers.etag);
+  t.strictSame([tagReads, representationReads], [1, 0], "the second time: the tags only");
+  const p7 = (await store.posts.list())[7]!;
+  await store.posts.update(p7.id, (p) => ({ title: "changed in between", body: p.body }));
+  [representationReads, tagReads] = [0, 0];
+  const third = await request(app, "GET", "/api/v1/posts?limit=50", YAML_ACCEPT);
+  t.strictSame((load(third.body) as { posts: { title: string }[] }).posts.map((p) => p.title), (await store.posts.list()).slice(0, 50).map((p) => p.title), "the changed post's new YAML");
+  t.equal(representationReads, 1, "a post whose entry is not kept: the texts are read");
+  t.not(third.headers.etag, first.headers.etag);
 });

@@ -2,7 +2,7 @@
 // in it, UPDATE under additionalOperations (OpenAPI 3.2), schemas that compile
 // as JSON Schema 2020-12, and answers of the real server that match them.
 
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { load } from "js-yaml";
 import t from "tap";
 import { documentedMethods, operationKey, pathParams, templatePath } from "../../src/docs/openapi.js";
@@ -28,7 +28,16 @@ function schemaChecker(doc: any) {
     formats: { "date-time": /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/, "uri-reference": true },
   });
   ajv.addSchema({ $id: BASE, $defs: rewrite(doc.components.schemas) });
-  return { ajv, compile: (schema: unknown) => ajv.compile(rewrite(schema)) };
+  // The same schema is written at many places (a Problem under every operation's default answer): each
+  // text is compiled once, and each place gets what that text compiled to, or its error again.
+  const compiled = new Map<string, ValidateFunction>();
+  const compile = (schema: unknown): ValidateFunction => {
+    const text = JSON.stringify(rewrite(schema));
+    let check = compiled.get(text);
+    if (check === undefined) compiled.set(text, (check = ajv.compile(JSON.parse(text))));
+    return check;
+  };
+  return { ajv, compile };
 }
 
 function operation(doc: any, method: string, template: string): any {

@@ -70,20 +70,29 @@ t.test("a worker killed as soon as it serves is replaced every time: dying after
   // A replacement boots node, loads the server and opens the store before it serves: on a loaded 2-core
   // machine that has taken over 10 s, so these hang bounds are wider than the default (they only catch a hang).
   const startBound = HANG_MS;
+  // The primary says when a replacement takes connections; one that gave up would exit instead
+  // ("exit", not "close": a worker still alive holds the output pipes open).
+  const gaveUp = new Promise<never>((_, reject) =>
+    server.child.once("exit", (code) => reject(new Error(`the primary exited (${code}):\n${server.lines.join("\n")}`))),
+  );
+  gaveUp.catch(() => {}); // looked at only while the primary is awaited
   for (let k = 0; k < kills; k++) {
     const youngest = 2 + k;
-    // Asked until the youngest worker has answered one (the hang detector bounds it).
+    if (k > 0) await happens(t, Promise.race([server.line(new RegExp(`^worker ${youngest} \\(pid \\d+\\) serves, in place of one that exited$`)), gaveUp]), `the primary says worker ${youngest} serves`, startBound);
+    // Asked until the youngest worker has answered one: connections go to the serving workers in turn,
+    // so with both serving that takes one or two (the hang detector bounds it).
     await happens(t, (async () => {
       while (!answeredBy(youngest)) t.equal(await status(), 200);
-    })(), `worker ${youngest} serves`, startBound);
+    })(), `worker ${youngest} answers`, startBound);
     // Process ids grow: the youngest worker has the highest.
     const pids = await workerPids(server.child.pid!);
     process.kill(Math.max(...pids), "SIGKILL");
-    await happens(t, new Promise<void>((resolve) => {
-      const replaced = () => server.lines.filter((l) => /exited \(SIGKILL\); starting a replacement$/.test(l)).length > k;
-      if (replaced()) return resolve();
-      const stop = server.onLine(() => replaced() && (stop(), resolve()));
-    }), `worker ${youngest}'s death is followed by a replacement`, startBound);
+    const replaced = new Promise<void>((resolve) => {
+      const seen = () => server.lines.filter((l) => /exited \(SIGKILL\); starting a replacement$/.test(l)).length > k;
+      if (seen()) return resolve();
+      const stop = server.onLine(() => seen() && (stop(), resolve()));
+    });
+    await happens(t, Promise.race([replaced, gaveUp]), `worker ${youngest}'s death is followed by a replacement`, startBound);
   }
   t.equal(await status(), 200, "the port still answers");
   t.equal(server.child.exitCode, null, "the primary is still running");

@@ -132,7 +132,7 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
       t.strictSame(facts.revision, await store.facts.revision());
     });
 
-    await t.test("pageRepresentations: each post's stored text and tag, cut where pageJson cuts, with the revision", async (t) => {
+    await t.test("pageRepresentations and pageTags: each post's stored text and tag, cut where pageJson cuts, with the revision", async (t) => {
       const store = await open(t);
       for (const [id, chars] of [["a", 100], ["b", 100], ["c", 5000], ["d", 10], ["e", 1]] as const) await store.posts.create({ id, title: "ünï ✓", body: "x".repeat(chars) });
       await store.posts.update("b", (p) => ({ title: "changed", body: p.body }));
@@ -145,6 +145,8 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
         t.equal(page.items.map((r) => r.json).join(","), Buffer.from(json.members).toString(), `${label}: the texts pageJson joins`);
         t.strictSame([page.last, page.more, page.revision], [json.last, json.more, json.revision], `${label}: ends where pageJson ends, at its revision`);
         for (const item of page.items) t.strictSame(item, await store.posts.representation((JSON.parse(item.json) as { id: string }).id), `${label}: the stored representation, tag and all`);
+        const tags = await store.posts.pageTags(query);
+        t.strictSame(tags, { tags: page.items.map((r) => r.tag), ...(page.last === undefined ? {} : { last: page.last }), more: page.more, revision: page.revision }, `${label}: pageTags, the same page's tags`);
       }
     });
 

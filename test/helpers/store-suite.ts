@@ -920,6 +920,16 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
 
     await pagesSuite(t, open);
 
+    await t.test("keys: 64 hex digits, the same on every call, different in another store", async (t) => {
+      const [a, b] = [await open(t), await open(t)];
+      const key = await a.key("lab-digest");
+      t.match(key, /^[0-9a-f]{64}$/, "64 lower-case hex digits");
+      t.equal(await a.key("lab-digest"), key, "the same on the next call");
+      await a.posts.create({ id: "p", title: "t", body: "b" });
+      t.equal(await a.key("lab-digest"), key, "writes do not move it");
+      t.not(await b.key("lab-digest"), key, "another store (another database) has its own");
+    });
+
     await t.test("close", async (t) => {
       const store = await makeStore();
       await store.posts.create({ id: "p", title: "t", body: "b" });
@@ -929,6 +939,7 @@ export async function storeSuite(t: Test, name: string, makeStore: StoreFactory)
       await t.rejects(store.facts.random(), "facts");
       await t.rejects(store.tokens.findByHash(sha256(newToken())), "tokens");
       await t.rejects(store.seedIfEmpty({ facts: [], articles: [] }), "seed");
+      await t.rejects(store.key("lab-digest"), "keys");
       await t.resolves(store.close(), "closing twice is harmless");
     });
   });

@@ -51,6 +51,8 @@ t.test("instances starting together on a new database migrate and seed it once",
   t.equal(seeded.filter((s) => s).length, 1, "one of them seeded");
   t.equal((await stores[3]!.facts.list()).length, SEED_FACTS.length, "each fact once");
   t.equal((await stores[0]!.articles.list()).length, 3, "each article once");
+  const keys = await Promise.all(stores.map((s) => s.key("lab-digest")));
+  t.equal(new Set(keys).size, 1, "one key, drawn once, for every instance");
 });
 
 t.test("two instances publishing one id at the same moment: one creates, the other is told it exists", async (t) => {

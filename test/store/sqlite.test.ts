@@ -49,6 +49,19 @@ t.test("seed data is inserted once, however often the store is reopened", async 
   await s.close();
 });
 
+t.test("two stores on one file (as two processes would be) hold one key, and it survives reopening", async (t) => {
+  const file = freshFile();
+  const a = createSqliteStore(file);
+  const b = createSqliteStore(file);
+  const key = await a.key("lab-digest");
+  t.equal(await b.key("lab-digest"), key, "the other connection reads the same key");
+  await a.close();
+  await b.close();
+  const c = createSqliteStore(file);
+  t.equal(await c.key("lab-digest"), key, "and so does the file reopened");
+  await c.close();
+});
+
 t.test("two stores on one file (as two processes would be) seed it once", async (t) => {
   const file = freshFile();
   const a = createSqliteStore(file);

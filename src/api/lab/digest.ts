@@ -7,8 +7,8 @@
 //
 // Nonces are stateless, so that the next request verifies on whichever
 // worker or instance gets it: a nonce is its issue time and an HMAC of it
-// under the server's lab secret (LAB_SECRET, which the primary shares with
-// its workers, cluster.ts), and verifying it is recomputing the HMAC. A nonce
+// under the server's lab secret (LAB_SECRET, or else the store's own key,
+// the same for every worker and instance on one database: serve.ts), and verifying it is recomputing the HMAC. A nonce
 // is fresh for NONCE_SECONDS; stale_after n makes it stale after n uses,
 // counted by the client's own nonce count (nc), so no use needs remembering.
 // A stale nonce with the right response gets a new challenge with stale=true
