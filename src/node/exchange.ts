@@ -53,11 +53,11 @@ export class NodeExchange implements Streamed {
   }
 
   /** The response's answer, to the engine (once). */
-  readonly answer = (response: Response): void => {
+  answer(response: Response): void {
     const answered = this.answered;
     this.answered = null;
     answered?.(response);
-  };
+  }
 
   body(piece: Buffer): void {
     const req = this.req;

@@ -361,8 +361,43 @@ function implicitHeader(this: Res): void {
   this.writeHead(this.statusCode);
 }
 
-/** The engine's response: status, reason, the fields it does not write itself, the framing the application asked for. */
-function engineResponse(res: Res, body: string | Buffer | AsyncIterable<string | Buffer> | undefined, declared: number): Response {
+/**
+ * The engine's response (src/http/message/response.ts): status, reason, the
+ * fields it does not write itself, the framing the application asked for. A
+ * class, so that every response has one shape and its two callbacks are
+ * methods, not closures made per response.
+ */
+class EngineAnswer implements Response {
+  readonly status: number;
+  readonly reason: string | undefined;
+  readonly headers: Record<string, FieldValue>;
+  readonly body: string | Buffer | AsyncIterable<string | Buffer> | undefined;
+  readonly length: number | undefined;
+  readonly close: boolean;
+  private readonly res: Res;
+
+  constructor(res: Res, headers: Record<string, FieldValue>, body: EngineAnswer["body"], declared: number, close: boolean) {
+    this.status = res.statusCode;
+    this.reason = res.statusMessage === undefined ? undefined : String(res.statusMessage);
+    this.headers = headers;
+    this.body = body;
+    this.length = declared < 0 ? undefined : declared;
+    this.close = close;
+    this.res = res;
+  }
+
+  /** Asked for once a chunked body's last piece is out: addTrailers() may come after the head. */
+  trailers(): Readonly<Record<string, FieldValue>> | undefined {
+    return this.res[kOut].trailers;
+  }
+
+  /** The engine handed the whole response to the socket: 'finish' and the rest, on a tick of their own. */
+  onSent(): void {
+    process.nextTick(sent, this.res);
+  }
+}
+
+function engineResponse(res: Res, body: EngineAnswer["body"], declared: number): Response {
   if (res.sendDate !== true) throw notOffered("sendDate = false", "startline writes the Date field of every response");
   const state = res[kOut];
   const headers: Record<string, FieldValue> = {};
@@ -379,18 +414,7 @@ function engineResponse(res: Res, body: string | Buffer | AsyncIterable<string |
     }
     headers[field.name] = field.value as FieldValue;
   }
-  // One shape for every response, absent parts undefined: spreading optional parts in made objects of many shapes.
-  return {
-    status: res.statusCode,
-    reason: res.statusMessage === undefined ? undefined : String(res.statusMessage),
-    headers,
-    body,
-    length: declared < 0 ? undefined : declared,
-    // Asked for once the last piece is out: addTrailers() may come after the head.
-    trailers: () => state.trailers,
-    close,
-    onSent: () => process.nextTick(sent, res),
-  };
+  return new EngineAnswer(res, headers, body, declared, close);
 }
 
 /** The engine handed the whole response to the socket: 'finish', then 'close', as node emits them; a body nobody read is dropped. */

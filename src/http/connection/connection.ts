@@ -411,7 +411,8 @@ export class Connection implements ParserSink, LiveConnection {
     this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
       const stream = out.stream;
-      const framing = { chunked, length: response.length ?? -1, trailers: response.trailers };
+      // Trailers are asked of the response itself (a method may need its `this`).
+      const framing = { chunked, length: response.length ?? -1, trailers: response.trailers === undefined ? undefined : () => response.trailers!() };
       this.sendInPieces(exchange, response.status, out.head, () => sendStream(this.socket, stream, framing, this.turns));
       return;
     }
