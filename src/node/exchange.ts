@@ -79,11 +79,15 @@ export class NodeExchange implements Streamed {
   /**
    * The body will never be whole, or the client went before the answer: as
    * node, the request is destroyed with ECONNRESET (which reaches only an
-   * 'error' listener), 'aborted' when its body was not read whole, then 'close'.
+   * 'error' listener), 'aborted' when its body was not read whole, then
+   * 'close'. When the client went, node ends the socket, and the response
+   * still being written with it; otherwise the engine closes it after what it
+   * still writes (its 400, or an answer given before the body).
    */
-  abort(): void {
+  abort(clientGone = true): void {
     const req = this.req;
     if (req.destroyed) return;
+    req[kFlow].abandoned = clientGone ? "client" : "engine";
     const error = nodeError(Error, "ECONNRESET", "aborted");
     req.destroy(error);
   }

@@ -22,6 +22,13 @@ export interface BodyFlow {
   readonly link: Link;
   /** The reading is stopped until this stream wants more (Link.holdBody). */
   held: boolean;
+  /**
+   * Why the body will not come, when the engine said so: "engine" (the
+   * connection broke a rule, or closes after an answer given before the
+   * body: the socket is the engine's to close, after what it still writes),
+   * or "client" (it went, or half-closed); null until then.
+   */
+  abandoned: "engine" | "client" | null;
 }
 
 export const kFlow = Symbol("startline.body-flow");
@@ -67,7 +74,7 @@ export class IncomingRequest extends Readable {
     this.connection = socket;
     this.client = socket;
     this.upgrade = upgrade;
-    this[kFlow] = { link, held: false };
+    this[kFlow] = { link, held: false, abandoned: null };
     // node's IncomingMessage.prototype, member for member (own-members.ts).
     this._read = readBody;
     this._destroy = destroyRequest;
@@ -129,7 +136,12 @@ function destroyRequest(this: IncomingRequest, error: Error | null, callback: (e
     this.emit("aborted");
   }
   const flow = this[kFlow];
-  if (this.aborted && !this.socket.destroyed) this.socket.destroy();
+  if (this.aborted && !this.socket.destroyed) {
+    // Destroyed by the application: its socket too, as node. The client half-closed: node ends the socket, after what
+    // is written. Abandoned by the engine: it closes the socket itself, after what it still writes.
+    if (flow.abandoned === null) this.socket.destroy();
+    else if (flow.abandoned === "client") this.socket.end();
+  }
   else if (flow.held) readBody.call(this);
   process.nextTick(() => callback(this.listenerCount("error") === 0 ? null : error));
 }

@@ -24,7 +24,7 @@ import type { Socket } from "node:net";
 import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
-import type { IncomingRequest } from "./request.js";
+import { kFlow, type IncomingRequest } from "./request.js";
 
 type HeaderValue = string | number | readonly string[];
 
@@ -638,9 +638,14 @@ function addTrailers(this: Res, headers: Record<string, HeaderValue> | readonly 
   }
 }
 
-/** The engine sends 100 Continue itself once it awaits the body (RFC 9110 §10.1.1): nothing more to write. */
+/**
+ * The 100 Continue a 'checkContinue' listener held goes out (RFC 9110
+ * §10.1.1). Otherwise the engine sent it itself once it awaited the body,
+ * and there is nothing more to write.
+ */
 function writeContinue(this: Res, callback?: () => void): void {
-  if (callback !== undefined) process.nextTick(callback);
+  this.req[kFlow].link.sendContinue();
+  if (typeof callback === "function") process.nextTick(callback);
 }
 
 function cork(this: Res): void {

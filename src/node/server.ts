@@ -252,12 +252,15 @@ export class Server extends EventEmitter {
       }
       req.upgrade = false;
     }
+    // node:http's 'checkContinue': its listener decides whether the client may send the body (writeContinue).
+    const checks = head.expectContinue && head.framing.kind !== "none" && this.listenerCount("checkContinue") > 0;
+    if (checks) link.holdContinue();
     const exchange = new NodeExchange(req, connection);
     const max = this.requestsPerSocket;
     const res = new ServerResponseOnEngine(req, exchange, max > 0 && connection.requests >= max);
     exchange.res = res;
     if (head.framing.kind === "none") finishRequest(req, undefined);
-    this.emit("request", req, res);
+    this.emit(checks ? "checkContinue" : "request", req, res);
     return exchange;
   }
 }

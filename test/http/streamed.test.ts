@@ -23,6 +23,8 @@ interface Seen {
   pieces: Buffer[];
   ended: Request | null;
   aborted: boolean;
+  /** What abort() said: the client went. */
+  gone: boolean | null;
   answer(response: Response): void;
 }
 
@@ -34,14 +36,17 @@ function streamedConnection(onHead: (seen: Seen) => void = () => {}, clientError
     streamed(head, link): Streamed {
       let answer!: (response: Response) => void;
       const response = new Promise<Response>((resolve) => (answer = resolve));
-      const entry: Seen = { head, link, pieces: [], ended: null, aborted: false, answer };
+      const entry: Seen = { head, link, pieces: [], ended: null, aborted: false, gone: null, answer };
       seen.push(entry);
       onHead(entry);
       return {
         response,
         body: (piece) => entry.pieces.push(Buffer.from(piece)),
         end: (request) => (entry.ended = request),
-        abort: () => (entry.aborted = true),
+        abort: (clientGone) => {
+          entry.aborted = true;
+          entry.gone = clientGone;
+        },
       };
     },
     ...(clientError === undefined ? {} : { clientError }),
@@ -119,6 +124,7 @@ t.test("the client goes mid-body: the reader hears abort", async (t) => {
   memory.socket.destroy();
   await new Promise((resolve) => memory.socket.once("close", resolve));
   t.equal(seen[0]!.aborted, true);
+  t.equal(seen[0]!.gone, true, "because the client went");
   t.equal(seen[0]!.ended, null);
 });
 
@@ -197,4 +203,30 @@ t.test("once handed over, a socket whose client reads nothing is the new protoco
   connection.checkDeadline(now);
   connection.checkDeadline(now + DEFAULT_CONNECTION_OPTIONS.sendTimeoutMs + 1);
   t.equal(socket.destroyed, false, "still open past the send timeout");
+});
+
+t.test("a 100 Continue the handler holds goes out only when it says", async (t) => {
+  const { seen, push, memory } = streamedConnection((entry) => entry.link.holdContinue());
+  await push("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+  t.equal(memory.output(), "", "no 100 Continue yet");
+  seen[0]!.link.sendContinue();
+  t.equal(memory.output(), "HTTP/1.1 100 Continue\r\n\r\n");
+  await push("hi");
+  t.equal(Buffer.concat(seen[0]!.pieces).toString(), "hi");
+  seen[0]!.answer({ status: 200, body: "ok" });
+  await memory.until(() => memory.output().endsWith("ok"));
+  t.equal(memory.output().match(/100 Continue/g)?.length, 1, "one 100 Continue");
+});
+
+t.test("answered without the 100 Continue it held: none is sent, the body is never read, the connection closes", async (t) => {
+  const { seen, push, memory } = streamedConnection((entry) => entry.link.holdContinue());
+  await push("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+  seen[0]!.answer({ status: 417, body: "no" });
+  await memory.until(() => memory.output().endsWith("no"));
+  const [answer] = splitResponses(memory.written());
+  t.equal(answer!.status, 417);
+  t.equal(answer!.headers.connection, "close");
+  t.notMatch(memory.output(), /100 Continue/);
+  t.equal(seen[0]!.aborted, true, "its reader hears the body will not come");
+  t.equal(seen[0]!.gone, false, "though the client is still there, to read the answer");
 });

@@ -398,3 +398,43 @@ t.test("a listener that throws: a 500, the connection closed, the error to onHan
   t.notMatch(r!.body, /listener failed/, "no details to the client");
   t.match(String(errors[0]), /listener failed/);
 });
+
+t.test("'checkContinue': its listener decides whether the client sends the body", async (t) => {
+  const server = createServer((_req, res) => res.end("never: 'checkContinue' takes these"));
+  server.on("checkContinue", (req: IncomingRequest, res: ServerResponseOnEngine) => {
+    if (req.headers["x-allowed"] !== "yes") {
+      res.statusCode = 417;
+      res.end("refused");
+      return;
+    }
+    res.writeContinue();
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (piece: string) => (body += piece));
+    req.on("end", () => res.end(`got ${body}`));
+  });
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  const allowed = net.connect(running.port, "127.0.0.1");
+  await once(allowed, "connect");
+  allowed.write("POST / HTTP/1.1\r\nHost: a\r\nX-Allowed: yes\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n");
+  t.equal(await readUntil(allowed, "\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n", "sent by writeContinue()");
+  allowed.write("hi");
+  t.match(await readUntil(allowed, "got hi"), /200 OK/);
+  allowed.destroy();
+  const refused = (await talk(running.port, ["POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"])).toString("latin1");
+  t.match(refused, /^HTTP\/1\.1 417 Expectation Failed\r\n/, "no 100 Continue before it");
+  t.match(refused, /Connection: close\r\n/, "and the connection closes: the body was never asked for");
+});
+
+t.test("a body that breaks a rule midway: the request is aborted, and the engine's 400 still reaches the client", async (t) => {
+  const events: string[] = [];
+  const { port } = await serve(t, (req) => {
+    req.on("aborted", () => events.push("aborted"));
+    req.resume();
+  });
+  const out = (await talk(port, ["POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n"])).toString("latin1");
+  t.match(out, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  t.match(out, /invalid-chunk-size/);
+  t.same(events, ["aborted"]);
+});

@@ -114,7 +114,7 @@ export class Connection implements ParserSink, LiveConnection {
     socket.on("error", () => {});
     socket.on("close", () => {
       const handedOver = this.state === State.HandedOver;
-      this.abortBody();
+      this.abortBody(true);
       if (!this.move(Event.SocketClosed, false)) return;
       this.protocol.closed();
       if (!handedOver) this.trace?.closed();
@@ -134,6 +134,18 @@ export class Connection implements ParserSink, LiveConnection {
         this.updateFlow();
       },
       handOver: () => this.handOver(),
+      holdContinue: () => {
+        const exchange = this.atHead;
+        if (exchange !== null && exchange.continueOwed) exchange.continueHeld = true;
+      },
+      sendContinue: () => {
+        const exchange = this.protocol.reading;
+        if (exchange === null || !exchange.continueHeld) return;
+        exchange.continueHeld = false;
+        if (this.protocol.continueNow(exchange)) this.sendContinue(exchange);
+        // Awaited now: the body's deadline runs from here.
+        if (!this.flow.inRead) this.update(false);
+      },
     };
   }
 
@@ -171,20 +183,20 @@ export class Connection implements ParserSink, LiveConnection {
     const reading = this.protocol.reading;
     if (reading === null ? !this.protocol.idle : !this.protocol.alone(reading) || reading.response !== null) return false;
     this.parser.stop();
-    this.abortBody();
+    this.abortBody(false);
     this.out.flush();
     if (!this.clientError!(error, this.link!)) return false;
     this.letGo();
     return true;
   }
 
-  /** The streamed body being read will never be whole: its reader hears so, once. */
-  private abortBody(): void {
+  /** The streamed body being read will never be whole: its reader hears so, once, and whether it is because the client went. */
+  private abortBody(clientGone: boolean): void {
     const exchange = this.protocol.reading;
     if (exchange === null || exchange.streamed === null) return;
     const streamed = exchange.streamed;
     exchange.streamed = null;
-    streamed.abort();
+    streamed.abort(clientGone);
   }
 
   /**
@@ -200,7 +212,7 @@ export class Connection implements ParserSink, LiveConnection {
     this.state = to;
     this.deadlines.enter(to, event, data, this.heads);
     if (to === State.Closing) {
-      this.abortBody();
+      this.abortBody(false);
       // Close after what is written: end() sends FIN once the writes are out, and the socket keeps
       // reading (and dropping) what the client still sends, so the kernel does not answer those bytes
       // with a reset that could destroy the response before the client has read it.
@@ -342,7 +354,7 @@ export class Connection implements ParserSink, LiveConnection {
   onError(error: ProtocolError): void {
     this.trace?.error(error);
     if (this.errorTaken(error)) return;
-    this.abortBody();
+    this.abortBody(false);
     const exchange = this.protocol.failed(this.hooks.onExchange === undefined ? 0 : performance.now());
     if (exchange === null) {
       // The request was answered before its body broke the rule: nothing can answer it now, and its bytes
@@ -375,7 +387,10 @@ export class Connection implements ParserSink, LiveConnection {
   private writeReady(): boolean {
     const protocol = this.protocol;
     for (let exchange = protocol.front(); exchange !== null; exchange = protocol.front()) {
-      if (exchange.continueOwed) this.sendContinue(exchange);
+      if (exchange.continueOwed) {
+        if (!exchange.continueHeld) this.sendContinue(exchange);
+        else if (exchange.response !== null) this.answeredWithoutContinue(exchange);
+      }
       if (exchange.response === null) break;
       protocol.take();
       this.write(exchange, exchange.response);
@@ -465,6 +480,19 @@ export class Connection implements ParserSink, LiveConnection {
     if (!isOpen(this.state) || bytes < 0) return;
     if (close) this.move(Event.Close, false);
     else this.flush();
+  }
+
+  /**
+   * A final answer to a request whose handler held its 100 Continue and never
+   * sent it: its client may never send the body, and its bytes, should they
+   * come, cannot be told from a next request's: nothing more is read, and the
+   * connection closes after the answer (as a refusal from the head does).
+   */
+  private answeredWithoutContinue(exchange: Exchange): void {
+    exchange.continueOwed = false;
+    exchange.continueHeld = false;
+    exchange.close = true;
+    this.parser.stop();
   }
 
   /** The interim answer an Expect: 100-continue asked for (RFC 9110 §10.1.1). */
@@ -578,7 +606,7 @@ export class Connection implements ParserSink, LiveConnection {
   onInputEnd(): void {
     if (!isOpen(this.state)) return;
     this.parser.stop();
-    this.abortBody();
+    this.abortBody(true);
     this.protocol.halfClose();
     if (this.move(Event.HalfClose, false) && this.state === State.Draining) this.update(false);
   }

@@ -20,6 +20,8 @@ export interface Exchange {
   request: Request | null;
   /** A 100 Continue is owed before the body (RFC 9110 §10.1.1). */
   continueOwed: boolean;
+  /** Its handler says when the 100 Continue goes (node:http's 'checkContinue'): until then the body is not asked for. */
+  continueHeld: boolean;
   response: Response | null;
   /** The connection closes after this response. */
   close: boolean;
@@ -62,6 +64,7 @@ export class Protocol {
       request: null,
       // A head that announces no body has nothing to continue with.
       continueOwed: head.expectContinue && head.framing.kind !== "none",
+      continueHeld: false,
       response: null,
       close: !head.keepAlive,
       started,
@@ -89,7 +92,7 @@ export class Protocol {
 
   /** The 100 Continue is sent only when every earlier response is out, lest it be taken for theirs. */
   continueNow(exchange: Exchange): boolean {
-    return exchange.continueOwed && this.queue[0] === exchange && !this.sending;
+    return exchange.continueOwed && !exchange.continueHeld && this.queue[0] === exchange && !this.sending;
   }
 
   /** The request being read is whole: it goes to the handler, and no 100 Continue is owed any more. */
@@ -128,7 +131,7 @@ export class Protocol {
       return null;
     }
     if (exchange === null) {
-      exchange = { head: null, request: null, continueOwed: false, response: null, close: true, started, streamed: null };
+      exchange = { head: null, request: null, continueOwed: false, continueHeld: false, response: null, close: true, started, streamed: null };
       this.queue.push(exchange);
     }
     exchange.continueOwed = false;

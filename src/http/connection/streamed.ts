@@ -23,8 +23,14 @@ export interface Streamed {
   body(piece: Buffer): void;
   /** The body is whole (there was none, for a head that announces none): the request, with its trailers if any. */
   end(request: Request): void;
-  /** The body will never be whole: the client went, broke a rule or ran out of time, or the connection closed. */
-  abort(): void;
+  /**
+   * The body will never be whole: the client went (its socket closed, or it
+   * half-closed), or it broke a rule or ran out of time, or the connection
+   * closes after an answer given before the body. In the last cases the
+   * connection writes what it still has to (its own error, that answer) and
+   * closes the socket itself.
+   */
+  abort(clientGone: boolean): void;
 }
 
 /** A request's connection, as its streamed handler may use it. */
@@ -44,6 +50,16 @@ export interface Link {
    * protocol's first. Null when it cannot be done now.
    */
   handOver(): Buffer | null;
+  /**
+   * The handler decides when its client may send the body it holds back
+   * (Expect: 100-continue): called inside the handler's call for the head,
+   * the connection sends no 100 Continue until sendContinue(). Answered
+   * without one, the body is never read, and the connection closes after
+   * the answer (RFC 9110 §10.1.1: the client may not send it at all).
+   */
+  holdContinue(): void;
+  /** The 100 Continue held for the request being read goes out (once every earlier answer is out). */
+  sendContinue(): void;
 }
 
 /** Takes each request at its head (see Streamed); the head carries its fields' names as sent (rawNames). */
