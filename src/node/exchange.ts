@@ -39,24 +39,39 @@ export function connectionOf(link: Link): ConnectionState {
 }
 
 export class NodeExchange implements Streamed {
-  readonly response: Promise<Response>;
   readonly req: IncomingRequest;
   res: ServerResponseOnEngine | null = null;
   private readonly connection: ConnectionState;
-  private answered: ((response: Response) => void) | null = null;
+  /** The answer, when the application gave it before the engine asked (a listener that ends at once). */
+  private given: Response | null = null;
+  /** The engine's wait for an answer it asked for before there was one. */
+  private awaited: ((response: Response) => void) | null = null;
 
   constructor(req: IncomingRequest, connection: ConnectionState) {
     this.req = req;
     this.connection = connection;
-    this.response = new Promise((resolve) => (this.answered = resolve));
     connection.inFlight.add(this);
+  }
+
+  /**
+   * Asked for once, right after the head's listeners ran: the answer itself
+   * when they gave one (no promise, no turn of the microtask queue: answers
+   * to pipelined requests leave together), else a promise of it.
+   */
+  get response(): Response | Promise<Response> {
+    if (this.given !== null) return this.given;
+    return new Promise((resolve) => (this.awaited = resolve));
   }
 
   /** The response's answer, to the engine (once). */
   answer(response: Response): void {
-    const answered = this.answered;
-    this.answered = null;
-    answered?.(response);
+    const awaited = this.awaited;
+    if (awaited === null) {
+      this.given ??= response;
+      return;
+    }
+    this.awaited = null;
+    awaited(response);
   }
 
   body(piece: Buffer): void {
@@ -102,6 +117,6 @@ export class NodeExchange implements Streamed {
     this.abort();
     if (this.res !== null) clientGone(this.res);
     // The engine forgets an exchange whose connection closed: its answer is never asked for.
-    this.answered = null;
+    this.awaited = null;
   }
 }

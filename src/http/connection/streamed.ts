@@ -17,7 +17,7 @@ import type { Transport } from "./options.js";
 
 /** What a streamed service gives back for a head: its answer, and where the body goes. */
 export interface Streamed {
-  /** The answer, whenever it is ready: before the body is whole, or after. */
+  /** The answer, whenever it is ready: before the body is whole, or after. Read once, as the handler returns. */
   readonly response: Response | Promise<Response>;
   /** A piece of the body, as it arrives (a view into the read: kept, never modified). */
   body(piece: Buffer): void;
