@@ -230,3 +230,19 @@ t.test("answered without the 100 Continue it held: none is sent, the body is nev
   t.equal(seen[0]!.aborted, true, "its reader hears the body will not come");
   t.equal(seen[0]!.gone, false, "though the client is still there, to read the answer");
 });
+
+t.test("a body that breaks a rule after its request was answered: nothing more is answered, and the connection closes", async (t) => {
+  const { seen, push, memory } = streamedConnection();
+  await push("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+  seen[0]!.answer({ status: 200, body: "early" });
+  await memory.until(() => memory.output().endsWith("early"));
+  await push("zz\r\n");
+  t.equal(memory.socket.writableEnded, true, "the connection ends its side");
+  t.same(
+    splitResponses(memory.written()).map((r) => r.status),
+    [200],
+    "its answer is out already: no 400 follows it",
+  );
+  t.equal(seen[0]!.aborted, true);
+  t.equal(seen[0]!.gone, false);
+});

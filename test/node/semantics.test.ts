@@ -438,3 +438,20 @@ t.test("a body that breaks a rule midway: the request is aborted, and the engine
   t.match(out, /invalid-chunk-size/);
   t.same(events, ["aborted"]);
 });
+
+t.test("HTTP/1.0: a body of unknown length ends with the connection; one of known length keeps it alive when asked", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/pieces") {
+      res.write("one ");
+      res.end("two");
+    } else res.end(`version ${req.httpVersion}`);
+  });
+  const kept = await talk(port, ["GET /whole HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /pieces HTTP/1.0\r\n\r\n"]);
+  const text = kept.toString("latin1");
+  const [whole] = splitResponses(kept.subarray(0, text.indexOf("HTTP/1.1", 1)));
+  t.equal(whole!.body, "version 1.0");
+  t.equal(whole!.headers.connection, "keep-alive");
+  const rest = text.slice(text.indexOf("HTTP/1.1", 1));
+  t.notMatch(rest, /Transfer-Encoding/, "no chunked coding for HTTP/1.0");
+  t.ok(rest.endsWith("\r\n\r\none two"), "the body, ended by the close");
+});

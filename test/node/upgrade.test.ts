@@ -52,6 +52,17 @@ t.test("upgrades on startline/node", async (t) => {
     return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]);
   }
 
+  t.test("closeAllConnections() leaves an upgraded socket alone: it is the WebSocket's", async (t) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/echo`);
+    await once(ws, "open");
+    server.closeAllConnections();
+    ws.send("still here");
+    const [reply] = (await once(ws, "message")) as [Buffer];
+    t.equal(String(reply), "echo: still here");
+    ws.close();
+    await once(ws, "close");
+  });
+
   t.test("bytes sent right behind the upgrade's head reach the new protocol (the head argument)", async (t) => {
     const socket = net.connect(port, "127.0.0.1");
     await once(socket, "connect");
