@@ -17,6 +17,7 @@ import { createServer as createEngineServer, type HttpServer, type ServerOptions
 import type { RequestHead } from "../http/message/request.js";
 import type { Link, Streamed, StreamedService } from "../http/connection/streamed.js";
 import { fieldListElements } from "../http/message/field-lists.js";
+import { DEFAULT_LIMITS } from "../http/parse/limits.js";
 import { clientError, nodeError, notOffered } from "./errors.js";
 import { connectionOf, NodeExchange } from "./exchange.js";
 import { finishRequest, IncomingRequest } from "./request.js";
@@ -73,6 +74,8 @@ export class Server extends EventEmitter {
   private readonly options: NodeServerOptions;
   private timeouts: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number };
   private requestsPerSocket: number;
+  /** node's maxHeadersCount, when set: the engine's maxHeaderCount (its own default, 100, otherwise). */
+  private headersCount: number | null = null;
   private readonly service: StreamedService;
 
   constructor(options: NodeServerOptions = {}, listener?: RequestListener) {
@@ -124,6 +127,14 @@ export class Server extends EventEmitter {
   set keepAliveTimeout(value: number) {
     this.setTimeoutOption("keepAliveTimeout", value);
   }
+  /** The most header fields a request may have: the engine's limit (100 unless set), read when the server starts to listen. */
+  get maxHeadersCount(): number {
+    return this.headersCount ?? this.options.startline?.limits?.maxHeaderCount ?? DEFAULT_LIMITS.maxHeaderCount;
+  }
+  set maxHeadersCount(value: number) {
+    if (this.engine !== null) throw notOffered("Setting server.maxHeadersCount after listen()", "startline reads its limits when the server starts listening; set it before");
+    this.headersCount = value;
+  }
   get maxRequestsPerSocket(): number {
     return this.requestsPerSocket;
   }
@@ -163,7 +174,11 @@ export class Server extends EventEmitter {
       // node has no timeout of its own for a stalled body: its request timeout bounds it.
       bodyTimeoutMs: own.bodyTimeoutMs ?? ms(t.requestTimeout),
       keepAliveTimeoutMs: ms(t.keepAliveTimeout),
-      limits: { ...own.limits, ...(maxHeaderSize === undefined ? {} : { maxHeaderBytes: maxHeaderSize }) },
+      limits: {
+        ...own.limits,
+        ...(maxHeaderSize === undefined ? {} : { maxHeaderBytes: maxHeaderSize }),
+        ...(this.headersCount === null ? {} : { maxHeaderCount: this.headersCount }),
+      },
     });
     const listener = engine.listener;
     listener.on("listening", () => this.emit("listening"));

@@ -83,3 +83,19 @@ t.test("a listen error reaches 'error', as on node", async (t) => {
   const [error] = (await once(second, "error")) as [NodeJS.ErrnoException];
   t.equal(error.code, "EADDRINUSE");
 });
+
+t.test("maxHeadersCount is the engine's limit, read at listen()", async (t) => {
+  const server = createServer((_req, res) => res.end("ok"));
+  t.equal(server.maxHeadersCount, 100, "the engine's default");
+  server.maxHeadersCount = 3;
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as net.AddressInfo;
+  const client = net.connect(port, "127.0.0.1");
+  await once(client, "connect");
+  client.write("GET / HTTP/1.1\r\nHost: a\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n");
+  t.match(await readUntil(client, "\r\n\r\n"), /^HTTP\/1\.1 431 /, "a fourth field is one too many");
+  client.destroy();
+  t.throws(() => (server.maxHeadersCount = 10), { code: "ERR_STARTLINE_NOT_OFFERED" });
+});
