@@ -25,6 +25,8 @@ const SCRIPTS: Readonly<Record<ServerKind, string>> = {
   ceiling: path.join(here, "servers", "ceiling.js"),
   fastify: path.join(here, "servers", "fastify-data.js"),
   "data-ceiling": path.join(here, "servers", "data-ceiling.js"),
+  "app-on-startline": path.join(here, "servers", "node-apps.js"),
+  "app-on-node": path.join(here, "servers", "node-apps.js"),
 };
 
 export interface Server {
@@ -129,6 +131,7 @@ export async function startFor(ws: Workspace, kind: ServerKind, scenario: Scenar
   }
   if (kind === "fastify" || kind === "data-ceiling") env.DATA_FILE = path.join(fresh(), "posts.sqlite");
   if (kind === "ceiling" && ceilingResponse !== undefined) env.CEILING_RESPONSE_B64 = ceilingResponse.toString("base64");
+  if (kind === "app-on-startline" || kind === "app-on-node") Object.assign(env, { APP: scenario.app ?? "bare", ON: kind === "app-on-startline" ? "startline" : "node" });
   const cores = workers > 1 ? `${ws.pinning.serverCore},${ws.pinning.clientCore}` : String(ws.pinning.serverCore);
   // Idle scenarios: a full collection on SIGUSR2 before each RSS reading (bench/gc-on-signal.cjs).
   const gc = scenario.idle === undefined ? [] : ["--expose-gc", "--require", path.join(ROOT, "bench", "gc-on-signal.cjs")];

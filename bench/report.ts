@@ -42,11 +42,15 @@ export function figuresTable(scenarios: readonly Scenario[], runs: readonly Run[
   return table(["scenario", "server", "req/s", "CPU µs/req", "p50 ms", "p99 ms", "RSS MiB", "peak RSS MiB", "errors", "other load (cores)"], rows);
 }
 
-/** startline ÷ another server, round by round (each ratio taken within one round, so that a neighbour's load moves both sides): median [quartiles]. */
-function ratio(runs: readonly Run[], scenario: string, other: string | undefined, pick: (r: Run) => number): string {
+/**
+ * The measured server (a scenario's first: startline, or startline/node)
+ * ÷ another server, round by round (each ratio taken within one round, so
+ * that a neighbour's load moves both sides): median [quartiles].
+ */
+function ratio(runs: readonly Run[], scenario: string, measured: string, other: string | undefined, pick: (r: Run) => number): string {
   if (other === undefined) return "";
   const of = (server: string) => runs.filter((r) => r.scenario === scenario && r.server === server);
-  const ratios = of("startline").flatMap((r) => of(other).filter((o) => o.round === r.round).map((o) => pick(r) / pick(o))).filter(Number.isFinite);
+  const ratios = of(measured).flatMap((r) => of(other).filter((o) => o.round === r.round).map((o) => pick(r) / pick(o))).filter(Number.isFinite);
   if (ratios.length === 0) return "–";
   const x = (n: number) => `${n.toFixed(2)}×`;
   return ratios.length < 3 ? x(median(ratios)) : `${x(median(ratios))} [${x(percentile(ratios, 25))}–${x(percentile(ratios, 75))}]`;
@@ -56,9 +60,9 @@ function ratio(runs: readonly Run[], scenario: string, other: string | undefined
 export function ratioTable(scenarios: readonly Scenario[], runs: readonly Run[]): string {
   const rows: string[][] = [];
   for (const s of scenarios) {
-    const mine = runs.filter((r) => r.scenario === s.name && r.server === "startline");
+    const [measured, comparator, ceiling] = s.servers;
+    const mine = runs.filter((r) => r.scenario === s.name && r.server === measured);
     if (mine.length === 0) continue;
-    const [, comparator, ceiling] = s.servers;
     const cpu = (r: Run) => r.cpuUsPerRequest;
     const rps = (r: Run) => r.reqPerSec;
     rows.push([
@@ -66,10 +70,10 @@ export function ratioTable(scenarios: readonly Scenario[], runs: readonly Run[])
       comparator === undefined ? "–" : LABEL[comparator],
       fixed(median(mine.map(rps)), 0),
       fixed(median(mine.map(cpu)), 1),
-      ratio(runs, s.name, comparator, rps),
-      ratio(runs, s.name, comparator, cpu),
-      ratio(runs, s.name, ceiling, rps),
-      ratio(runs, s.name, ceiling, cpu),
+      ratio(runs, s.name, measured!, comparator, rps),
+      ratio(runs, s.name, measured!, comparator, cpu),
+      ratio(runs, s.name, measured!, ceiling, rps),
+      ratio(runs, s.name, measured!, ceiling, cpu),
     ]);
   }
   return table(["scenario", "beside", "startline req/s", "startline CPU µs/req", "req/s vs it", "CPU/req vs it", "req/s vs ceiling", "CPU/req vs ceiling"], rows);
@@ -92,7 +96,7 @@ export function idleTable(scenarios: readonly Scenario[], runs: readonly IdleRun
 
 export const LEGEND = [
   "- Medians over the rounds. CPU µs/req: the server's utime + stime (/proc/<pid>/stat, summed over its processes) during the run ÷ responses; read it first on a shared machine: req/s also measures how much of a core the server was given.",
-  "- Ratios: startline ÷ the other server, taken within each round, median [quartiles] over the rounds; req/s above 1 and CPU/req below 1 are startline's advantage.",
+  "- Ratios: the measured server (startline; startline/node in the node-* rows) ÷ the other server, taken within each round, median [quartiles] over the rounds; req/s above 1 and CPU/req below 1 are startline's advantage.",
   "- ◊: wrk used 90% of its core or more (perhaps its limit, not the server's). ⚠: answers of status 400 and above, or socket errors: the row is worthless.",
   "- other load: CPU used by everything but the server, wrk and this runner during the run, in cores (over 0.1: the figures are disturbed).",
 ].join("\n");

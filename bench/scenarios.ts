@@ -6,7 +6,7 @@
 
 import { encodeCursor } from "../src/api/list-query.js";
 
-export type ServerKind = "startline" | "node-http" | "ceiling" | "fastify" | "data-ceiling";
+export type ServerKind = "startline" | "node-http" | "ceiling" | "fastify" | "data-ceiling" | "app-on-startline" | "app-on-node";
 
 export const LABEL: Readonly<Record<ServerKind, string>> = {
   startline: "startline",
@@ -14,7 +14,12 @@ export const LABEL: Readonly<Record<ServerKind, string>> = {
   ceiling: "ceiling",
   fastify: "fastify",
   "data-ceiling": "data ceiling",
+  "app-on-startline": "startline/node",
+  "app-on-node": "node:http",
 };
+
+/** The applications bench/servers/node-apps.ts serves, the same code on node:http and on startline/node. */
+export type NodeApp = "bare" | "express" | "koa" | "fastify";
 
 export interface Scenario {
   readonly name: string;
@@ -43,11 +48,21 @@ export interface Scenario {
   readonly check?: (status: number, body: string) => string | undefined;
   /** Part of --quick. */
   readonly quick?: boolean;
+  /** For app-on-startline and app-on-node: which application they serve (bench/servers/node-apps.ts). */
+  readonly app?: NodeApp;
 }
 
 const ENGINE: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
 const DATA: readonly ServerKind[] = ["startline", "fastify", "data-ceiling"];
 const YAML = { Accept: "application/yaml" };
+/** The same application on startline/node (measured, first) and on node:http. */
+const NODE_APP: readonly ServerKind[] = ["app-on-startline", "app-on-node"];
+const hi = (status: number, body: string) => (status === 200 && body === "hi" ? undefined : `answered ${status} ${body.slice(0, 100)}`);
+/** A scenario pair per application: one request at a time per connection, and 10 written at once. */
+const nodeApp = (app: NodeApp, what: string): Scenario[] => [
+  { name: `node-${app}`, what: `${what}, GET /, one request at a time per connection`, method: "GET", path: "/", servers: NODE_APP, app, check: hi, quick: app === "bare" },
+  { name: `node-${app}-pipelined`, what: `the same, 10 requests written at once`, method: "GET", path: "/", depth: 10, servers: NODE_APP, app, check: hi },
+];
 
 /** Post p<i> as the data scenarios' fill publishes it: a title of about 25 characters, a body of 600, an author, two tags. */
 export function benchPost(i: number): { title: string; body: string; author: string; tags: string[] } {
@@ -63,6 +78,11 @@ const posts = (n: number) => (status: number, body: string) => {
 };
 
 export const SCENARIOS: readonly Scenario[] = [
+  // The same node:http application on startline/node and on node:http (issue 50).
+  ...nodeApp("bare", 'a bare listener, res.end("hi")'),
+  ...nodeApp("express", "Express 5's hello world"),
+  ...nodeApp("koa", "Koa 3's hello world"),
+  ...nodeApp("fastify", "Fastify 5's hello world"),
   { name: "status", what: "GET /api/v1/status, one request at a time per connection", method: "GET", path: "/api/v1/status", servers: ENGINE },
   { name: "status-pipelined", what: "the same, 10 requests written at once", method: "GET", path: "/api/v1/status", depth: 10, servers: ENGINE, quick: true },
   { name: "status-tls", what: "GET /api/v2/status over HTTPS, persistent connections", method: "GET", path: "/api/v2/status", tls: true, servers: ENGINE, quick: true },

@@ -115,3 +115,12 @@ t.test("the engine (src/http) imports nothing from the layers above it", async (
     .flatMap(([file, edges]) => edges.filter((e) => !e.to.startsWith("src/http/")).map((e) => `${file} -> ${e.to}`));
   t.same(leaks, []);
 });
+
+t.test("node's interface on the engine (src/node) builds on the engine alone, and the server does not use it", async (t) => {
+  const beyond = [...graph]
+    .filter(([file]) => file.startsWith("src/node/"))
+    .flatMap(([file, edges]) => edges.filter((e) => !e.to.startsWith("src/http/") && !e.to.startsWith("src/node/")).map((e) => `${file} -> ${e.to}`));
+  t.same(beyond, [], "no router, API, store or settings");
+  const users = [...graph].filter(([file, edges]) => !file.startsWith("src/node/") && edges.some((e) => e.to.startsWith("src/node/"))).map(([file]) => file);
+  t.same(users, [], "the server and its API do not use it");
+});

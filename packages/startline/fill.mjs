@@ -1,7 +1,8 @@
 // Fills this package from the repository's build, when it is packed (its
 // prepack step, after the root's `npm run build`): the engine's compiled
-// files and declarations (dist/src/index.*, dist/src/http/, dist/src/router/),
-// the example and docs/library.md. This directory's package.json is the
+// files and declarations (dist/src/index.*, dist/src/http/, dist/src/router/,
+// and dist/src/node/: node:http's interface on the engine, the "./node"
+// export), the examples and docs/library.md. This directory's package.json is the
 // library's own manifest, which declares no dependency; the repository's is
 // the server's, whose dependencies (the store drivers, js-yaml, ajv) a user of
 // the engine never needs. What is copied here is generated: .gitignore keeps
@@ -25,7 +26,7 @@ const noMaps = (file) => !file.endsWith(".map");
 
 await rm(path.join(here, "dist"), { recursive: true, force: true });
 for (const name of ["index.js", "index.d.ts"]) await cp(path.join(built, name), path.join(here, "dist", name));
-for (const dir of ["http", "router"]) await cp(path.join(built, dir), path.join(here, "dist", dir), { recursive: true, filter: noMaps });
+for (const dir of ["http", "router", "node"]) await cp(path.join(built, dir), path.join(here, "dist", dir), { recursive: true, filter: noMaps });
 await rm(path.join(here, "examples"), { recursive: true, force: true });
 await cp(path.join(root, "examples"), path.join(here, "examples"), { recursive: true });
 await cp(path.join(root, "docs", "library.md"), path.join(here, "docs", "library.md"));

@@ -18,6 +18,8 @@ function expected(state: State, event: Event): State | undefined {
   if (state === State.Closed) return undefined; // nothing leaves Closed
   if (event === Event.SocketClosed) return State.Closed; // the socket can close in any other state
   if (state === State.Closing) return undefined; // the output is ended: only the socket's close matters now
+  if (state === State.HandedOver) return undefined; // the socket is another protocol's: only its close is heard
+  if (event === Event.HandOver) return State.HandedOver; // switching protocols answers the request, from any open state
   if (event === Event.Close) return State.Closing; // a closing response (or nothing) ends any open state
   if (state === State.Draining) {
     if (event === Event.Idle) return State.Closing; // nothing left to answer: close
@@ -92,6 +94,13 @@ t.test("the walks a connection takes", async (t) => {
   t.same(walk(State.Head, [Event.HalfClose, Event.Idle]), ["Head", "Draining", "Closing"], "half-close in the middle of a head: it is dropped, nothing is left, close");
   t.same(walk(State.Busy, [Event.Shutdown, Event.HalfClose, Event.Busy, Event.Close]), ["Busy", "Draining", "Draining", "Draining", "Closing"], "shutdown, then the client half-closes too");
   t.same(walk(State.Head, [Event.SocketClosed, Event.Idle, Event.Close, Event.SocketClosed]), ["Head", "Closed", "refused Idle", "refused Close", "refused SocketClosed"], "a reset: nothing moves after it");
+  t.same(
+    walk(State.Idle, [Event.Head, Event.HandOver, Event.Busy, Event.Idle, Event.Close, Event.Shutdown, Event.HalfClose, Event.HandOver, Event.SocketClosed]),
+    ["Idle", "Head", "HandedOver", "refused Busy", "refused Idle", "refused Close", "refused Shutdown", "refused HalfClose", "refused HandOver", "Closed"],
+    "an upgrade: once handed over, the connection neither times, answers, drains nor closes the socket; only its close is heard",
+  );
+  t.same(walk(State.Busy, [Event.Shutdown, Event.HandOver, Event.SocketClosed]), ["Busy", "Draining", "HandedOver", "Closed"], "a shutdown lets the request begun before it switch protocols");
+  t.same(walk(State.Busy, [Event.Close, Event.HandOver]), ["Busy", "Closing", "refused HandOver"], "a closing connection hands nothing over");
 });
 
 t.test("the connection changes its state only through the table", async (t) => {

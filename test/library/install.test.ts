@@ -9,10 +9,12 @@
 // driver, no install script), and it is used there by name through
 // "exports": from an ES module project (the shipped example serves PURGE and
 // GET over a real socket; a TypeScript consumer type-checks against the
-// shipped declarations) and from a CommonJS one as `npm init -y` makes it
-// (`require("startline")`, and the README's snippet pasted as it stands).
-// The tarball is packed again only when something it is made from changed
-// (PACK_INPUTS, by digest); otherwise the last run's is installed.
+// shipped declarations, node:http's interface from "startline/node" among
+// them) and from a CommonJS one as `npm init -y` makes it
+// (`require("startline")`, `require("startline/node")` serving UPDATE, and the
+// README's snippet pasted as it stands). The tarball is packed again only
+// when something it is made from changed (PACK_INPUTS, by digest); otherwise
+// the last run's is installed.
 
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -130,7 +132,20 @@ t.test("the packed package holds its entry, its types and the example", async (t
   const { dir } = await consumer();
   const installed = path.join(dir, "node_modules", "startline");
   const files = new Set(await readdir(installed, { recursive: true }));
-  for (const file of ["package.json", "dist/index.js", "dist/index.d.ts", "dist/http/connection/server.js", "dist/router/router.d.ts", "examples/custom-verb.mjs", "docs/library.md"]) {
+  for (const file of [
+    "package.json",
+    "dist/index.js",
+    "dist/index.d.ts",
+    "dist/http/connection/server.js",
+    "dist/router/router.d.ts",
+    "dist/node/index.js",
+    "dist/node/index.d.ts",
+    "examples/custom-verb.mjs",
+    "examples/express-update.mjs",
+    "examples/koa-update.mjs",
+    "examples/fastify.mjs",
+    "docs/library.md",
+  ]) {
     t.ok(files.has(file), `${file} is in the package`);
   }
   t.notOk([...files].some((f) => f.startsWith("test/") || f.startsWith("src/") || f.startsWith("dist/test/") || f.startsWith("dist/api/") || f.startsWith("dist/store/")), "no tests, sources, API or store");
@@ -200,6 +215,9 @@ t.test("a TypeScript consumer type-checks against the shipped declarations", asy
       "const router = createRouter(routes);",
       "createServer(router, { maxConnections: 10 });",
       'const result: Promise<{ output: Buffer }> = inject(router, "GET / HTTP/1.1\\r\\n\\r\\n");',
+      'import { createServer as createNodeServer } from "startline/node";',
+      "// node:http's listener types: an Express or Koa handler is taken as it is.",
+      'createNodeServer((req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse) => res.end(req.method));',
       "void result;",
       "// @ts-expect-error: a status is a number; if the types did not resolve, this line would not be an error, and tsc would say so",
       'const wrong: Response = { status: "200" };',
@@ -235,6 +253,29 @@ t.test("required from a CommonJS project as npm init -y makes it: one package, t
   t.strictSame(names, ["ANY_METHOD", "HttpError", "createRouter", "createServer", "fail", "headerValue", "inject", "problem"], "require gives the entry's names");
   t.ok(same, "each is the very object import gives: one copy of each module, so instanceof HttpError holds both ways");
   t.equal(stderr, "", "no warning on the way");
+});
+
+t.test('require("startline/node") from a CommonJS project: node:http\'s interface, serving UPDATE', async (t) => {
+  const { dir } = await commonjs();
+  await writeFile(
+    path.join(dir, "node-server.js"),
+    [
+      'const { createServer } = require("startline/node");',
+      "const server = createServer((req, res) => {",
+      '  res.setHeader("Content-Type", "text/plain");',
+      "  res.end(`${req.method} ${req.url}`);",
+      "});",
+      'server.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}`));',
+      "",
+    ].join("\n"),
+  );
+  const { url } = await listeningScript(t, "the node-style server", path.join(dir, "node-server.js"), {}, dir);
+  const port = Number(new URL(url).port);
+  const [update, purge] = splitResponses(
+    await talk(port, ["UPDATE /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "purge /y HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"]),
+  );
+  t.equal(update!.body, "UPDATE /x", "a method node:http would refuse reaches the listener");
+  t.equal(purge!.body, "purge /y");
 });
 
 t.test("the README's library snippet, pasted into index.js of a CommonJS project, serves PURGE", async (t) => {

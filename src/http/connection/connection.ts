@@ -6,7 +6,9 @@
 // (send-body.ts). The connection's state moves only through the lifecycle's
 // table (lifecycle.ts); its deadlines follow from that state (deadlines.ts);
 // whether it reads now is the flow's (flow.ts). This file decides nothing
-// of its own: it passes events and carries out decisions.
+// of its own: it passes events and carries out decisions. A streamed
+// service (streamed.ts) gets each request at its head and its body in
+// pieces, and may take the socket over.
 
 import { protocolError, type ProtocolError } from "../parse/errors.js";
 import { RequestParser, type ParserSink } from "../parse/parser.js";
@@ -22,6 +24,7 @@ import { Outbox } from "./outbox.js";
 import { Protocol, type Exchange } from "./protocol.js";
 import { isLargeBody, sendStream, sendWhole } from "./send-body.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
+import { isStreamedService, type Link, type Streamed, type StreamedService } from "./streamed.js";
 import type { ConnectionTrace } from "./trace-hook.js";
 import { LONE_TURNS, type Turns } from "./turns.js";
 
@@ -35,6 +38,16 @@ export class Connection implements ParserSink, LiveConnection {
   private readonly out: Outbox;
   private readonly handler: Handler;
   private readonly admit: ((head: RequestHead) => Admission) | undefined;
+  /** A streamed service's handler (streamed.ts), and what it sees of this connection; null for a plain one. */
+  private readonly streamed: StreamedService["streamed"] | null;
+  private readonly clientError: StreamedService["clientError"] | null = null;
+  private readonly link: Link | null;
+  /** The streamed body's reader is full: the body is not read until it has room. */
+  private bodyFull = false;
+  /** The exchange whose head a streamed handler is being given now: only then may it take the socket over. */
+  private atHead: Exchange | null = null;
+  /** Takes the connection's listeners off the socket, when a streamed handler takes it over. */
+  private readonly detach: (() => void) | null;
   private readonly options: ConnectionOptions;
   private readonly hooks: ConnectionHooks;
   private readonly parser: RequestParser;
@@ -52,35 +65,138 @@ export class Connection implements ParserSink, LiveConnection {
   /** How most answers are written (HTTP/1.1, not HEAD, the connection stays open): made once, not per response. */
   private readonly plainWrite: WriteOptions;
 
-  constructor(socket: Transport, service: Handler | Service, options: ConnectionOptions, hooks: ConnectionHooks) {
-    const { handle, admit } = asService(service);
+  constructor(socket: Transport, service: Handler | Service | StreamedService, options: ConnectionOptions, hooks: ConnectionHooks) {
     this.socket = socket;
     this.out = new Outbox(socket);
     this.client = socket.remoteAddress ?? "-";
-    this.handler = handle;
-    this.admit = admit;
+    if (isStreamedService(service)) {
+      this.streamed = service.streamed;
+      this.clientError = service.clientError ?? null;
+      this.handler = () => {
+        throw new Error("A streamed service's requests go to its reader");
+      };
+      this.admit = undefined;
+      this.link = this.makeLink(socket.remotePort ?? 0);
+    } else {
+      const { handle, admit } = asService(service);
+      this.handler = handle;
+      this.admit = admit;
+      this.streamed = null;
+      this.link = null;
+    }
     this.options = options;
     this.hooks = hooks;
     this.trace = options.trace?.(socket) ?? null;
-    this.parser = new RequestParser(this, options.limits, this.trace);
+    // A streamed service is given each field's name as sent too (node:http's rawHeaders).
+    this.parser = new RequestParser(this, options.limits, this.trace, this.streamed !== null);
     this.turns = options.turns ?? LONE_TURNS;
     this.flow = new Flow(socket, this.parser, this.turns, options.maxUnanswered, () => this.parse(null), () => this.updateFlow());
     this.deadlines = new Deadlines(options);
     this.plainWrite = Object.freeze({ omitBody: false, close: false, confirmKeepAlive: false, extraFields: options.responseFields, chunked: true });
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    const onData = (chunk: Buffer) => this.onData(chunk);
     // The client finished sending (half-close): the parser reads what it still holds, then onInputEnd.
-    socket.on("end", () => this.parser.end());
-    socket.on("drain", () => this.updateFlow());
+    const onEnd = () => this.parser.end();
+    const onDrain = () => this.updateFlow();
+    socket.on("data", onData);
+    socket.on("end", onEnd);
+    socket.on("drain", onDrain);
+    this.detach =
+      this.streamed === null
+        ? null
+        : () => {
+            socket.off("data", onData);
+            socket.off("end", onEnd);
+            socket.off("drain", onDrain);
+          };
     // Resets and broken pipes end in "close"; there is nobody left to answer.
     socket.on("error", () => {});
     socket.on("close", () => {
+      const handedOver = this.state === State.HandedOver;
+      this.abortBody(true);
       if (!this.move(Event.SocketClosed, false)) return;
       this.protocol.closed();
-      this.trace?.closed();
+      if (!handedOver) this.trace?.closed();
       hooks.onClose(this);
     });
+  }
+
+  /** What a streamed handler sees of this connection (streamed.ts). */
+  private makeLink(remotePort: number): Link {
+    return {
+      socket: this.socket,
+      remoteAddress: this.client,
+      remotePort,
+      holdBody: (full: boolean) => {
+        if (full === this.bodyFull) return;
+        this.bodyFull = full;
+        this.updateFlow();
+      },
+      handOver: () => this.handOver(),
+      holdContinue: () => {
+        const exchange = this.atHead;
+        if (exchange !== null && exchange.continueOwed) exchange.continueHeld = true;
+      },
+      sendContinue: () => {
+        const exchange = this.protocol.reading;
+        if (exchange === null || !exchange.continueHeld) return;
+        exchange.continueHeld = false;
+        if (this.protocol.continueNow(exchange)) this.sendContinue(exchange);
+        // Awaited now: the body's deadline runs from here.
+        if (!this.flow.inRead) this.update(false);
+      },
+    };
+  }
+
+  /**
+   * The streamed handler takes the socket over after the head it is being
+   * given (RFC 9110 §7.8): what earlier answers left pending goes out first,
+   * then the connection lets go of the socket, reading nothing more from it
+   * (its bytes wait, unread, for the new protocol's reader, as node:http
+   * leaves them) and timing nothing; the bytes read past the head are the
+   * new protocol's.
+   */
+  private handOver(): Buffer | null {
+    const exchange = this.atHead;
+    if (exchange === null || !isOpen(this.state) || !this.protocol.alone(exchange)) return null;
+    const rest = this.parser.handOver();
+    this.letGo();
+    return rest;
+  }
+
+  /** The socket is the streamed handler's from now: what is pending goes out first, and nothing more is read, written or timed. */
+  private letGo(): void {
+    this.out.flush();
+    this.protocol.closed();
+    this.flow.release();
+    this.move(Event.HandOver, false);
+    this.detach!();
+    // Neither flowing nor paused, as node:http leaves an upgraded socket: its bytes wait until its new reader
+    // listens for them (or resumes it), so none is lost between the hand-over and that reader.
+    (this.socket as { readableFlowing: boolean | null }).readableFlowing = null;
+  }
+
+  /** A streamed service that answers protocol errors itself takes the socket, when nothing before the error waits to be written. */
+  private errorTaken(error: ProtocolError): boolean {
+    if (this.clientError === null || !isOpen(this.state)) return false;
+    const reading = this.protocol.reading;
+    if (reading === null ? !this.protocol.idle : !this.protocol.alone(reading) || reading.response !== null) return false;
+    this.parser.stop();
+    this.abortBody(false);
+    this.out.flush();
+    if (!this.clientError!(error, this.link!)) return false;
+    this.letGo();
+    return true;
+  }
+
+  /** The streamed body being read will never be whole: its reader hears so, once, and whether it is because the client went. */
+  private abortBody(clientGone: boolean): void {
+    const exchange = this.protocol.reading;
+    if (exchange === null || exchange.streamed === null) return;
+    const streamed = exchange.streamed;
+    exchange.streamed = null;
+    streamed.abort(clientGone);
   }
 
   /**
@@ -96,6 +212,7 @@ export class Connection implements ParserSink, LiveConnection {
     this.state = to;
     this.deadlines.enter(to, event, data, this.heads);
     if (to === State.Closing) {
+      this.abortBody(false);
       // Close after what is written: end() sends FIN once the writes are out, and the socket keeps
       // reading (and dropping) what the client still sends, so the kernel does not answer those bytes
       // with a reset that could destroy the response before the client has read it.
@@ -110,6 +227,10 @@ export class Connection implements ParserSink, LiveConnection {
   /** True when nothing is in flight: shutting the connection down now loses nothing. */
   get idle(): boolean {
     return this.protocol.idle && (this.parser.idle || this.parser.closed);
+  }
+
+  get handedOver(): boolean {
+    return this.state === State.HandedOver;
   }
 
   /** When the current state runs out (ms since the epoch). */
@@ -146,11 +267,41 @@ export class Connection implements ParserSink, LiveConnection {
     const exchange = this.protocol.head(head, this.hooks.onExchange === undefined ? 0 : performance.now());
     this.heads++;
     this.trace?.head(head);
+    if (this.streamed !== null) return this.streamHead(exchange, head);
     const admission = admitHead(this.admit, head);
     if (admission !== undefined) {
       if ("refuse" in admission) return this.refuseFromHead(exchange, admission.refuse);
       this.parser.limitBody(admission.maxBodyBytes);
     }
+  }
+
+  /** A streamed service takes the request at its head; its body follows in pieces (onBody), its end with onRequest. */
+  private streamHead(exchange: Exchange, head: RequestHead): void {
+    this.parser.streamBody();
+    this.bodyFull = false;
+    let streamed: Streamed;
+    this.atHead = exchange;
+    try {
+      streamed = this.streamed!(head, this.link!);
+    } catch (error) {
+      // Nobody reads the body: answered from the head, and the connection closes after it.
+      return this.refuseFromHead(exchange, this.internalError(error, null));
+    } finally {
+      this.atHead = null;
+    }
+    if (this.state === State.HandedOver) return;
+    exchange.streamed = streamed;
+    const response = streamed.response;
+    if (isPromise(response)) {
+      response.then(
+        (answer) => this.settle(exchange, answer),
+        (error: unknown) => this.settle(exchange, this.internalError(error, exchange.request)),
+      );
+    } else this.settle(exchange, response);
+  }
+
+  onBody(piece: Buffer): void {
+    this.protocol.reading?.streamed?.body(piece);
   }
 
   /** The parser awaits the body of the head just taken, within every limit: the 100 Continue it asked for is owed now. */
@@ -165,6 +316,15 @@ export class Connection implements ParserSink, LiveConnection {
     this.flow.request();
     const exchange = this.protocol.request(request);
     this.trace?.request(request);
+    const streamed = exchange.streamed;
+    if (streamed !== null) {
+      // Its handler has it since its head: it hears that the body is whole, and what follows is a next request.
+      exchange.streamed = null;
+      this.bodyFull = false;
+      streamed.end(request);
+      this.updateFlow();
+      return;
+    }
     let result: Response;
     try {
       const returned = this.handler(request);
@@ -193,7 +353,15 @@ export class Connection implements ParserSink, LiveConnection {
 
   onError(error: ProtocolError): void {
     this.trace?.error(error);
+    if (this.errorTaken(error)) return;
+    this.abortBody(false);
     const exchange = this.protocol.failed(this.hooks.onExchange === undefined ? 0 : performance.now());
+    if (exchange === null) {
+      // The request was answered before its body broke the rule: nothing can answer it now, and its bytes
+      // cannot be told from a next request's. The connection closes once what is written is out.
+      if (!this.protocol.sending && isOpen(this.state)) this.move(Event.Close, false);
+      return;
+    }
     this.settle(exchange, protocolProblem(error, exchange.head?.target ?? this.parser.current.target));
   }
 
@@ -219,7 +387,10 @@ export class Connection implements ParserSink, LiveConnection {
   private writeReady(): boolean {
     const protocol = this.protocol;
     for (let exchange = protocol.front(); exchange !== null; exchange = protocol.front()) {
-      if (exchange.continueOwed) this.sendContinue(exchange);
+      if (exchange.continueOwed) {
+        if (!exchange.continueHeld) this.sendContinue(exchange);
+        else if (exchange.response !== null) this.answeredWithoutContinue(exchange);
+      }
       if (exchange.response === null) break;
       protocol.take();
       this.write(exchange, exchange.response);
@@ -232,6 +403,8 @@ export class Connection implements ParserSink, LiveConnection {
 
   private write(exchange: Exchange, response: Response): void {
     const head = exchange.head;
+    // The handler may close the connection after its answer (node:http's "Connection: close"); it is the handler's, unchecked.
+    if ((response as Response | undefined)?.close === true) exchange.close = true;
     const chunked = this.protocol.chunked(exchange, response);
     const omitBody = head?.method === "HEAD";
     const close = exchange.close;
@@ -253,7 +426,9 @@ export class Connection implements ParserSink, LiveConnection {
     this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
       const stream = out.stream;
-      this.sendInPieces(exchange, response.status, out.head, () => sendStream(this.socket, stream, chunked, this.turns));
+      // Trailers are asked of the response itself (a method may need its `this`).
+      const framing = { chunked, length: response.length ?? -1, trailers: response.trailers === undefined ? undefined : () => response.trailers!() };
+      this.sendInPieces(exchange, response.status, out.head, () => sendStream(this.socket, stream, framing, this.turns));
       return;
     }
     const whole = out.bytes ?? body;
@@ -273,6 +448,7 @@ export class Connection implements ParserSink, LiveConnection {
       this.out.send(body);
     }
     if (this.hooks.onExchange !== undefined) this.logExchange(exchange, response.status, out.bodyBytes);
+    if (response.onSent !== undefined) response.onSent();
   }
 
   /**
@@ -300,9 +476,23 @@ export class Connection implements ParserSink, LiveConnection {
   private sent(exchange: Exchange, status: number, bytes: number): void {
     const close = this.protocol.sent(exchange);
     if (bytes >= 0 && this.hooks.onExchange !== undefined) this.logExchange(exchange, status, bytes);
+    if (bytes >= 0) exchange.response?.onSent?.();
     if (!isOpen(this.state) || bytes < 0) return;
     if (close) this.move(Event.Close, false);
     else this.flush();
+  }
+
+  /**
+   * A final answer to a request whose handler held its 100 Continue and never
+   * sent it: its client may never send the body, and its bytes, should they
+   * come, cannot be told from a next request's: nothing more is read, and the
+   * connection closes after the answer (as a refusal from the head does).
+   */
+  private answeredWithoutContinue(exchange: Exchange): void {
+    exchange.continueOwed = false;
+    exchange.continueHeld = false;
+    exchange.close = true;
+    this.parser.stop();
   }
 
   /** The interim answer an Expect: 100-continue asked for (RFC 9110 §10.1.1). */
@@ -354,12 +544,16 @@ export class Connection implements ParserSink, LiveConnection {
   }
 
   private updateFlow(): void {
-    if (isOpen(this.state)) this.flow.update(this.protocol.unanswered, this.protocol.sending);
+    if (!isOpen(this.state)) return;
+    // A streamed body being read: only its reader's room says whether to read on (flow.ts, updateBody).
+    if (this.protocol.reading?.streamed != null) this.flow.updateBody(this.bodyFull);
+    else this.flow.update(this.protocol.unanswered, this.protocol.sending);
   }
 
   /** Called by the server's sweep; acts when what the connection waits for has run out (Draining included: deadlines.ts). */
   checkDeadline(now: number): void {
-    if (this.state === State.Closed) return;
+    // A socket handed over is the new protocol's to time.
+    if (this.state >= State.HandedOver) return;
     switch (this.deadlines.check(now, this.socket.writableLength)) {
       case Expired.Nothing:
         return;
@@ -412,6 +606,7 @@ export class Connection implements ParserSink, LiveConnection {
   onInputEnd(): void {
     if (!isOpen(this.state)) return;
     this.parser.stop();
+    this.abortBody(true);
     this.protocol.halfClose();
     if (this.move(Event.HalfClose, false) && this.state === State.Draining) this.update(false);
   }

@@ -93,7 +93,21 @@ export class Flow {
 
   /** Stop or go on reading, given how many requests handed on have no answer out yet and whether a body leaves in pieces. */
   update(unanswered: number, sendingBody: boolean): void {
-    const stop = this.yielded || sendingBody || this.socket.writableNeedDrain || unanswered >= this.maxUnanswered;
+    this.apply(this.yielded || sendingBody || this.socket.writableNeedDrain || unanswered >= this.maxUnanswered);
+  }
+
+  /**
+   * While a body streams to its reader (streamed.ts), only that reader (full)
+   * and the turns stop the reading: the body is the request's, not a next
+   * request, and its handler may be answering it meanwhile, in pieces the
+   * client reads only once it has sent the body. Whatever follows the body
+   * is judged by update() again once it is whole.
+   */
+  updateBody(full: boolean): void {
+    this.apply(this.yielded || full);
+  }
+
+  private apply(stop: boolean): void {
     if (stop && this.hold === Hold.None) {
       this.hold = Hold.Parser;
       this.parser.pause();

@@ -32,6 +32,12 @@ export const enum State {
   Draining,
   /** The closing response (or nothing) is out and the FIN follows it: reading and dropping until the client closes or the linger ends. */
   Closing,
+  /**
+   * The connection switched protocols (RFC 9110 §7.8, 101 Switching Protocols): its socket, and the bytes read
+   * past the head that asked for it, are the new protocol's handler's. Nothing is read, written or timed here any
+   * more; only the socket's close is heard, to count the connection out.
+   */
+  HandedOver,
   /** The socket is gone. */
   Closed,
 }
@@ -50,15 +56,17 @@ export const enum Event {
   Close,
   /** The socket closed (an orderly end, a reset, a destroy). */
   SocketClosed,
+  /** The handler took the socket over after a head that switches protocols (a streamed service's upgrade). */
+  HandOver,
 }
 
-export const STATES = 7;
-export const EVENTS = 8;
+export const STATES = 8;
+export const EVENTS = 9;
 const REFUSED = -1;
 
 /** Names, for the table's test and for messages. */
-export const STATE_NAMES = ["Idle", "Head", "Body", "Busy", "Draining", "Closing", "Closed"] as const;
-export const EVENT_NAMES = ["Idle", "Head", "Body", "Busy", "Shutdown", "HalfClose", "Close", "SocketClosed"] as const;
+export const STATE_NAMES = ["Idle", "Head", "Body", "Busy", "Draining", "Closing", "HandedOver", "Closed"] as const;
+export const EVENT_NAMES = ["Idle", "Head", "Body", "Busy", "Shutdown", "HalfClose", "Close", "SocketClosed", "HandOver"] as const;
 
 const I = State.Idle;
 const H = State.Head;
@@ -66,6 +74,7 @@ const B = State.Body;
 const U = State.Busy;
 const D = State.Draining;
 const C = State.Closing;
+const O = State.HandedOver;
 const X = State.Closed;
 const _ = REFUSED;
 
@@ -79,18 +88,21 @@ const _ = REFUSED;
  * stays Draining until nothing is left (Idle: then it closes); the event
  * that keeps it there says what it waits for, and so its deadline. Close ends
  * every open state into Closing; only the socket's close leaves Closing, and
- * nothing leaves Closed.
+ * nothing leaves Closed. A hand-over is an answer: any open state may hand
+ * its socket over (a draining one too, answering the request begun before the
+ * shutdown), and only the socket's close leaves HandedOver.
  */
 // prettier-ignore
 export const TABLE: readonly (readonly number[])[] = [
-  //          Idle Head Body Busy Shutdown HalfClose Close SocketClosed
-  /* Idle */     [I,   H,   B,   U,   C,       C,        C,    X],
-  /* Head */     [I,   H,   B,   U,   D,       D,        C,    X],
-  /* Body */     [I,   H,   B,   U,   D,       D,        C,    X],
-  /* Busy */     [I,   H,   B,   U,   D,       D,        C,    X],
-  /* Draining */ [C,   D,   D,   D,   _,       D,        C,    X],
-  /* Closing */  [_,   _,   _,   _,   _,       _,        _,    X],
-  /* Closed */   [_,   _,   _,   _,   _,       _,        _,    _],
+  //            Idle Head Body Busy Shutdown HalfClose Close SocketClosed HandOver
+  /* Idle */       [I,   H,   B,   U,   C,       C,        C,    X,           O],
+  /* Head */       [I,   H,   B,   U,   D,       D,        C,    X,           O],
+  /* Body */       [I,   H,   B,   U,   D,       D,        C,    X,           O],
+  /* Busy */       [I,   H,   B,   U,   D,       D,        C,    X,           O],
+  /* Draining */   [C,   D,   D,   D,   _,       D,        C,    X,           O],
+  /* Closing */    [_,   _,   _,   _,   _,       _,        _,    X,           _],
+  /* HandedOver */ [_,   _,   _,   _,   _,       _,        _,    X,           _],
+  /* Closed */     [_,   _,   _,   _,   _,       _,        _,    _,           _],
 ];
 
 /** The same table, flat, for the connection's hot path: FLAT[state * EVENTS + event]. */

@@ -97,6 +97,8 @@ export interface ConnectionHooks {
 export interface LiveConnection {
   /** True when nothing is in flight: shutting the connection down now loses nothing. */
   readonly idle: boolean;
+  /** True once its socket is another protocol's (lifecycle.ts, HandedOver). */
+  readonly handedOver: boolean;
   /** Act on whatever deadline has run out by `now`. */
   checkDeadline(now: number): void;
   /** Finish what is in flight, then close. */

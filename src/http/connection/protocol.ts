@@ -12,6 +12,7 @@
 import type { Request, RequestHead } from "../message/request.js";
 import type { Response } from "../message/response.js";
 import { isBodyStream } from "../message/stream-body.js";
+import type { Streamed } from "./streamed.js";
 
 export interface Exchange {
   /** Null for a request refused before its head was whole. */
@@ -19,11 +20,15 @@ export interface Exchange {
   request: Request | null;
   /** A 100 Continue is owed before the body (RFC 9110 §10.1.1). */
   continueOwed: boolean;
+  /** Its handler says when the 100 Continue goes (node:http's 'checkContinue'): until then the body is not asked for. */
+  continueHeld: boolean;
   response: Response | null;
   /** The connection closes after this response. */
   close: boolean;
   /** When the exchange began (performance.now()), for the access log; 0 when nobody logs. */
   readonly started: number;
+  /** A streamed service's reader of this request's body (streamed.ts), until the body is whole or abandoned. */
+  streamed: Streamed | null;
 }
 
 export class Protocol {
@@ -31,6 +36,12 @@ export class Protocol {
   private readonly queue: Exchange[] = [];
   /** The exchange whose head has arrived and whose body is still being read. */
   reading: Exchange | null = null;
+  /**
+   * The exchange being read was answered already (a streamed service may
+   * answer before the body is whole): its answer has left the queue, and its
+   * body is still read, so that the next request can be told from it.
+   */
+  private readingAnswered = false;
   /** No request is read after those queued (shutdown, half-close): the last response closes. */
   private last = false;
   /** The front exchange's body is going out in pieces (send-body.ts): what follows waits for it. */
@@ -38,7 +49,7 @@ export class Protocol {
 
   /** Requests handed on (or refused) whose answers have not left yet; the one still being read is not among them. */
   get unanswered(): number {
-    return this.reading === null ? this.queue.length : this.queue.length - 1;
+    return this.reading === null || this.readingAnswered ? this.queue.length : this.queue.length - 1;
   }
 
   /** Nothing in flight: no request waits for an answer and no body is going out. */
@@ -53,12 +64,15 @@ export class Protocol {
       request: null,
       // A head that announces no body has nothing to continue with.
       continueOwed: head.expectContinue && head.framing.kind !== "none",
+      continueHeld: false,
       response: null,
       close: !head.keepAlive,
       started,
+      streamed: null,
     };
     this.queue.push(exchange);
     this.reading = exchange;
+    this.readingAnswered = false;
     return exchange;
   }
 
@@ -71,15 +85,21 @@ export class Protocol {
     return this.reading !== null && this.reading.continueOwed;
   }
 
+  /** True when `exchange` is the only one in flight: nothing before it waits to be written (a hand-over may take the socket). */
+  alone(exchange: Exchange): boolean {
+    return this.queue.length === 1 && this.queue[0] === exchange && !this.sending;
+  }
+
   /** The 100 Continue is sent only when every earlier response is out, lest it be taken for theirs. */
   continueNow(exchange: Exchange): boolean {
-    return exchange.continueOwed && this.queue[0] === exchange && !this.sending;
+    return exchange.continueOwed && !exchange.continueHeld && this.queue[0] === exchange && !this.sending;
   }
 
   /** The request being read is whole: it goes to the handler, and no 100 Continue is owed any more. */
   request(request: Request): Exchange {
     const exchange = this.reading!;
     this.reading = null;
+    this.readingAnswered = false;
     exchange.request = request;
     exchange.continueOwed = false;
     return exchange;
@@ -96,12 +116,22 @@ export class Protocol {
     exchange.close = true;
   }
 
-  /** The request broke a rule (or ran out of time): its answer closes the connection. */
-  failed(started: number): Exchange {
+  /**
+   * The request broke a rule (or ran out of time): its answer closes the
+   * connection. Null when that request was answered already (its body was
+   * still being read): nothing can answer the failure, and the connection
+   * can only close once what is written is out.
+   */
+  failed(started: number): Exchange | null {
     let exchange = this.reading;
     this.reading = null;
+    if (this.readingAnswered) {
+      this.readingAnswered = false;
+      this.last = true;
+      return null;
+    }
     if (exchange === null) {
-      exchange = { head: null, request: null, continueOwed: false, response: null, close: true, started };
+      exchange = { head: null, request: null, continueOwed: false, continueHeld: false, response: null, close: true, started, streamed: null };
       this.queue.push(exchange);
     }
     exchange.continueOwed = false;
@@ -118,6 +148,7 @@ export class Protocol {
   take(): Exchange {
     const exchange = this.queue.shift()!;
     if (this.last && this.queue.length === 0) exchange.close = true;
+    if (exchange === this.reading) this.readingAnswered = true;
     return exchange;
   }
 
@@ -128,8 +159,10 @@ export class Protocol {
    */
   chunked(exchange: Exchange, response: Response): boolean {
     const chunked = exchange.head?.minor !== 0;
-    // `response` is the handler's, unchecked: the writer refuses what is not a response.
-    if (!chunked && isBodyStream((response as Response | undefined)?.body)) exchange.close = true;
+    // `response` is the handler's, unchecked: the writer refuses what is not a response. A stream of a
+    // declared length is framed by its Content-Length, in either version.
+    const checked = response as Response | undefined;
+    if (!chunked && isBodyStream(checked?.body) && checked?.length === undefined) exchange.close = true;
     return chunked;
   }
 
@@ -146,8 +179,9 @@ export class Protocol {
    */
   halfClose(): void {
     if (this.reading !== null) {
-      this.queue.splice(this.queue.indexOf(this.reading), 1);
+      if (!this.readingAnswered) this.queue.splice(this.queue.indexOf(this.reading), 1);
       this.reading = null;
+      this.readingAnswered = false;
     }
     this.last = true;
   }
@@ -166,5 +200,6 @@ export class Protocol {
   closed(): void {
     this.queue.length = 0;
     this.reading = null;
+    this.readingAnswered = false;
   }
 }

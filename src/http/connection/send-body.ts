@@ -16,6 +16,7 @@
 // document presented as complete.
 
 import type { Writable } from "node:stream";
+import { fieldLines, type FieldValue } from "../message/response.js";
 import type { BodyStream } from "../message/stream-body.js";
 import type { Turns } from "./turns.js";
 
@@ -119,12 +120,26 @@ export function sendWhole(socket: Writable, body: string | Uint8Array, pacer: Pa
   return writePieces(socket, body, pacer);
 }
 
+/** How a stream is framed: chunked (with trailers, if any), or bare; `length` >= 0 when its head announced it. */
+export interface StreamFraming {
+  readonly chunked: boolean;
+  readonly length: number;
+  readonly trailers?: (() => Readonly<Record<string, FieldValue>> | undefined) | undefined;
+}
+
+/** Thrown when a stream of a declared length turns out longer or shorter: the connection is cut, never misframed. */
+class LengthMismatch extends Error {}
+
 /**
- * Writes every piece of `stream` to `socket`, chunked or bare. Resolves with
- * the body's length once the last piece is written, or with -1 when the
- * client went away first; rejects when the iterable fails.
+ * Writes every piece of `stream` to `socket`, chunked or bare (or bare and
+ * counted against its declared length). Resolves with the body's length once
+ * the last piece is written, or with -1 when the client went away first;
+ * rejects when the iterable fails or breaks its declared length.
  */
-export async function sendStream(socket: Writable, stream: BodyStream, chunked: boolean, pacer: Pacer): Promise<number> {
+export async function sendStream(socket: Writable, stream: BodyStream, framing: StreamFraming, pacer: Pacer): Promise<number> {
+  const declared = framing.length;
+  // A declared length frames the body: no chunks.
+  const chunked = framing.chunked && declared < 0;
   let bytes = 0;
   try {
     // A piece is asked for only when it may go: producing it (rendering JSON, say) is the work the budget paces.
@@ -135,6 +150,7 @@ export async function sendStream(socket: Writable, stream: BodyStream, chunked: 
       // An empty chunk would read as the last one (RFC 9112 §7.1): skip it.
       if (size === 0) continue;
       bytes += size;
+      if (declared >= 0 && bytes > declared) throw new LengthMismatch(`The body is longer than the ${declared} bytes its Content-Length announced`);
       let taken: Promise<void>;
       if (size <= PIECE_BYTES) {
         // One write to the socket, framing included (the loop below waited for the socket to want it).
@@ -162,6 +178,11 @@ export async function sendStream(socket: Writable, stream: BodyStream, chunked: 
     throw error;
   }
   if (gone(socket)) return -1;
-  if (chunked) socket.write(LAST_CHUNK, "latin1");
+  if (declared >= 0 && bytes !== declared) throw new LengthMismatch(`The body ended after ${bytes} of the ${declared} bytes its Content-Length announced`);
+  if (chunked) {
+    const trailers = framing.trailers?.();
+    // RFC 9112 §7.1.2: the last chunk, then the trailer section, then the empty line.
+    socket.write(trailers === undefined ? LAST_CHUNK : "0\r\n" + fieldLines(trailers) + "\r\n", "latin1");
+  }
   return bytes;
 }

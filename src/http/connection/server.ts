@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { Connection } from "./connection.js";
 import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
+import { isStreamedService, type StreamedService } from "./streamed.js";
 import { checkLimits } from "../parse/limits.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
 import type { Request } from "../message/request.js";
@@ -66,6 +67,18 @@ export interface HttpServer {
   adopt(socket: net.Socket): void;
   /** Connections currently open, as counted toward maxConnections (over TLS, from before the handshake). */
   readonly connections: number;
+  /**
+   * The listening server itself, for an interface that listens as node's
+   * does (src/node/: every signature of listen(), address(), its events);
+   * listening through it serves connections exactly as listen() does.
+   */
+  readonly listener: net.Server;
+  /**
+   * Close connections now, whatever is in flight ("all"), or those with
+   * nothing in flight ("idle"); a connection handed over to another protocol
+   * is not this server's to close.
+   */
+  closeConnections(which: "all" | "idle"): void;
 }
 
 const BUSY = problem(503, {
@@ -97,8 +110,8 @@ function logHandlerError(error: unknown, request: Request | null): void {
   console.error(`startline: handler error${where}:`, error);
 }
 
-export function createServer(handler: Handler | Service, options: ServerOptions = {}): HttpServer {
-  const service = asService(handler);
+export function createServer(handler: Handler | Service | StreamedService, options: ServerOptions = {}): HttpServer {
+  const service = isStreamedService(handler) ? handler : asService(handler);
   const turns = new Turns();
   const d = DEFAULT_CONNECTION_OPTIONS;
   const connectionOptions: ConnectionOptions = {
@@ -239,6 +252,10 @@ export function createServer(handler: Handler | Service, options: ServerOptions 
     },
     get connections() {
       return open;
+    },
+    listener: server,
+    closeConnections(which) {
+      for (const connection of live) if (!connection.handedOver && (which === "all" || connection.idle)) connection.destroy();
     },
   };
 }

@@ -16,7 +16,12 @@ export interface ParserSink {
    * be sent (RFC 9110 §10.1.1). Never called for a head refused after onHead.
    */
   onContinue?(): void;
-  /** The whole request has arrived. */
+  /**
+   * A piece of a body the sink asked to have streamed (RequestParser.streamBody),
+   * as it arrives: a view into the read, which nobody modifies afterwards.
+   */
+  onBody?(piece: Buffer): void;
+  /** The whole request has arrived (for a streamed body: its last piece, and its trailers). */
   onRequest(request: Request): void;
   /** The bytes broke a rule; the parser accepts nothing more. */
   onError(error: ProtocolError): void;
@@ -42,6 +47,12 @@ export interface RequestHead {
   readonly minor: 0 | 1;
   /** Header fields in arrival order, flattened: lower-cased name, value, name, value... */
   readonly fields: readonly string[];
+  /**
+   * Each field's name as sent, in the order of `fields`: only when the
+   * parser was asked to keep them (a streamed service, see
+   * connection/streamed.ts); undefined otherwise.
+   */
+  readonly rawNames?: readonly string[];
   /** Host from the absolute-form target, else the Host field; "" when none (RFC 9112 §3.2.2). */
   readonly host: string;
   /** Body framing decided from the head (RFC 9112 §6.3). */
@@ -58,7 +69,10 @@ export type Framing =
   | { readonly kind: "chunked" };
 
 export interface Request extends RequestHead {
+  /** The whole body; empty when it was streamed to a reader instead (RequestParser.streamBody). */
   readonly body: Buffer;
+  /** A streamed body's trailer fields, flattened: name as sent, value...; undefined when it had none. */
+  readonly trailers?: readonly string[];
 }
 
 /** The value of a header field (combined with ", " if sent more than once), or undefined. */

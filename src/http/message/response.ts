@@ -9,7 +9,7 @@
 
 import { TCHAR } from "../parse/byte-classes.js";
 import { httpDate } from "./date.js";
-import { statusAllowsBody, statusLine } from "./status.js";
+import { REASONS, statusAllowsBody, statusLine } from "./status.js";
 import { isBodyStream, type BodyStream } from "./stream-body.js";
 
 export type { BodyStream } from "./stream-body.js";
@@ -30,6 +30,25 @@ export interface Response {
    * iterable is not started when no body is sent (HEAD, 204, 304).
    */
   readonly body?: string | Uint8Array | BodyStream;
+  /**
+   * The status line's reason phrase, when not the standard one (node:http's
+   * statusMessage; RFC 9112 §4: HTAB, SP and visible characters only).
+   */
+  readonly reason?: string;
+  /**
+   * The content's length as the handler declares it, for Content-Length: a
+   * stream of this length is framed by it rather than chunked (and is cut,
+   * with the connection, if it turns out longer or shorter), and an answer
+   * to HEAD without a body announces it. A whole body must have exactly
+   * this many bytes: the writer refuses it otherwise.
+   */
+  readonly length?: number;
+  /** A chunked stream's trailer fields (RFC 9112 §7.1.2), asked for once its last piece is out. */
+  readonly trailers?: () => Readonly<Record<string, FieldValue>> | undefined;
+  /** The connection closes after this response (node:http's "Connection: close"). */
+  readonly close?: boolean;
+  /** Called once the response is handed to the socket whole (not when the client went away first). */
+  readonly onSent?: () => void;
 }
 
 /** How the connection wants this response framed. */
@@ -79,20 +98,34 @@ const MAX_CHECKED_NAMES = 1024;
 /** Visible ASCII, space and tab: what this server writes in a field value. */
 const UNSAFE_VALUE = /[^\t\x20-\x7e]/;
 
-function checkName(name: string): void {
-  if (checkedNames.has(name)) return;
+/** Throws unless `name` is a token (RFC 9110 §5.1): what any field name written must be. */
+export function checkToken(name: string): void {
   if (name.length === 0) throw new InvalidHeaderError("A header field name is empty");
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
     if (c > 0xff || TCHAR[c] !== 1) throw new InvalidHeaderError(`Header field name ${JSON.stringify(name)} is not a token`);
   }
+}
+
+function checkName(name: string): void {
+  if (checkedNames.has(name)) return;
+  checkToken(name);
   if (RESERVED.has(name.toLowerCase())) {
     throw new InvalidHeaderError(`Header field ${name} is set by the response writer; handlers must not set it`);
   }
   if (checkedNames.size < MAX_CHECKED_NAMES) checkedNames.add(name);
 }
 
-function checkValue(name: string, value: string): void {
+/** A reason phrase the writer may send: HTAB, SP and visible ASCII (RFC 9112 §4 allows obs-text; this writer does not). */
+function checkedStatusLine(status: number, reason: string | undefined): string {
+  // The standard phrase (what Koa sets on every response) is the status line built once, at load.
+  if (reason === undefined || reason === REASONS[status]) return statusLine(status);
+  if (UNSAFE_VALUE.test(reason)) throw new InvalidHeaderError("The reason phrase has a control or non-ASCII character; refusing to write it");
+  return `HTTP/1.1 ${status} ${reason}\r\n`;
+}
+
+/** Throws unless the writer would send `value` (see UNSAFE_VALUE). */
+export function checkValue(name: string, value: string): void {
   if (UNSAFE_VALUE.test(value)) {
     throw new InvalidHeaderError(`Header field ${name} has a value with a control or non-ASCII character; refusing to write it`);
   }
@@ -163,7 +196,7 @@ function serializeNow(res: Response, opts: WriteOptions, date: string): Serializ
   if (content !== undefined && typeof content !== "string" && !(content instanceof Uint8Array)) {
     throw new TypeError(`A response body must be a string, bytes or an async iterable of them, not ${typeof content}`);
   }
-  let head = statusLine(status) + "Date: " + date + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
+  let head = checkedStatusLine(status, res.reason) + "Date: " + date + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
   if (res.headers !== undefined) head += fieldLines(res.headers);
   let body: string | Uint8Array | undefined;
   let bodyBytes = 0;
@@ -171,6 +204,14 @@ function serializeNow(res: Response, opts: WriteOptions, date: string): Serializ
     if (content !== undefined) {
       bodyBytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
       if (!opts.omitBody && bodyBytes > 0) body = content;
+    }
+    const declared = res.length;
+    if (declared !== undefined && declared !== bodyBytes) {
+      // Only an answer to HEAD may announce content it does not carry (RFC 9110 §9.3.2).
+      if (!(opts.omitBody && content === undefined && Number.isSafeInteger(declared) && declared >= 0)) {
+        throw new RangeError(`The response declares ${declared} bytes of content and has ${bodyBytes}`);
+      }
+      bodyBytes = declared;
     }
     head += "Content-Length: " + bodyBytes + "\r\n";
   }
@@ -185,10 +226,13 @@ function serializeNow(res: Response, opts: WriteOptions, date: string): Serializ
  * 9112 §6.3, the connection must then close: `opts.close` is the caller's).
  */
 function serializeStream(res: Response, stream: BodyStream, opts: WriteOptions): Serialized {
-  let head = statusLine(res.status) + "Date: " + httpDate() + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
+  let head = checkedStatusLine(res.status, res.reason) + "Date: " + httpDate() + "\r\n" + NOSNIFF + (opts.extraFields ?? "");
   if (res.headers !== undefined) head += fieldLines(res.headers);
   const withBody = statusAllowsBody(res.status);
-  if (withBody && opts.chunked !== false) head += "Transfer-Encoding: chunked\r\n";
+  const declared = res.length;
+  if (declared !== undefined && (!Number.isSafeInteger(declared) || declared < 0)) throw new RangeError(`A declared content length must be a whole number of bytes, not ${declared}`);
+  if (withBody && declared !== undefined) head += "Content-Length: " + declared + "\r\n";
+  else if (withBody && opts.chunked !== false) head += "Transfer-Encoding: chunked\r\n";
   if (opts.close) head += "Connection: close\r\n";
   else if (opts.confirmKeepAlive) head += "Connection: keep-alive\r\n";
   const send = withBody && !opts.omitBody;

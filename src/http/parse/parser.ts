@@ -29,7 +29,8 @@ import { BodyBuffer } from "./body-buffer.js";
 import { protocolError, type ProtocolErrorCode } from "./errors.js";
 import { headAgain, headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head-framing.js";
 import { HeadMemory } from "./head-memory.js";
-import { checkLimits, DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
+import { latin1 } from "./latin1.js";
+import { checkLimits, DEFAULT_LIMITS, MAX_BODY_LIMIT, type ParserLimits } from "./limits.js";
 import { isLineError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
 import type { ParserSink, Request } from "../message/request.js";
 import { isEmptyLine, MAX_CHUNK_SIZE_DIGITS, MORE, newScan, scanLine, startChunkDataEnd, startChunkSizeLine, startFieldLine, startRequestLine, type LineError, type LineRules } from "./line-scan.js";
@@ -56,6 +57,7 @@ const S_CLOSED = 7;
 const MAX_LEADING_EMPTY_LINES = 8;
 /** The first piece of a read copied behind an unfinished line; it doubles while the line goes on. */
 const CARRY_WINDOW = 256;
+const NO_BYTES = Buffer.alloc(0);
 
 export class RequestParser {
   private state: number = S_REQUEST_LINE;
@@ -63,6 +65,10 @@ export class RequestParser {
   private readonly sink: ParserSink;
   /** Null unless someone asked to see the parts (spans.ts); then told of every one. */
   private readonly spans: SpanListener | null;
+  /** Keep each field's name as sent beside its lower-cased form (RequestHead.rawNames): only when asked, off the hot path. */
+  private readonly keepNames: boolean;
+  /** The names as sent of the head being read, when kept. */
+  private names: string[] | null = null;
 
   /** Where the scan of the current line stands, and what its verdict depends on. */
   private readonly scan = newScan();
@@ -91,6 +97,9 @@ export class RequestParser {
 
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
+  /** The read being parsed, and where its first byte lies in the stream: what lies past a head handed over is found from them. */
+  private buf: Buffer = NO_BYTES;
+  private bufAt = 0;
   /** Bytes of the current message before the line being parsed (for error offsets). */
   private msgBytes = 0;
   private lineBase = 0;
@@ -110,11 +119,16 @@ export class RequestParser {
   /** The body limit in force was lowered by the resource (limitBody), not the server's own. */
   private bodyLimitIsOwn = false;
   private chunkExtensionBytes = 0;
+  /** This request's body goes to the sink in pieces as they arrive (streamBody), not gathered whole. */
+  private streaming = false;
+  /** A streamed body's trailer fields: name as sent, value, name, value... */
+  private trailers: string[] | null = null;
 
-  constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null) {
+  constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null, keepNames = false) {
     this.sink = sink;
     this.limits = checkLimits(limits);
     this.spans = spans;
+    this.keepNames = keepNames;
     this.section = newSection(this.limits.maxHeaderCount, this.limits.maxHeaderBytes);
     this.rules = {
       allowBareLf: this.limits.allowBareLf,
@@ -173,6 +187,33 @@ export class RequestParser {
     }
   }
 
+  /**
+   * Hand the body of the request whose head was just handed to onHead to the
+   * sink in pieces as they arrive (onBody), never gathered whole; its
+   * trailer fields come with the request (Request.trailers). The server's
+   * body limit does not apply to it: whoever reads the pieces bounds what
+   * it keeps, and stops the reading (pause) while it cannot take more. Only
+   * valid inside onHead.
+   */
+  streamBody(): void {
+    this.streaming = true;
+    this.bodyLimit = MAX_BODY_LIMIT;
+    this.bodyLimitIsOwn = false;
+  }
+
+  /**
+   * The connection switches protocols after the head just handed to onHead
+   * (RFC 9110 §7.8): the parser stops, and returns the bytes read past that
+   * head (h11's "trailing data"), which belong to the new protocol. Only
+   * valid inside onHead.
+   */
+  handOver(): Buffer {
+    const rest = this.buf.subarray(this.consumed - this.bufAt);
+    const out = this.pending === null ? rest : Buffer.concat([rest, this.pending]);
+    this.stop();
+    return out;
+  }
+
   /** Whose the body limit in force is, for the 413: a client can ask an operator to raise the server's, not a resource's own. */
   private bodyLimitOwner(): string {
     if (this.bodyLimitIsOwn) return "; that limit is this resource's own, and no setting raises it";
@@ -203,6 +244,7 @@ export class RequestParser {
       this.read(chunk);
     } finally {
       this.running = false;
+      this.buf = NO_BYTES;
     }
     // What the sink fed or ended while the read was parsed, now that it is.
     if (!this.paused && (this.pending !== null || this.endPending)) this.resume();
@@ -243,6 +285,9 @@ export class RequestParser {
   private read(buf: Buffer): void {
     let pos = 0;
     this.reads++;
+    // buf[0] follows the bytes taken and those carried (a cut line, taken when it ends).
+    this.buf = buf;
+    this.bufAt = this.consumed + this.carryLen;
     if (this.carryLen > 0) {
       pos = this.goOn(buf);
       if (pos < 0) return;
@@ -354,7 +399,9 @@ export class RequestParser {
     this.take(blank);
     const lineAbs = this.enter(pos + blank, pos + n - 1);
     this.emit("blank-line", lineAbs, lineAbs + n - blank);
-    return this.handOn(headAgain(memory.head), pos + blank);
+    const head = headAgain(memory.head);
+    if (this.keepNames) (head as { rawNames?: readonly string[] }).rawNames = memory.head.rawNames;
+    return this.handOn(head, pos + blank);
   }
 
   /** Start the scan of the next line: its first phase and what it may hold. */
@@ -398,10 +445,15 @@ export class RequestParser {
   private bytes(buf: Buffer, pos: number): number {
     const n = Math.min(this.remaining, buf.length - pos);
     const fixed = this.state === S_FIXED_BODY;
-    this.body.append(buf, pos, pos + n);
+    if (!this.streaming) this.body.append(buf, pos, pos + n);
     this.emit(fixed ? "body" : "chunk-data", this.consumed, this.consumed + n);
     this.take(n);
     this.remaining -= n;
+    if (this.streaming) {
+      // The reader may stop the parser (the connection closes) or pause it (it is full): the loop looks before the next piece.
+      this.sink.onBody!(buf.subarray(pos, pos + n));
+      if (this.state === S_CLOSED) return n;
+    }
     if (this.remaining === 0) {
       if (fixed) this.complete();
       else this.state = S_CHUNK_DATA_END;
@@ -446,7 +498,9 @@ export class RequestParser {
           return !this.closed;
         }
         sectionRule(this.section, "line-end", "", lineBytes);
-        // Trailers never reach the request: a trailer cannot rewrite Content-Length or Host.
+        // Trailers never reach the request's fields: a trailer cannot rewrite Content-Length or Host. A streamed
+        // body's reader gets them apart, as sent (RFC 9110 §6.5: the recipient decides what to make of them).
+        if (this.streaming) (this.trailers ??= []).push(latin1(buf, start, start + scan.split), latin1(buf, start + scan.mark, start + scan.valueEnd));
         if (this.spans !== null) fieldSpans(this.spans, true, start, start + scan.split, start + scan.mark, start + scan.valueEnd, lineAbs, lineBytes);
         return true;
       default:
@@ -481,6 +535,7 @@ export class RequestParser {
     const read = readRequestLine(buf, s, e, methodEnd, versionStart, query === -1 ? -1 : s + query);
     if (isLineError(read)) return this.failWith(read);
     this.start = read;
+    if (this.keepNames) this.names = [];
     this.memory.headTaken();
     this.headRead = this.reads;
     this.headFrom = s;
@@ -502,6 +557,7 @@ export class RequestParser {
     const name = this.scan.name;
     const error = readField(fields, name, buf, vs, ve);
     if (error !== null) return this.failWith(error);
+    if (this.names !== null) this.names.push(latin1(buf, s, colon));
     if (this.spans !== null) {
       fieldSpans(this.spans, false, s, colon, vs, ve, lineAbs, lf + 1 - s);
       const from = this.headFrom;
@@ -519,6 +575,10 @@ export class RequestParser {
     const verdict = judgeHead(this.fields, this.start.minor);
     if ("code" in verdict) return this.fail(verdict.code, verdict.what, at);
     const head = headOf(this.start, this.fields, verdict);
+    if (this.names !== null) {
+      (head as { rawNames?: readonly string[] }).rawNames = this.names;
+      this.names = null;
+    }
     // A head whose lines all came in this read lies whole in buf: the memory may keep it.
     if (this.headRead === this.reads) this.memory.keep(buf, this.headFrom, lf + 1 - this.headFrom, at - this.headFrom, this.start, head);
     return this.handOn(head, at);
@@ -579,7 +639,8 @@ export class RequestParser {
 
   private complete(): void {
     const head = this.head!;
-    const request: Request = this.body.length === 0 ? head : { ...head, body: this.body.take() };
+    const trailers = this.trailers;
+    const request: Request = trailers !== null ? { ...head, trailers } : this.body.length === 0 ? head : { ...head, body: this.body.take() };
     this.reset();
     // RFC 9112 §9.6: nothing after a request that closes the connection is read.
     this.state = head.keepAlive ? S_REQUEST_LINE : S_CLOSED;
@@ -596,6 +657,8 @@ export class RequestParser {
     this.remaining = 0;
     this.body.reset(0);
     this.chunkExtensionBytes = 0;
+    this.streaming = false;
+    this.trailers = null;
   }
 
   private failWith(error: LineError): false {

@@ -1,0 +1,164 @@
+// node:http's IncomingMessage on the engine: a Readable whose body streams as
+// the connection reads it (exchange.ts pushes the pieces and stops the
+// reading while this stream is full), with node's fields.
+//
+// Every member node's IncomingMessage.prototype defines is an own property
+// of each request (see own-members.ts): Express 5 swaps a request's
+// prototype for one whose chain ends in http.IncomingMessage.prototype, and
+// node's methods there would reach for a parser and a socket that are not
+// node's. Readable's own machinery (push, read, pipe, events) stays in the
+// chain either way, since IncomingMessage extends Readable too.
+
+import { Readable } from "node:stream";
+import type { Socket } from "node:net";
+import type { RequestHead } from "../http/message/request.js";
+import type { Link } from "../http/connection/streamed.js";
+import { notOffered, nodeError } from "./errors.js";
+import { distinctHeaders, joinHeaders, rawHeaders, type NodeHeaders } from "./headers.js";
+import { ownAccessors } from "./own-members.js";
+
+/** The request's part of the exchange, apart from node's fields: what the body's flow needs. */
+export interface BodyFlow {
+  readonly link: Link;
+  /** The reading is stopped until this stream wants more (Link.holdBody). */
+  held: boolean;
+  /**
+   * Why the body will not come, when the engine said so: "engine" (the
+   * connection broke a rule, or closes after an answer given before the
+   * body: the socket is the engine's to close, after what it still writes),
+   * or "client" (it went, or half-closed); null until then.
+   */
+  abandoned: "engine" | "client" | null;
+}
+
+export const kFlow = Symbol("startline.body-flow");
+
+export class IncomingRequest extends Readable {
+  method: string;
+  url: string;
+  headers: NodeHeaders;
+  rawHeaders: string[];
+  trailers: NodeHeaders;
+  rawTrailers: string[];
+  httpVersion: string;
+  httpVersionMajor: number;
+  httpVersionMinor: number;
+  socket: Socket;
+  connection: Socket;
+  client: Socket;
+  /** The whole body has arrived (node: the parser's message complete). */
+  complete = false;
+  /** The client went before the body was whole (node's deprecated flag, still read by frameworks). */
+  aborted = false;
+  upgrade: boolean;
+  statusCode: null = null;
+  statusMessage: null = null;
+  joinDuplicateHeaders = false;
+  declare readonly headersDistinct: Record<string, string[]>;
+  declare readonly trailersDistinct: Record<string, string[]>;
+  [kFlow]: BodyFlow;
+
+  constructor(head: RequestHead, link: Link, upgrade: boolean) {
+    super();
+    const socket = link.socket as Socket;
+    this.method = head.method;
+    this.url = head.target;
+    this.headers = joinHeaders(head.fields);
+    this.rawHeaders = rawHeaders(head.fields, head.rawNames);
+    this.trailers = {};
+    this.rawTrailers = [];
+    this.httpVersion = head.minor === 0 ? "1.0" : "1.1";
+    this.httpVersionMajor = 1;
+    this.httpVersionMinor = head.minor;
+    this.socket = socket;
+    this.connection = socket;
+    this.client = socket;
+    this.upgrade = upgrade;
+    this[kFlow] = { link, held: false, abandoned: null };
+    // node's IncomingMessage.prototype, member for member (own-members.ts).
+    this._read = readBody;
+    this._destroy = destroyRequest;
+    this.setTimeout = setRequestTimeout;
+    this._dump = dump;
+    this._addHeaderLines = parserOnly;
+    this._addHeaderLine = parserOnly;
+    this._addHeaderLineDistinct = parserOnly;
+    Object.defineProperties(this, REQUEST_ACCESSORS);
+  }
+
+  declare setTimeout: typeof setRequestTimeout;
+  declare _dump: () => void;
+  declare _addHeaderLines: () => never;
+  declare _addHeaderLine: () => never;
+  declare _addHeaderLineDistinct: () => never;
+}
+
+/**
+ * The body is whole: its trailers (name as sent, value, ...), then the end of
+ * the stream. A function, not a method: a framework may have swapped the
+ * request's prototype by now.
+ */
+export function finishRequest(req: IncomingRequest, trailers: readonly string[] | undefined): void {
+  if (req.complete) return;
+  if (trailers !== undefined) {
+    req.rawTrailers = trailers.slice();
+    req.trailers = joinHeaders(trailers.map((v, i) => (i % 2 === 0 ? v.toLowerCase() : v)));
+  }
+  req.complete = true;
+  req.push(null);
+}
+
+const REQUEST_ACCESSORS = ownAccessors<IncomingRequest>({
+  headersDistinct() {
+    return distinctHeaders(this.rawHeaders);
+  },
+  trailersDistinct() {
+    return distinctHeaders(this.rawTrailers);
+  },
+});
+
+/** The stream wants more: the connection reads the body again, if it had stopped. */
+function readBody(this: IncomingRequest): void {
+  const flow = this[kFlow];
+  if (!flow.held) return;
+  flow.held = false;
+  flow.link.holdBody(false);
+}
+
+/**
+ * As node's: a request destroyed before its body was read whole is aborted,
+ * and its socket destroyed with it (its remaining bytes could not be told
+ * from a next request's); the error reaches only those who listen for one.
+ */
+function destroyRequest(this: IncomingRequest, error: Error | null, callback: (error?: Error | null) => void): void {
+  if (!this.readableEnded || !this.complete) {
+    this.aborted = true;
+    this.emit("aborted");
+  }
+  const flow = this[kFlow];
+  if (this.aborted && !this.socket.destroyed) {
+    // Destroyed by the application: its socket too, as node. The client half-closed: node ends the socket, after what
+    // is written. Abandoned by the engine: it closes the socket itself, after what it still writes.
+    if (flow.abandoned === null) this.socket.destroy();
+    else if (flow.abandoned === "client") this.socket.end();
+  }
+  else if (flow.held) readBody.call(this);
+  process.nextTick(() => callback(this.listenerCount("error") === 0 ? null : error));
+}
+
+/** node:http's: the rest of a body nobody reads is read and dropped (after the response, so that the connection goes on). */
+function dump(this: IncomingRequest): void {
+  if (this.readableEnded || this.destroyed) return;
+  this.removeAllListeners("data");
+  this.resume();
+}
+
+function setRequestTimeout(this: IncomingRequest, ms: number, callback?: () => void): IncomingRequest {
+  if (ms !== 0) throw notOffered("request.setTimeout()", "startline times every request itself; set server.headersTimeout and server.requestTimeout before listen()");
+  if (callback !== undefined) this.on("timeout", callback);
+  return this;
+}
+
+function parserOnly(): never {
+  throw nodeError(Error, "ERR_STARTLINE_NOT_OFFERED", "A request's header lines are added by startline's parser only");
+}

@@ -1,0 +1,671 @@
+// node:http's ServerResponse on the engine. The application sets a status and
+// fields and writes a body, as on node; what it writes becomes an engine
+// Response (src/http/message/response.ts), and the engine's writer frames
+// and writes every byte: the status line, the fields (checked: no header
+// injection), Date, Content-Length or chunked framing, Connection.
+//
+// A response ended in one call (end(body), what most frameworks do) goes to
+// the engine whole, and leaves in one write with its Content-Length. One
+// written in pieces (write(), flushHeaders(), a pipe) goes as a stream, the
+// engine asking for each piece once the socket has taken the last (so a
+// client that does not read stops the writer: write() returns false, then
+// 'drain'). A Content-Length the application sets frames the body, and is
+// checked: a body that does not match it throws ERR_HTTP_CONTENT_LENGTH_MISMATCH
+// as node's strictContentLength does, before the head goes out when the body
+// is given whole, and the engine cuts the connection rather than misframe a
+// stream that turns out longer or shorter.
+//
+// Every member of node's ServerResponse.prototype and OutgoingMessage.prototype
+// is an own property (own-members.ts); node's framing methods (_send,
+// _writeRaw, _storeHeader, ...) throw here, so they can never write.
+
+import { Stream } from "node:stream";
+import type { Socket } from "node:net";
+import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
+import { statusAllowsBody } from "../http/message/status.js";
+import { headersSent, nodeError, notOffered } from "./errors.js";
+import { kFlow, type IncomingRequest } from "./request.js";
+
+type HeaderValue = string | number | readonly string[];
+
+/** Where the response goes: its answer, to the engine, once; and word that it left whole. */
+export interface Answering {
+  answer(response: Response): void;
+  done(): void;
+}
+
+/** Where a response stands; one per response, under a symbol so that no framework's names can meet it. */
+interface OutState {
+  readonly exchange: Answering;
+  /** The connection closes after this response (server.maxRequestsPerSocket). */
+  readonly lastOnConnection: boolean;
+  /** Fields as set: lower-cased name to the name as set and its value. */
+  readonly fields: Map<string, { name: string; value: HeaderValue }>;
+  /** The engine has the response (its head is going out). */
+  started: boolean;
+  /** A body in pieces: what is written and not yet taken, with each write's callback. */
+  readonly queue: { piece: Buffer | string; callback: (() => void) | undefined }[];
+  queued: number;
+  /** The engine's wait for the next piece, when the queue was empty. */
+  wake: (() => void) | null;
+  /** The callback of the piece the engine took last: called when it asks for the next (the socket took it). */
+  taken: (() => void) | undefined;
+  /** Bytes written so far, against a declared Content-Length. */
+  written: number;
+  declared: number;
+  trailers: Record<string, FieldValue> | undefined;
+  /** Whether the status and method let a body be sent at all (not HEAD, 204, 304). */
+  withBody: boolean;
+}
+
+export const kOut = Symbol("startline.response");
+
+/** node's default: a writer stops when this much waits unsent. */
+const HIGH_WATER_MARK = 16 * 1024;
+
+/**
+ * Fields the engine writes itself, or that frame the message: what setHeader
+ * does with each (the value is kept, for getHeader, either way).
+ */
+function checkSpecial(lower: string, value: HeaderValue): void {
+  switch (lower) {
+    case "content-length":
+      if (!(typeof value === "number" ? Number.isSafeInteger(value) && value >= 0 : typeof value === "string" && /^\d{1,15}$/.test(value.trim()))) {
+        throw nodeError(TypeError, "ERR_HTTP_INVALID_HEADER_VALUE", `Invalid value "${String(value)}" for header "Content-Length": a number of bytes`);
+      }
+      return;
+    case "transfer-encoding":
+      if (String(value).trim().toLowerCase() !== "chunked") throw notOffered(`Transfer-Encoding: ${String(value)}`, "startline frames a body by its Content-Length, or chunked when it has none");
+      return;
+    case "date":
+      throw notOffered("Setting Date", "startline writes the Date field of every response itself");
+    case "keep-alive":
+    case "upgrade":
+      throw notOffered(`Setting ${lower}`, "startline's writer owns the connection's fields; for an upgrade, answer on the socket of the server's 'upgrade' event");
+    case "x-content-type-options":
+      if (String(value).trim().toLowerCase() !== "nosniff") throw notOffered(`X-Content-Type-Options: ${String(value)}`, "startline sends nosniff on every response");
+      return;
+  }
+}
+
+function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
+  if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_HTTP_TOKEN", `Header name must be a valid HTTP token ["${String(name)}"]`);
+  try {
+    checkToken(name);
+  } catch {
+    throw nodeError(TypeError, "ERR_INVALID_HTTP_TOKEN", `Header name must be a valid HTTP token ["${name}"]`);
+  }
+  if (value === undefined) throw nodeError(TypeError, "ERR_HTTP_INVALID_HEADER_VALUE", `Invalid value "undefined" for header "${name}"`);
+  const values = Array.isArray(value) ? (value as readonly unknown[]) : [value];
+  for (const v of values) {
+    try {
+      checkValue(name, String(v));
+    } catch {
+      throw nodeError(TypeError, "ERR_INVALID_CHAR", `Invalid character in header content ["${name}"]: startline writes visible ASCII, spaces and tabs only`);
+    }
+  }
+  checkSpecial(name.toLowerCase(), value);
+  return Array.isArray(value) ? (value as readonly unknown[]).map(String) : (value as string | number);
+}
+
+export class ServerResponseOnEngine extends Stream {
+  statusCode = 200;
+  statusMessage: string | undefined = undefined;
+  sendDate = true;
+  strictContentLength = true;
+  chunkedEncoding = false;
+  useChunkedEncodingByDefault = true;
+  shouldKeepAlive: boolean;
+  req: IncomingRequest;
+  socket: Socket | null;
+  connection: Socket | null;
+  /** node's rendered head, when there is one; here a summary (its status line): truthy once the head is final. */
+  _header: string | null = null;
+  _headerSent = false;
+  headersSent = false;
+  finished = false;
+  writableEnded = false;
+  writableFinished = false;
+  writableNeedDrain = false;
+  writableLength = 0;
+  writableHighWaterMark = HIGH_WATER_MARK;
+  writableObjectMode = false;
+  writableCorked = 0;
+  writable = true;
+  destroyed = false;
+  closed = false;
+  errored: Error | null = null;
+  [kOut]: OutState;
+
+  constructor(req: IncomingRequest, exchange: Answering, lastOnConnection: boolean) {
+    super();
+    this.req = req;
+    this.socket = req.socket;
+    this.connection = req.socket;
+    this.shouldKeepAlive = !lastOnConnection;
+    this[kOut] = {
+      exchange,
+      lastOnConnection,
+      fields: new Map(),
+      started: false,
+      queue: [],
+      queued: 0,
+      wake: null,
+      taken: undefined,
+      written: 0,
+      declared: -1,
+      trailers: undefined,
+      withBody: req.method !== "HEAD",
+    };
+    // node's ServerResponse.prototype and OutgoingMessage.prototype, member for member (own-members.ts).
+    this.setHeader = setHeader;
+    this.setHeaders = setHeaders;
+    this.appendHeader = appendHeader;
+    this.getHeader = getHeader;
+    this.getHeaders = getHeaders;
+    this.getHeaderNames = getHeaderNames;
+    this.getRawHeaderNames = getRawHeaderNames;
+    this.hasHeader = hasHeader;
+    this.removeHeader = removeHeader;
+    this.writeHead = writeHead;
+    this.writeHeader = writeHead;
+    this._implicitHeader = implicitHeader;
+    this.flushHeaders = flushHeaders;
+    this.write = write;
+    this.end = end;
+    this.addTrailers = addTrailers;
+    this.writeContinue = writeContinue;
+    this.cork = cork;
+    this.uncork = uncork;
+    this.setTimeout = setResponseTimeout;
+    this.destroy = destroyResponse;
+    this.pipe = cannotPipe;
+    this.writeProcessing = offeredNot("writeProcessing() (102 Processing)", "startline sends no interim response but 100 Continue, which it sends itself");
+    this.writeEarlyHints = offeredNot("writeEarlyHints() (103 Early Hints)", "startline sends no interim response but 100 Continue, which it sends itself");
+    this.assignSocket = offeredNot("assignSocket()", "the engine owns the connection's socket");
+    this.detachSocket = offeredNot("detachSocket()", "the engine owns the connection's socket");
+    // node's framing: never to run here, whatever prototype the response is given.
+    this._send = framing;
+    this._writeRaw = framing;
+    this._storeHeader = framing;
+    this._renderHeaders = framing;
+    this._finish = framing;
+    this._flush = framing;
+    this._flushOutput = framing;
+  }
+
+  declare setHeader: typeof setHeader;
+  declare setHeaders: typeof setHeaders;
+  declare appendHeader: typeof appendHeader;
+  declare getHeader: typeof getHeader;
+  declare getHeaders: typeof getHeaders;
+  declare getHeaderNames: typeof getHeaderNames;
+  declare getRawHeaderNames: typeof getRawHeaderNames;
+  declare hasHeader: typeof hasHeader;
+  declare removeHeader: typeof removeHeader;
+  declare writeHead: typeof writeHead;
+  declare writeHeader: typeof writeHead;
+  declare _implicitHeader: typeof implicitHeader;
+  declare flushHeaders: typeof flushHeaders;
+  declare write: typeof write;
+  declare end: typeof end;
+  declare addTrailers: typeof addTrailers;
+  declare writeContinue: typeof writeContinue;
+  declare cork: typeof cork;
+  declare uncork: typeof uncork;
+  declare setTimeout: typeof setResponseTimeout;
+  declare destroy: typeof destroyResponse;
+  declare writeProcessing: () => never;
+  declare writeEarlyHints: () => never;
+  declare assignSocket: () => never;
+  declare detachSocket: () => never;
+  declare _send: () => never;
+  declare _writeRaw: () => never;
+  declare _storeHeader: () => never;
+  declare _renderHeaders: () => never;
+  declare _finish: () => never;
+  declare _flush: () => never;
+  declare _flushOutput: () => never;
+}
+
+type Res = ServerResponseOnEngine;
+
+function offeredNot(what: string, instead: string): () => never {
+  return () => {
+    throw notOffered(what, instead);
+  };
+}
+
+function framing(): never {
+  throw nodeError(Error, "ERR_STARTLINE_NOT_OFFERED", "node's own framing of a response does not run on startline: its writer frames every response");
+}
+
+function cannotPipe(this: Res): never {
+  throw nodeError(Error, "ERR_STREAM_CANNOT_PIPE", "Cannot pipe, not readable");
+}
+
+// ---- Fields ----
+
+function setHeader(this: Res, name: string, value: HeaderValue): Res {
+  if (this._header !== null) throw headersSent("set headers");
+  const checked = checkField(name, value);
+  this[kOut].fields.set(name.toLowerCase(), { name, value: checked });
+  return this;
+}
+
+function setHeaders(this: Res, headers: Headers | Map<string, HeaderValue>): Res {
+  if (this._header !== null) throw headersSent("set headers");
+  if (headers === null || typeof headers !== "object" || typeof headers.forEach !== "function") {
+    throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "headers" argument must be an instance of Headers or Map');
+  }
+  const cookies: string[] = [];
+  (headers as Map<string, HeaderValue>).forEach((value, name) => {
+    if (name.toLowerCase() === "set-cookie") cookies.push(...(Array.isArray(value) ? value : [String(value)]));
+    else this.setHeader(name, value);
+  });
+  if (cookies.length > 0) this.setHeader("set-cookie", cookies);
+  return this;
+}
+
+function appendHeader(this: Res, name: string, value: HeaderValue): Res {
+  if (this._header !== null) throw headersSent("append headers");
+  const checked = checkField(name, value);
+  const fields = this[kOut].fields;
+  const lower = name.toLowerCase();
+  const before = fields.get(lower);
+  if (before === undefined) fields.set(lower, { name, value: checked });
+  else {
+    const list = (Array.isArray(before.value) ? before.value : [String(before.value)]) as string[];
+    before.value = list.concat(Array.isArray(checked) ? (checked as string[]) : [String(checked)]);
+  }
+  return this;
+}
+
+function getHeader(this: Res, name: string): HeaderValue | undefined {
+  if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
+  return this[kOut].fields.get(name.toLowerCase())?.value;
+}
+
+function getHeaders(this: Res): Record<string, HeaderValue> {
+  const out = Object.create(null) as Record<string, HeaderValue>;
+  for (const [lower, field] of this[kOut].fields) out[lower] = field.value;
+  return out;
+}
+
+function getHeaderNames(this: Res): string[] {
+  return [...this[kOut].fields.keys()];
+}
+
+function getRawHeaderNames(this: Res): string[] {
+  return [...this[kOut].fields.values()].map((field) => field.name);
+}
+
+function hasHeader(this: Res, name: string): boolean {
+  if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
+  return this[kOut].fields.has(name.toLowerCase());
+}
+
+function removeHeader(this: Res, name: string): void {
+  if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
+  if (this._header !== null) throw headersSent("remove headers");
+  this[kOut].fields.delete(name.toLowerCase());
+}
+
+// ---- The head ----
+
+/**
+ * writeHead(status[, statusMessage][, headers]), headers an object or node's
+ * flat [name, value, name, value...] list (whose names replace the fields set
+ * before, and may repeat). The head is final from here, as on node; it
+ * leaves with the first write, end() or flushHeaders().
+ */
+function writeHead(this: Res, status: number, message?: string | Record<string, HeaderValue> | readonly unknown[], headers?: Record<string, HeaderValue> | readonly unknown[]): Res {
+  if (this._header !== null) throw headersSent("write headers");
+  let fields = headers;
+  if (typeof message === "string") this.statusMessage = message;
+  else fields = message;
+  const code = Number(status) | 0;
+  if (code < 100 || code > 999) throw nodeError(RangeError, "ERR_HTTP_INVALID_STATUS_CODE", `Invalid status code: ${String(status)}`);
+  if (code < 200 || code > 599) {
+    throw notOffered(`Status ${code}`, "startline writes final responses of 200 to 599; 100 Continue it sends itself, and a 101 is written on the socket of the server's 'upgrade' event");
+  }
+  this.statusCode = code;
+  if (Array.isArray(fields)) {
+    if (fields.length % 2 !== 0) throw nodeError(TypeError, "ERR_INVALID_ARG_VALUE", "The argument 'headers' must be an object or a flat list of names and values");
+    for (let i = 0; i < fields.length; i += 2) this.removeHeader(String(fields[i]));
+    for (let i = 0; i < fields.length; i += 2) if (fields[i]) this.appendHeader(String(fields[i]), fields[i + 1] as HeaderValue);
+  } else if (fields !== undefined && fields !== null) {
+    for (const name of Object.keys(fields)) if (name) this.setHeader(name, (fields as Record<string, HeaderValue>)[name]!);
+  }
+  const reason = this.statusMessage;
+  if (reason !== undefined) {
+    try {
+      checkValue("statusMessage", String(reason));
+    } catch {
+      throw nodeError(TypeError, "ERR_INVALID_CHAR", "Invalid character in statusMessage: startline writes visible ASCII, spaces and tabs only");
+    }
+  }
+  const state = this[kOut];
+  state.withBody = state.withBody && statusAllowsBody(code);
+  const length = state.fields.get("content-length");
+  const chunked = state.fields.has("transfer-encoding");
+  state.declared = length === undefined || chunked ? -1 : Number(String(length.value).trim());
+  this.chunkedEncoding = state.declared < 0 && state.withBody;
+  this._header = `HTTP/1.1 ${code}${reason === undefined ? "" : " " + reason}\r\n`;
+  this.headersSent = true;
+  return this;
+}
+
+/** node's: the head as it stands, when the body starts without writeHead() (through writeHead, which code such as on-headers wraps). */
+function implicitHeader(this: Res): void {
+  this.writeHead(this.statusCode);
+}
+
+/**
+ * The engine's response (src/http/message/response.ts): status, reason, the
+ * fields it does not write itself, the framing the application asked for. A
+ * class, so that every response has one shape and its two callbacks are
+ * methods, not closures made per response.
+ */
+class EngineAnswer implements Response {
+  readonly status: number;
+  readonly reason: string | undefined;
+  readonly headers: Record<string, FieldValue>;
+  readonly body: string | Buffer | AsyncIterable<string | Buffer> | undefined;
+  readonly length: number | undefined;
+  readonly close: boolean;
+  private readonly res: Res;
+
+  constructor(res: Res, headers: Record<string, FieldValue>, body: EngineAnswer["body"], declared: number, close: boolean) {
+    this.status = res.statusCode;
+    this.reason = res.statusMessage === undefined ? undefined : String(res.statusMessage);
+    this.headers = headers;
+    this.body = body;
+    this.length = declared < 0 ? undefined : declared;
+    this.close = close;
+    this.res = res;
+  }
+
+  /** Asked for once a chunked body's last piece is out: addTrailers() may come after the head. */
+  trailers(): Readonly<Record<string, FieldValue>> | undefined {
+    return this.res[kOut].trailers;
+  }
+
+  /** The engine handed the whole response to the socket: 'finish' and the rest, on a tick of their own. */
+  onSent(): void {
+    process.nextTick(sent, this.res);
+  }
+}
+
+function engineResponse(res: Res, body: EngineAnswer["body"], declared: number): Response {
+  if (res.sendDate !== true) throw notOffered("sendDate = false", "startline writes the Date field of every response");
+  const state = res[kOut];
+  const headers: Record<string, FieldValue> = {};
+  let close = state.lastOnConnection;
+  for (const [lower, field] of state.fields) {
+    switch (lower) {
+      case "content-length":
+      case "transfer-encoding":
+      case "x-content-type-options":
+        continue;
+      case "connection":
+        if (/(?:^|,)\s*close\s*(?:,|$)/i.test(String(field.value))) close = true;
+        continue;
+    }
+    headers[field.name] = field.value as FieldValue;
+  }
+  return new EngineAnswer(res, headers, body, declared, close);
+}
+
+/** The engine handed the whole response to the socket: 'finish', then 'close', as node emits them; a body nobody read is dropped. */
+function sent(res: Res): void {
+  res[kOut].exchange.done();
+  res.writableFinished = true;
+  res.writableLength = 0;
+  res.emit("finish");
+  if (!res.req.complete || !res.req.readableEnded) res.req._dump();
+  closeResponse(res);
+}
+
+/** 'close' once, after 'finish' or when the client went first. */
+export function closeResponse(res: Res): void {
+  if (res.closed) return;
+  res.closed = true;
+  process.nextTick(() => res.emit("close"));
+}
+
+/** The client went before the response was whole: writing stops, and what waits is dropped. */
+export function clientGone(res: Res): void {
+  const state = res[kOut];
+  state.queue.length = 0;
+  state.queued = 0;
+  res.writable = false;
+  res.destroyed = true;
+  if (state.wake !== null) {
+    const wake = state.wake;
+    state.wake = null;
+    wake();
+  }
+  if (!res.writableFinished) closeResponse(res);
+}
+
+/** A body in pieces: the engine takes each when the socket has taken the last. */
+function pieces(res: Res): AsyncIterable<string | Buffer> {
+  const state = res[kOut];
+  const next = (): Promise<IteratorResult<string | Buffer>> => {
+    // The engine asks for the next piece once the socket has taken the last: that write is done.
+    const taken = state.taken;
+    state.taken = undefined;
+    taken?.();
+    const item = state.queue.shift();
+    if (item !== undefined) {
+      state.queued -= typeof item.piece === "string" ? item.piece.length : item.piece.length;
+      res.writableLength = state.queued;
+      state.taken = item.callback;
+      if (res.writableNeedDrain && state.queued < HIGH_WATER_MARK) {
+        res.writableNeedDrain = false;
+        process.nextTick(() => res.emit("drain"));
+      }
+      return Promise.resolve({ value: item.piece, done: false });
+    }
+    if (res.writableEnded || res.closed) return Promise.resolve({ value: undefined, done: true });
+    return new Promise<void>((resume) => (state.wake = resume)).then(next);
+  };
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next,
+      // The engine stopped: the client went, or the socket failed.
+      return: () => {
+        clientGone(res);
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    }),
+  };
+}
+
+/** Hands the engine a response whose body follows in pieces (after write(), flushHeaders()). */
+function startPieces(res: Res): void {
+  const state = res[kOut];
+  if (res._header === null) res._implicitHeader();
+  state.started = true;
+  res._headerSent = true;
+  const declared = state.withBody || res.req.method === "HEAD" ? state.declared : -1;
+  // A response without a body (HEAD, 204, 304): its head alone; an answer to HEAD announces what GET would frame by.
+  const body = state.withBody || (res.req.method === "HEAD" && declared < 0) ? pieces(res) : undefined;
+  state.exchange.answer(engineResponse(res, body, declared));
+}
+
+function flushHeaders(this: Res): void {
+  if (!this[kOut].started) startPieces(this);
+}
+
+// ---- The body ----
+
+function chunkOf(chunk: unknown, encoding: BufferEncoding | undefined): string | Buffer {
+  if (typeof chunk === "string") return encoding === undefined || encoding === "utf8" || encoding === "utf-8" ? chunk : Buffer.from(chunk, encoding);
+  if (chunk instanceof Uint8Array) return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "chunk" argument must be of type string or an instance of Buffer or Uint8Array');
+}
+
+const byteLength = (piece: string | Buffer): number => (typeof piece === "string" ? Buffer.byteLength(piece) : piece.length);
+
+function mismatch(declared: number, actual: number): Error {
+  return nodeError(Error, "ERR_HTTP_CONTENT_LENGTH_MISMATCH", `Response body's content-length of ${actual} byte(s) does not match the content-length of ${declared} byte(s) set in header`);
+}
+
+function afterEnd(res: Res, callback: ((error?: Error | null) => void) | undefined): false {
+  const error = nodeError(Error, "ERR_STREAM_WRITE_AFTER_END", "write after end");
+  process.nextTick(() => {
+    callback?.(error);
+    res.emit("error", error);
+  });
+  return false;
+}
+
+function write(this: Res, chunk: unknown, encoding?: BufferEncoding | ((error?: Error | null) => void), callback?: (error?: Error | null) => void): boolean {
+  if (typeof encoding === "function") {
+    callback = encoding;
+    encoding = undefined;
+  }
+  // node takes null for an absent encoding or callback (Fastify passes both).
+  if (typeof callback !== "function") callback = undefined;
+  if (typeof encoding !== "string") encoding = undefined;
+  if (this.writableEnded) return afterEnd(this, callback);
+  const piece = chunkOf(chunk, encoding);
+  const state = this[kOut];
+  if (!state.started) startPieces(this);
+  if (!state.withBody || this.destroyed) {
+    // node drops what is written to a response without a body (HEAD, 204, 304).
+    if (callback !== undefined) process.nextTick(callback);
+    return true;
+  }
+  const size = byteLength(piece);
+  if (state.declared >= 0 && state.written + size > state.declared) throw mismatch(state.declared, state.written + size);
+  state.written += size;
+  if (size === 0) {
+    if (callback !== undefined) process.nextTick(callback);
+    return true;
+  }
+  state.queue.push({ piece, callback: callback === undefined ? undefined : () => callback!() });
+  state.queued += typeof piece === "string" ? piece.length : piece.length;
+  this.writableLength = state.queued;
+  if (state.wake !== null) {
+    const wake = state.wake;
+    state.wake = null;
+    wake();
+  }
+  if (state.queued >= HIGH_WATER_MARK) this.writableNeedDrain = true;
+  return !this.writableNeedDrain;
+}
+
+function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void), callback?: () => void): Res {
+  if (typeof chunk === "function") {
+    callback = chunk as () => void;
+    chunk = undefined;
+  } else if (typeof encoding === "function") {
+    callback = encoding;
+    encoding = undefined;
+  }
+  if (typeof callback !== "function") callback = undefined;
+  if (typeof encoding !== "string") encoding = undefined;
+  if (this.writableEnded) {
+    if (callback !== undefined) process.nextTick(callback);
+    return this;
+  }
+  const state = this[kOut];
+  const piece = chunk === undefined || chunk === null ? undefined : chunkOf(chunk, encoding as BufferEncoding | undefined);
+  if (callback !== undefined) this.once("finish", callback);
+  if (!state.started) {
+    // Whole: the engine writes head and body in one, with its Content-Length, checked before the head is final.
+    const size = piece === undefined ? 0 : byteLength(piece);
+    const field = state.fields.get("content-length");
+    const chunked = state.fields.has("transfer-encoding");
+    if (this._header === null && field !== undefined && !chunked && this.req.method !== "HEAD" && Number(String(field.value).trim()) !== size) {
+      throw mismatch(Number(String(field.value).trim()), size);
+    }
+    if (this._header === null) this._implicitHeader();
+    if (state.withBody && state.declared >= 0 && state.declared !== size) throw mismatch(state.declared, size);
+    state.started = true;
+    this._headerSent = true;
+    this.finished = true;
+    this.writableEnded = true;
+    this.writable = false;
+    if (chunked && state.withBody) {
+      // Asked for chunked framing: a stream of one piece.
+      if (piece !== undefined && size > 0) state.queue.push({ piece, callback: undefined });
+      state.exchange.answer(engineResponse(this, pieces(this), -1));
+      return this;
+    }
+    const head = this.req.method === "HEAD";
+    let body: string | Buffer | AsyncIterable<string | Buffer> | undefined = state.withBody ? piece ?? "" : undefined;
+    let declared = -1;
+    if (head) {
+      // What GET would have framed by: the declared length, that of the body given, or (neither) chunked.
+      declared = state.declared >= 0 ? state.declared : -1;
+      body = declared >= 0 ? undefined : piece !== undefined ? piece : statusAllowsBody(this.statusCode) ? pieces(this) : undefined;
+    }
+    state.exchange.answer(engineResponse(this, body, declared));
+    return this;
+  }
+  if (piece !== undefined) this.write(piece);
+  this.finished = true;
+  this.writableEnded = true;
+  this.writable = false;
+  if (state.withBody && state.declared >= 0 && state.written !== state.declared) {
+    // The engine cuts the connection when the stream ends short: the application hears why.
+    const error = mismatch(state.declared, state.written);
+    if (state.wake !== null) {
+      const wake = state.wake;
+      state.wake = null;
+      wake();
+    }
+    throw error;
+  }
+  if (state.wake !== null) {
+    const wake = state.wake;
+    state.wake = null;
+    wake();
+  }
+  return this;
+}
+
+function addTrailers(this: Res, headers: Record<string, HeaderValue> | readonly (readonly [string, HeaderValue])[]): void {
+  const state = this[kOut];
+  const entries = Array.isArray(headers) ? (headers as readonly (readonly [string, HeaderValue])[]) : Object.entries(headers as Record<string, HeaderValue>);
+  for (const [name, value] of entries) {
+    const checked = checkField(name, value);
+    (state.trailers ??= {})[name] = checked as FieldValue;
+  }
+}
+
+/**
+ * The 100 Continue a 'checkContinue' listener held goes out (RFC 9110
+ * §10.1.1). Otherwise the engine sent it itself once it awaited the body,
+ * and there is nothing more to write.
+ */
+function writeContinue(this: Res, callback?: () => void): void {
+  this.req[kFlow].link.sendContinue();
+  if (typeof callback === "function") process.nextTick(callback);
+}
+
+function cork(this: Res): void {
+  this.writableCorked++;
+}
+
+function uncork(this: Res): void {
+  if (this.writableCorked > 0) this.writableCorked--;
+}
+
+function setResponseTimeout(this: Res, ms: number, callback?: () => void): Res {
+  if (ms !== 0) throw notOffered("response.setTimeout()", "startline times every exchange itself; set server.headersTimeout and server.requestTimeout before listen()");
+  if (callback !== undefined) this.on("timeout", callback);
+  return this;
+}
+
+function destroyResponse(this: Res, error?: Error): Res {
+  if (this.destroyed) return this;
+  this.destroyed = true;
+  this.errored = error ?? null;
+  this.socket?.destroy(error);
+  return this;
+}

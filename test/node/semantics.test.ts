@@ -1,0 +1,457 @@
+// startline/node's request and response against node:http's documented
+// behaviour, with a bare listener over real sockets: how header lines are
+// joined, rawHeaders, every form of writeHead, a Content-Length the listener
+// sets (honoured, and a wrong one refused before it could misframe), HEAD,
+// 204 and 304, chunked framing when no length is known, trailers,
+// 100-continue, 'clientError', events when the client goes, and a request
+// body that streams with back-pressure.
+
+import { once } from "node:events";
+import net from "node:net";
+import t, { type Test } from "tap";
+import { createServer, type RequestListener } from "../../src/node/index.js";
+import type { IncomingRequest } from "../../src/node/request.js";
+import type { ServerResponseOnEngine } from "../../src/node/response.js";
+import { listenNode } from "../helpers/node-server.js";
+import { readUntil, splitResponses, talk } from "../helpers/wire.js";
+
+type Listener = (req: IncomingRequest, res: ServerResponseOnEngine) => void;
+
+async function serve(t: Test, listener: Listener) {
+  const server = createServer(listener as unknown as RequestListener);
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  return { server, port: running.port };
+}
+
+t.test("header lines are joined as node joins them; rawHeaders keeps names as sent", async (t) => {
+  let seen: IncomingRequest | undefined;
+  const { port } = await serve(t, (req, res) => {
+    seen = req;
+    res.end("ok");
+  });
+  await talk(port, [
+    "GET /h?x=1 HTTP/1.1\r\nHost: a\r\nX-Dup: 1\r\nx-dup: 2\r\nCookie: a=1\r\ncookie: b=2\r\nSet-Cookie: s=1\r\nSet-Cookie: s=2\r\n" +
+      "Content-Type: text/plain\r\nContent-Type: text/html\r\nUser-Agent: one\r\nUser-Agent: two\r\nAccept: a\r\nACCEPT: b\r\nConnection: close\r\n\r\n",
+  ]);
+  const req = seen!;
+  t.equal(req.method, "GET");
+  t.equal(req.url, "/h?x=1");
+  t.equal(req.httpVersion, "1.1");
+  t.equal(req.httpVersionMajor, 1);
+  t.equal(req.httpVersionMinor, 1);
+  t.equal(req.headers["x-dup"], "1, 2", "other fields: joined with a comma");
+  t.equal(req.headers.cookie, "a=1; b=2", "Cookie: joined with a semicolon");
+  t.same(req.headers["set-cookie"], ["s=1", "s=2"], "Set-Cookie: a list");
+  t.equal(req.headers["content-type"], "text/plain", "single-valued fields: the first kept");
+  t.equal(req.headers["user-agent"], "one");
+  t.equal(req.headers.accept, "a, b");
+  t.same(req.rawHeaders.slice(0, 6), ["Host", "a", "X-Dup", "1", "x-dup", "2"], "names as sent, in order");
+  t.same(req.rawHeaders.filter((_, i) => i % 2 === 0).slice(-3), ["Accept", "ACCEPT", "Connection"]);
+  t.same(req.headersDistinct["x-dup"], ["1", "2"]);
+  t.equal(req.socket.remoteAddress, "127.0.0.1");
+  t.equal(req.connection, req.socket);
+  t.equal(req.complete, true, "a request without a body is complete at once");
+});
+
+t.test("any method token reaches the listener as sent", async (t) => {
+  const { port } = await serve(t, (req, res) => res.end(req.method));
+  const out = await talk(port, ["UPDATE / HTTP/1.1\r\nHost: a\r\n\r\npurge / HTTP/1.1\r\nHost: a\r\n\r\nM-SEARCH / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.same(
+    splitResponses(out).map((r) => r.body),
+    ["UPDATE", "purge", "M-SEARCH"],
+  );
+});
+
+t.test("writeHead: status, message, headers object, flat list; the head is final after it", async (t) => {
+  const errors: string[] = [];
+  const { port } = await serve(t, (req, res) => {
+    res.setHeader("X-Before", "kept");
+    res.setHeader("X-Replaced", "old");
+    if (req.url === "/object") res.writeHead(201, "Made", { "X-Obj": "1", "Set-Cookie": ["a=1", "b=2"] });
+    else if (req.url === "/flat") res.writeHead(202, ["X-Replaced", "n1", "X-Replaced", "n2", "X-Flat", "f"]);
+    else res.writeHead(203);
+    try {
+      res.setHeader("X-Late", "no");
+    } catch (error) {
+      errors.push((error as { code: string }).code);
+    }
+    t.equal(res.headersSent, true);
+    res.end("b");
+  });
+  const out = await talk(port, ["GET /object HTTP/1.1\r\nHost: a\r\n\r\nGET /flat HTTP/1.1\r\nHost: a\r\n\r\nGET /plain HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  const text = out.toString("latin1");
+  const [object, flat, plain] = splitResponses(out);
+  t.equal(object!.statusLine, "HTTP/1.1 201 Made");
+  t.equal(object!.headers["x-obj"], "1");
+  t.equal(object!.headers["x-before"], "kept");
+  t.match(text, /Set-Cookie: a=1\r\nSet-Cookie: b=2\r\n/, "several Set-Cookie lines");
+  t.equal(flat!.statusLine, "HTTP/1.1 202 Accepted");
+  const flatText = text.slice(text.indexOf("HTTP/1.1 202"), text.indexOf("HTTP/1.1 203"));
+  t.match(flatText, /X-Replaced: n1\r\nX-Replaced: n2\r\n/, "the flat list replaces earlier values and keeps its repeats");
+  t.notMatch(flatText, /X-Replaced: old/);
+  t.equal(plain!.statusLine, "HTTP/1.1 203 ");
+  t.notMatch(text, /X-Late/);
+  t.same(errors, ["ERR_HTTP_HEADERS_SENT", "ERR_HTTP_HEADERS_SENT", "ERR_HTTP_HEADERS_SENT"]);
+});
+
+t.test("header values that could break the message are refused at setHeader, as node refuses them", async (t) => {
+  const codes: string[] = [];
+  const { port } = await serve(t, (_req, res) => {
+    for (const [name, value] of [
+      ["X-A", "a\r\nInjected: yes"],
+      ["Bad Name", "v"],
+      ["Date", "Mon, 01 Jan 2024 00:00:00 GMT"],
+    ] as const) {
+      try {
+        res.setHeader(name, value);
+      } catch (error) {
+        codes.push((error as { code: string }).code);
+      }
+    }
+    res.end();
+  });
+  const out = await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.same(codes, ["ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN", "ERR_STARTLINE_NOT_OFFERED"]);
+  t.notMatch(out.toString("latin1"), /Injected/);
+});
+
+t.test("a Content-Length the listener sets frames the body; a wrong one throws before anything is sent", async (t) => {
+  const thrown: string[] = [];
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/stream") {
+      res.setHeader("Content-Length", 6);
+      res.write("abc");
+      setImmediate(() => res.end("def"));
+      return;
+    }
+    if (req.url === "/wrong") {
+      res.setHeader("Content-Length", "10");
+      try {
+        res.end("short");
+      } catch (error) {
+        thrown.push((error as { code: string }).code);
+        res.removeHeader("Content-Length");
+        res.statusCode = 500;
+        res.end("mismatch");
+      }
+      return;
+    }
+    res.setHeader("Content-Length", "5");
+    res.end("whole");
+  });
+  const out = await talk(port, ["GET /whole HTTP/1.1\r\nHost: a\r\n\r\nGET /stream HTTP/1.1\r\nHost: a\r\n\r\nGET /wrong HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  const [whole, stream, wrong] = splitResponses(out);
+  t.equal(whole!.headers["content-length"], "5");
+  t.equal(whole!.body, "whole");
+  t.equal(stream!.headers["content-length"], "6", "written in pieces, framed by the length set");
+  t.equal(stream!.headers["transfer-encoding"], undefined);
+  t.equal(stream!.body, "abcdef");
+  t.same(thrown, ["ERR_HTTP_CONTENT_LENGTH_MISMATCH"]);
+  t.equal(wrong!.status, 500);
+  t.equal(wrong!.body, "mismatch");
+});
+
+t.test("a stream that outgrows its Content-Length: write throws, and the response is never misframed", async (t) => {
+  const thrown: string[] = [];
+  const { port } = await serve(t, (_req, res) => {
+    res.setHeader("Content-Length", 4);
+    res.write("abc");
+    try {
+      res.write("def");
+    } catch (error) {
+      thrown.push((error as { code: string }).code);
+    }
+    res.end("d");
+  });
+  const out = await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\n\r\n"], { halfClose: true });
+  t.same(thrown, ["ERR_HTTP_CONTENT_LENGTH_MISMATCH"]);
+  t.equal(splitResponses(out)[0]!.body, "abcd");
+});
+
+t.test("chunked when no length is known; trailers after the last chunk", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    res.setHeader("Trailer", "X-Sum");
+    res.write("one,");
+    res.write(Buffer.from("two"));
+    if (req.url === "/trailers") res.addTrailers({ "X-Sum": "2" });
+    res.end();
+  });
+  const out = (await talk(port, ["GET /trailers HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"])).toString("latin1");
+  t.match(out, /Transfer-Encoding: chunked\r\n/);
+  t.ok(out.endsWith("4\r\none,\r\n3\r\ntwo\r\n0\r\nX-Sum: 2\r\n\r\n"), "chunks, then the trailer section");
+  const plain = await talk(port, ["GET /plain HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.equal(splitResponses(plain)[0]!.body, "one,two");
+});
+
+t.test("HEAD: the head GET would have, no body; 204 and 304: no body and no length", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/204") res.statusCode = 204;
+    if (req.url === "/304") res.statusCode = 304;
+    if (req.url === "/len") res.setHeader("Content-Length", 11);
+    res.end(req.url === "/len" ? undefined : "hello world");
+  });
+  const out = await talk(port, [
+    "HEAD /len HTTP/1.1\r\nHost: a\r\n\r\nHEAD /body HTTP/1.1\r\nHost: a\r\n\r\nGET /204 HTTP/1.1\r\nHost: a\r\n\r\nGET /304 HTTP/1.1\r\nHost: a\r\n\r\nGET /end HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+  ]);
+  const [len, body, noContent, notModified, last] = splitResponses(out, [true, true]);
+  t.equal(len!.headers["content-length"], "11", "the length the listener set");
+  t.equal(body!.headers["content-length"], "11", "the length of the body it gave");
+  t.equal(body!.body, "");
+  t.equal(noContent!.status, 204);
+  t.equal(noContent!.headers["content-length"], undefined);
+  t.equal(notModified!.status, 304);
+  t.equal(notModified!.headers["content-length"], undefined);
+  t.equal(last!.body, "hello world", "and the connection's next response is read where it begins");
+});
+
+t.test("a request body streams to the listener in pieces; the engine's whole-body limit does not apply", async (t) => {
+  const size = 3 * 1024 * 1024;
+  const { port } = await serve(t, (req, res) => {
+    let bytes = 0;
+    let pieces = 0;
+    req.on("data", (piece: Buffer) => {
+      bytes += piece.length;
+      pieces++;
+    });
+    req.on("end", () => res.end(`${bytes} in ${pieces > 1 ? "pieces" : "one"}; complete=${req.complete}`));
+  });
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write(`POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n`);
+  socket.write(Buffer.alloc(size, 0x61));
+  const answer = await readUntil(socket, "complete=");
+  t.match(answer, `${size} in pieces; complete=true`, "3 MiB, over the engine's 1 MiB limit for whole bodies");
+  socket.destroy();
+});
+
+t.test("a body read slower than it arrives: the engine stops reading while the request's stream is full", async (t) => {
+  const size = 32 * 1024 * 1024;
+  let most = 0;
+  const { port } = await serve(t, async (req, res) => {
+    let bytes = 0;
+    // A reader slower than the client: a turn of the event loop per piece.
+    for await (const piece of req) {
+      bytes += (piece as Buffer).length;
+      await new Promise(setImmediate);
+      // What arrived meanwhile waits in the request's stream.
+      most = Math.max(most, req.readableLength);
+    }
+    res.end(`read ${bytes}`);
+  });
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  await once(socket, "connect");
+  socket.write(`POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: ${size}\r\nConnection: close\r\n\r\n`);
+  socket.write(Buffer.alloc(size, 0x62));
+  const answer = await readUntil(socket, `read ${size}`);
+  t.match(answer, /200 OK/);
+  // The stream's high-water mark (16 KiB) and the one read that filled it (64 KiB at most), never the body.
+  t.ok(most <= 16 * 1024 + 64 * 1024, `the request held at most ${most} bytes of a ${size}-byte body`);
+  socket.destroy();
+});
+
+t.test("pipelined requests are answered in order, the later ones answered first by their listener", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    const delay = req.url === "/slow" ? 30 : 0;
+    setTimeout(() => res.end(req.url), delay);
+  });
+  const out = await talk(port, ["GET /slow HTTP/1.1\r\nHost: a\r\n\r\nGET /fast HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.same(
+    splitResponses(out).map((r) => r.body),
+    ["/slow", "/fast"],
+  );
+});
+
+t.test("Expect: 100-continue: the engine sends 100 Continue once it awaits the body; writeContinue adds nothing", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    res.writeContinue();
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (piece: string) => (body += piece));
+    req.on("end", () => res.end(`got ${body}`));
+  });
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n");
+  const interim = await readUntil(socket, "\r\n\r\n");
+  t.equal(interim, "HTTP/1.1 100 Continue\r\n\r\n", "one 100 Continue");
+  socket.write("hi");
+  const rest = await readUntil(socket, "got hi");
+  t.notMatch(rest, /100 Continue/);
+  socket.destroy();
+});
+
+t.test("the client leaves mid-response: 'close' on the response and 'aborted' on an unfinished request", async (t) => {
+  const events: string[] = [];
+  let closed!: () => void;
+  const done = new Promise<void>((resolve) => (closed = resolve));
+  const { port } = await serve(t, (req, res) => {
+    req.on("aborted", () => events.push("req aborted"));
+    req.on("error", (error: Error & { code?: string }) => events.push(`req error ${error.code}`));
+    res.on("finish", () => events.push("res finish"));
+    res.on("close", () => {
+      events.push("res close");
+      closed();
+    });
+    res.write("part");
+  });
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc");
+  await readUntil(socket, "part");
+  socket.destroy();
+  await done;
+  t.same(events.sort(), ["req aborted", "req error ECONNRESET", "res close"], "no 'finish': the response never left whole");
+});
+
+t.test("'finish' then 'close' for a response that leaves whole", async (t) => {
+  const events: string[] = [];
+  let closed!: () => void;
+  const done = new Promise<void>((resolve) => (closed = resolve));
+  const { port } = await serve(t, (_req, res) => {
+    res.on("finish", () => events.push(`finish ${res.writableFinished}`));
+    res.on("close", () => {
+      events.push("close");
+      closed();
+    });
+    res.end("x");
+    events.push(`ended ${res.writableEnded} ${res.finished}`);
+  });
+  await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  await done;
+  t.same(events, ["ended true true", "finish true", "close"]);
+});
+
+t.test("a protocol error goes to 'clientError' when someone listens; otherwise the engine answers it", async (t) => {
+  const { server, port } = await serve(t, (_req, res) => res.end());
+  const plain = (await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"])).toString("latin1");
+  t.match(plain, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  t.match(plain, /Content-Type: application\/problem\+json/, "the engine's own problem when nobody listens");
+  const seen: { code: string; detail: string }[] = [];
+  server.on("clientError", (error: { code: string; detail: string }, socket: net.Socket) => {
+    seen.push(error);
+    socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 4\r\nConnection: close\r\n\r\nmine");
+  });
+  const mine = (await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"])).toString("latin1");
+  t.equal(mine, "HTTP/1.1 400 Bad Request\r\nContent-Length: 4\r\nConnection: close\r\n\r\nmine", "the listener's answer, alone on the socket");
+  t.equal(seen[0]!.code, "HPE_DUPLICATE_HOST");
+  t.match(seen[0]!.detail, /Host/);
+});
+
+t.test("node features that are not offered throw a clear error", async (t) => {
+  const codes: string[] = [];
+  const { server, port } = await serve(t, (_req, res) => {
+    for (const use of [() => res.writeProcessing(), () => res.writeEarlyHints(), () => res.setTimeout(1000), () => res.writeHead(103), () => (res as unknown as { _send(): void })._send()]) {
+      try {
+        use();
+      } catch (error) {
+        codes.push((error as { code: string }).code);
+      }
+    }
+    res.end();
+  });
+  await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.same(codes, Array(5).fill("ERR_STARTLINE_NOT_OFFERED"));
+  t.throws(() => (server.keepAliveTimeout = 1000), { code: "ERR_STARTLINE_NOT_OFFERED" }, "a timeout set after listen() would be ignored: it throws");
+  t.throws(() => createServer({ insecureHTTPParser: true }), { code: "ERR_STARTLINE_NOT_OFFERED" });
+});
+
+t.test("maxRequestsPerSocket closes the connection after that many", async (t) => {
+  const server = createServer((req, res) => res.end(req.url));
+  server.maxRequestsPerSocket = 2;
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  const out = await talk(running.port, ["GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.1\r\nHost: a\r\n\r\nGET /3 HTTP/1.1\r\nHost: a\r\n\r\n"]);
+  const responses = splitResponses(out);
+  t.same(
+    responses.map((r) => r.body),
+    ["/1", "/2"],
+  );
+  t.equal(responses[1]!.headers.connection, "close");
+});
+
+t.test("Connection: close set by the listener closes the connection after its response", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/last") res.setHeader("Connection", "close");
+    res.end(req.url);
+  });
+  // No Connection: close from the client: the connection closes only because the listener asked.
+  const out = await talk(port, ["GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET /last HTTP/1.1\r\nHost: a\r\n\r\nGET /never HTTP/1.1\r\nHost: a\r\n\r\n"]);
+  const responses = splitResponses(out);
+  t.same(
+    responses.map((r) => r.body),
+    ["/first", "/last"],
+  );
+  t.equal(responses[1]!.headers.connection, "close");
+});
+
+t.test("a listener that throws: a 500, the connection closed, the error to onHandlerError", async (t) => {
+  const errors: unknown[] = [];
+  const server = createServer({ startline: { onHandlerError: (error) => errors.push(error) } }, () => {
+    throw new Error("listener failed");
+  });
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  const [r] = splitResponses(await talk(running.port, ["GET / HTTP/1.1\r\nHost: a\r\n\r\n"]));
+  t.equal(r!.status, 500);
+  t.notMatch(r!.body, /listener failed/, "no details to the client");
+  t.match(String(errors[0]), /listener failed/);
+});
+
+t.test("'checkContinue': its listener decides whether the client sends the body", async (t) => {
+  const server = createServer((_req, res) => res.end("never: 'checkContinue' takes these"));
+  server.on("checkContinue", (req: IncomingRequest, res: ServerResponseOnEngine) => {
+    if (req.headers["x-allowed"] !== "yes") {
+      res.statusCode = 417;
+      res.end("refused");
+      return;
+    }
+    res.writeContinue();
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (piece: string) => (body += piece));
+    req.on("end", () => res.end(`got ${body}`));
+  });
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  const allowed = net.connect(running.port, "127.0.0.1");
+  await once(allowed, "connect");
+  allowed.write("POST / HTTP/1.1\r\nHost: a\r\nX-Allowed: yes\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n");
+  t.equal(await readUntil(allowed, "\r\n\r\n"), "HTTP/1.1 100 Continue\r\n\r\n", "sent by writeContinue()");
+  allowed.write("hi");
+  t.match(await readUntil(allowed, "got hi"), /200 OK/);
+  allowed.destroy();
+  const refused = (await talk(running.port, ["POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"])).toString("latin1");
+  t.match(refused, /^HTTP\/1\.1 417 Expectation Failed\r\n/, "no 100 Continue before it");
+  t.match(refused, /Connection: close\r\n/, "and the connection closes: the body was never asked for");
+});
+
+t.test("a body that breaks a rule midway: the request is aborted, and the engine's 400 still reaches the client", async (t) => {
+  const events: string[] = [];
+  const { port } = await serve(t, (req) => {
+    req.on("aborted", () => events.push("aborted"));
+    req.resume();
+  });
+  const out = (await talk(port, ["POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nzz\r\n"])).toString("latin1");
+  t.match(out, /^HTTP\/1\.1 400 Bad Request\r\n/);
+  t.match(out, /invalid-chunk-size/);
+  t.same(events, ["aborted"]);
+});
+
+t.test("HTTP/1.0: a body of unknown length ends with the connection; one of known length keeps it alive when asked", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/pieces") {
+      res.write("one ");
+      res.end("two");
+    } else res.end(`version ${req.httpVersion}`);
+  });
+  const kept = await talk(port, ["GET /whole HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /pieces HTTP/1.0\r\n\r\n"]);
+  const text = kept.toString("latin1");
+  const [whole] = splitResponses(kept.subarray(0, text.indexOf("HTTP/1.1", 1)));
+  t.equal(whole!.body, "version 1.0");
+  t.equal(whole!.headers.connection, "keep-alive");
+  const rest = text.slice(text.indexOf("HTTP/1.1", 1));
+  t.notMatch(rest, /Transfer-Encoding/, "no chunked coding for HTTP/1.0");
+  t.ok(rest.endsWith("\r\n\r\none two"), "the body, ended by the close");
+});
