@@ -24,9 +24,8 @@ import type { Socket } from "node:net";
 import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
+import { outHeaders, type HeaderValue } from "./out-headers.js";
 import { kFlow, type IncomingRequest } from "./request.js";
-
-type HeaderValue = string | number | readonly string[];
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
 export interface Answering {
@@ -39,8 +38,6 @@ interface OutState {
   readonly exchange: Answering;
   /** The connection closes after this response (server.maxRequestsPerSocket). */
   readonly lastOnConnection: boolean;
-  /** Fields as set: lower-cased name to the name as set and its value. */
-  readonly fields: Map<string, { name: string; value: HeaderValue }>;
   /** The engine has the response (its head is going out). */
   started: boolean;
   /** A body in pieces: what is written and not yet taken, with each write's callback. */
@@ -146,7 +143,6 @@ export class ServerResponseOnEngine extends Stream {
     this[kOut] = {
       exchange,
       lastOnConnection,
-      fields: new Map(),
       started: false,
       queue: [],
       queued: 0,
@@ -157,6 +153,8 @@ export class ServerResponseOnEngine extends Stream {
       trailers: undefined,
       withBody: req.method !== "HEAD",
     };
+    // Made now, where node's own setHeader finds it: it does not make it when it finds undefined (out-headers.ts).
+    outHeaders(this);
     // node's ServerResponse.prototype and OutgoingMessage.prototype, member for member (own-members.ts).
     this.setHeader = setHeader;
     this.setHeaders = setHeaders;
@@ -248,8 +246,7 @@ function cannotPipe(this: Res): never {
 
 function setHeader(this: Res, name: string, value: HeaderValue): Res {
   if (this._header !== null) throw headersSent("set headers");
-  const checked = checkField(name, value);
-  this[kOut].fields.set(name.toLowerCase(), { name, value: checked });
+  outHeaders(this)[name.toLowerCase()] = [name, checkField(name, value)];
   return this;
 }
 
@@ -270,45 +267,46 @@ function setHeaders(this: Res, headers: Headers | Map<string, HeaderValue>): Res
 function appendHeader(this: Res, name: string, value: HeaderValue): Res {
   if (this._header !== null) throw headersSent("append headers");
   const checked = checkField(name, value);
-  const fields = this[kOut].fields;
+  const fields = outHeaders(this);
   const lower = name.toLowerCase();
-  const before = fields.get(lower);
-  if (before === undefined) fields.set(lower, { name, value: checked });
+  const before = fields[lower];
+  if (before === undefined) fields[lower] = [name, checked];
   else {
-    const list = (Array.isArray(before.value) ? before.value : [String(before.value)]) as string[];
-    before.value = list.concat(Array.isArray(checked) ? (checked as string[]) : [String(checked)]);
+    const list = (Array.isArray(before[1]) ? before[1] : [String(before[1])]) as string[];
+    before[1] = list.concat(Array.isArray(checked) ? (checked as string[]) : [String(checked)]);
   }
   return this;
 }
 
 function getHeader(this: Res, name: string): HeaderValue | undefined {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
-  return this[kOut].fields.get(name.toLowerCase())?.value;
+  return outHeaders(this)[name.toLowerCase()]?.[1];
 }
 
 function getHeaders(this: Res): Record<string, HeaderValue> {
   const out = Object.create(null) as Record<string, HeaderValue>;
-  for (const [lower, field] of this[kOut].fields) out[lower] = field.value;
+  const fields = outHeaders(this);
+  for (const lower of Object.keys(fields)) out[lower] = fields[lower]![1];
   return out;
 }
 
 function getHeaderNames(this: Res): string[] {
-  return [...this[kOut].fields.keys()];
+  return Object.keys(outHeaders(this));
 }
 
 function getRawHeaderNames(this: Res): string[] {
-  return [...this[kOut].fields.values()].map((field) => field.name);
+  return Object.values(outHeaders(this)).map((field) => field[0]);
 }
 
 function hasHeader(this: Res, name: string): boolean {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
-  return this[kOut].fields.has(name.toLowerCase());
+  return outHeaders(this)[name.toLowerCase()] !== undefined;
 }
 
 function removeHeader(this: Res, name: string): void {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
   if (this._header !== null) throw headersSent("remove headers");
-  this[kOut].fields.delete(name.toLowerCase());
+  delete outHeaders(this)[name.toLowerCase()];
 }
 
 // ---- The head ----
@@ -345,11 +343,18 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
       throw nodeError(TypeError, "ERR_INVALID_CHAR", "Invalid character in statusMessage: startline writes visible ASCII, spaces and tabs only");
     }
   }
+  const out = outHeaders(this);
+  // Checked again before the head is final: a field set through node's own OutgoingMessage.prototype.setHeader
+  // (out-headers.ts) was checked by node's rules only, and the writer's are stricter. Nothing has changed yet if one throws.
+  for (const lower of Object.keys(out)) {
+    const field = out[lower]!;
+    field[1] = checkField(field[0], field[1]);
+  }
   const state = this[kOut];
   state.withBody = state.withBody && statusAllowsBody(code);
-  const length = state.fields.get("content-length");
-  const chunked = state.fields.has("transfer-encoding");
-  state.declared = length === undefined || chunked ? -1 : Number(String(length.value).trim());
+  const length = out["content-length"];
+  const chunked = out["transfer-encoding"] !== undefined;
+  state.declared = length === undefined || chunked ? -1 : Number(String(length[1]).trim());
   this.chunkedEncoding = state.declared < 0 && state.withBody;
   this._header = `HTTP/1.1 ${code}${reason === undefined ? "" : " " + reason}\r\n`;
   this.headersSent = true;
@@ -402,17 +407,20 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
   const state = res[kOut];
   const headers: Record<string, FieldValue> = {};
   let close = state.lastOnConnection;
-  for (const [lower, field] of state.fields) {
+  const fields = outHeaders(res);
+  for (const lower of Object.keys(fields)) {
+    // Every field was checked when the head became final (writeHead).
+    const [name, checked] = fields[lower]!;
     switch (lower) {
       case "content-length":
       case "transfer-encoding":
       case "x-content-type-options":
         continue;
       case "connection":
-        if (/(?:^|,)\s*close\s*(?:,|$)/i.test(String(field.value))) close = true;
+        if (/(?:^|,)\s*close\s*(?:,|$)/i.test(String(checked))) close = true;
         continue;
     }
-    headers[field.name] = field.value as FieldValue;
+    headers[name] = checked as FieldValue;
   }
   return new EngineAnswer(res, headers, body, declared, close);
 }
@@ -578,10 +586,11 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
   if (!state.started) {
     // Whole: the engine writes head and body in one, with its Content-Length, checked before the head is final.
     const size = piece === undefined ? 0 : byteLength(piece);
-    const field = state.fields.get("content-length");
-    const chunked = state.fields.has("transfer-encoding");
-    if (this._header === null && field !== undefined && !chunked && this.req.method !== "HEAD" && Number(String(field.value).trim()) !== size) {
-      throw mismatch(Number(String(field.value).trim()), size);
+    const fields = outHeaders(this);
+    const field = fields["content-length"];
+    const chunked = fields["transfer-encoding"] !== undefined;
+    if (this._header === null && field !== undefined && !chunked && this.req.method !== "HEAD" && Number(String(field[1]).trim()) !== size) {
+      throw mismatch(Number(String(field[1]).trim()), size);
     }
     if (this._header === null) this._implicitHeader();
     if (state.withBody && state.declared >= 0 && state.declared !== size) throw mismatch(state.declared, size);

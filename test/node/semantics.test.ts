@@ -7,6 +7,7 @@
 // body that streams with back-pressure.
 
 import { once } from "node:events";
+import http from "node:http";
 import net from "node:net";
 import t, { type Test } from "tap";
 import { createServer, type RequestListener } from "../../src/node/index.js";
@@ -114,6 +115,34 @@ t.test("header values that could break the message are refused at setHeader, as 
   const out = await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
   t.same(codes, ["ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN", "ERR_STARTLINE_NOT_OFFERED"]);
   t.notMatch(out.toString("latin1"), /Injected/);
+});
+
+t.test("fields set through node's own OutgoingMessage.prototype methods are the response's fields (as the cookies package sets them)", async (t) => {
+  const { port } = await serve(t, (_req, res) => {
+    const nodes = http.OutgoingMessage.prototype;
+    nodes.setHeader.call(res as unknown as http.OutgoingMessage, "Set-Cookie", ["a=1", "b=2"]);
+    res.setHeader("X-Ours", "set by the response's own method");
+    nodes.appendHeader.call(res as unknown as http.OutgoingMessage, "X-Ours", "appended by node's");
+    const seen = JSON.stringify([res.getHeader("set-cookie"), nodes.getHeader.call(res as unknown as http.OutgoingMessage, "x-ours")]);
+    nodes.setHeader.call(res as unknown as http.OutgoingMessage, "X-Removed", "1");
+    res.removeHeader("x-removed");
+    nodes.setHeader.call(res as unknown as http.OutgoingMessage, "X-Bad", "a\u00e9");
+    let refused = "";
+    try {
+      res.end(seen);
+    } catch (error) {
+      refused = (error as { code: string }).code;
+      nodes.removeHeader.call(res as unknown as http.OutgoingMessage, "X-Bad");
+      res.end(`${seen} ${refused}`);
+    }
+  });
+  const out = (await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"])).toString("latin1");
+  const r = splitResponses(Buffer.from(out, "latin1"))[0]!;
+  const head = out.slice(0, out.indexOf("\r\n\r\n")).replaceAll("\r\n", "\n") + "\n";
+  t.match(head, /\nSet-Cookie: a=1\nSet-Cookie: b=2\n/, "node's setHeader: two Set-Cookie lines");
+  t.match(head, /\nX-Ours: set by the response's own method\nX-Ours: appended by node's\n/);
+  t.notMatch(head, /X-Removed|X-Bad/i);
+  t.equal(r.body, `${JSON.stringify([["a=1", "b=2"], ["set by the response's own method", "appended by node's"]])} ERR_INVALID_CHAR`, "each sees the other's fields; a value node's setHeader let through is refused when the head is made");
 });
 
 t.test("a Content-Length the listener sets frames the body; a wrong one throws before anything is sent", async (t) => {

@@ -1,0 +1,37 @@
+// Where a response keeps its fields: in the very place node's OutgoingMessage
+// keeps them, under node's own symbol (kOutHeaders), as {lower-cased name:
+// [name as set, value]}. Libraries reach past a framework's methods to node's
+// own: the `cookies` package (under cookie-session and others) calls
+// http.OutgoingMessage.prototype.setHeader on an Express response, since
+// Express replaces setHeader's meaning for Set-Cookie. node's setHeader,
+// getHeader, appendHeader and removeHeader only store and read fields (the
+// framing functions are the ones that write, and those never run here), so
+// sharing their storage lets both kinds of call see the same fields. The
+// symbol is not exported by node: it is found on a probe message once.
+
+import { OutgoingMessage } from "node:http";
+
+export type HeaderValue = string | number | readonly string[];
+/** A response's fields: lower-cased name to [the name as set, the value]; no prototype, as node makes it. */
+export type OutHeaders = Record<string, [name: string, value: HeaderValue]>;
+
+function findOutHeaders(): symbol {
+  const probe = new OutgoingMessage();
+  probe.setHeader("x-probe", "1");
+  const symbol = Object.getOwnPropertySymbols(probe).find((s) => {
+    const held = (probe as unknown as Record<symbol, unknown>)[s] as OutHeaders | null | undefined;
+    return s.description === "kOutHeaders" && typeof held === "object" && held !== null && held["x-probe"]?.[1] === "1";
+  });
+  if (symbol === undefined) throw new Error("startline/node: this Node.js keeps a response's fields where startline cannot find them (kOutHeaders)");
+  return symbol;
+}
+
+const kOutHeaders = findOutHeaders();
+
+/** The fields of `message`, made (empty) on first use, as node's setHeader makes them. */
+export function outHeaders(message: object): OutHeaders {
+  const holder = message as Record<symbol, OutHeaders | null | undefined>;
+  let fields = holder[kOutHeaders];
+  if (fields === null || fields === undefined) holder[kOutHeaders] = fields = Object.create(null) as OutHeaders;
+  return fields;
+}
