@@ -24,15 +24,12 @@ import { DEFAULT_LIMITS } from "../src/http/parse/limits.js";
 import type { Service } from "../src/http/connection/service.js";
 import { createMemoryStore } from "../src/store/memory.js";
 import { seed } from "../src/store/seed.js";
+import { option } from "./option.js";
 
 const maybeGc = (globalThis as { gc?: () => void }).gc;
 if (maybeGc === undefined) throw new Error("run with node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256");
 const gc: () => void = maybeGc;
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : process.argv[i + 1]!;
-}
 
 /** When each collection began (performance.now()): the observer reports them a while later, the forced ones included. */
 const collections: number[] = [];

@@ -50,11 +50,8 @@ import { sendFixedLoad } from "./fixed-load.js";
 import { launch } from "./launch.js";
 import { LABEL as SERVER_LABEL, type ServerKind } from "./scenarios.js";
 import { withoutSettings } from "../src/config.js";
+import { option } from "./option.js";
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : process.argv[i + 1]!;
-}
 
 const KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
 

@@ -24,11 +24,8 @@ import fc from "fast-check";
 import { createRequire } from "node:module";
 import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parse/parser.js";
 import { framingMutationArb, httpishArb, mutate, mutationArb, pipelineArb, requestArb } from "../../test/parser/fixtures/generators.js";
+import { option } from "../option.js";
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? fallback : process.argv[i + 1]!;
-}
 
 /** What one parser made of the input: whole requests, then an error code or null (accepted, maybe waiting for more). */
 interface Reading {

@@ -47,6 +47,7 @@ import { fillPosts } from "../fill.js";
 import { launch, type Server } from "../launch.js";
 import { procStatus } from "../proc.js";
 import { probeStatus as probeEvery, timedStatus } from "./status-probe.js";
+import { option } from "../option.js";
 
 const MiB = 1024 * 1024;
 const memory = (pid: number) => ({ rssMiB: procStatus(pid).rssKiB / 1024 });
@@ -70,15 +71,11 @@ function socketCount(pid: number): number {
   return n;
 }
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : process.argv[i + 1]!;
-}
-const only = option("only", "echo,list,list-yaml,lists").split(",");
-const holdMs = Number(option("hold-ms", "4000"));
-const probeMs = Number(option("probe-ms", "20"));
-const listClients = Number(option("list-clients", "50"));
-const sendTimeoutMs = Number(option("send-timeout-ms", "3000"));
+const only = option("--only", "echo,list,list-yaml,lists").split(",");
+const holdMs = Number(option("--hold-ms", "4000"));
+const probeMs = Number(option("--probe-ms", "20"));
+const listClients = Number(option("--list-clients", "50"));
+const sendTimeoutMs = Number(option("--send-timeout-ms", "3000"));
 
 interface Stalled {
   readonly socket: net.Socket;
@@ -242,7 +239,7 @@ async function readingClient(port: number, request: string, stop: { stopped: boo
 if (only.includes("lists")) {
   const dir = mkdtempSync(path.join(tmpdir(), "startline-lists-"));
   try {
-    const posts = Number(option("lists-posts", "3000"));
+    const posts = Number(option("--lists-posts", "3000"));
     await fillPosts(dir, { posts, bodyChars: 30_000 });
     const server = await startServer({ ...env, DATA_DIR: dir });
     try {

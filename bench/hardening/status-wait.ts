@@ -27,14 +27,11 @@ import net from "node:net";
 import { once } from "node:events";
 import { launch, type Server } from "../launch.js";
 import { probeStatus, timedStatus } from "./status-probe.js";
+import { option } from "../option.js";
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : process.argv[i + 1]!;
-}
-const only = option("only", "chunks,heads,delays,patches").split(",");
-const holdMs = Number(option("hold-ms", "4000"));
-const probeMs = Number(option("probe-ms", "20"));
+const only = option("--only", "chunks,heads,delays,patches").split(",");
+const holdMs = Number(option("--hold-ms", "4000"));
+const probeMs = Number(option("--probe-ms", "20"));
 const BOUND_MS = 50;
 const ADMIN_TOKEN = "status-wait-admin-token-0123456789abcdef";
 
