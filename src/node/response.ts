@@ -675,6 +675,7 @@ function destroyResponse(this: Res, error?: Error): Res {
   if (this.destroyed) return this;
   this.destroyed = true;
   this.errored = error ?? null;
-  this.socket?.destroy(error);
+  // A response still waiting for its turn has no socket yet (node destroys the one it gets, once it gets it): it is the request's.
+  (this.socket ?? this.req.socket).destroy(error);
   return this;
 }

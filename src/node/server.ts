@@ -284,7 +284,7 @@ export class Server extends EventEmitter {
     const exchange = new NodeExchange(req, connection);
     const max = this.requestsPerSocket;
     const res = new ServerResponseOnEngine(req, exchange, max > 0 && connection.requests >= max);
-    exchange.res = res;
+    exchange.assignSocket(res);
     if (head.framing.kind === "none") finishRequest(req, undefined);
     this.emit(checks ? "checkContinue" : "request", req, res);
     return exchange;

@@ -6,7 +6,9 @@
 // as a stream, is read only once the listener has it.
 //
 // Each listener waits for the test to release it; every 'request' and every
-// res.end() goes into one log, and the order is read from the log.
+// res.end() goes into one log, and the order is read from the log. As on
+// node, only the response whose turn it is has res.socket; the one behind
+// it gets it, with a 'socket' event, when the one before finishes.
 
 import { once } from "node:events";
 import net from "node:net";
@@ -26,8 +28,14 @@ t.test("GET, GET, POST, GET pipelined: GETs side by side, the POST alone, answer
   let bodyRead!: () => void;
   const postBody = new Promise<void>((resolve) => (bodyRead = resolve));
   for (const path of ["/1", "/2", "/3", "/4"]) starts.set(path, new Promise((resolve) => started.set(path, resolve)));
+  const socketAtStart: Record<string, boolean> = {};
+  const socketAtFinish: Record<string, boolean> = {};
   const listener = (req: IncomingRequest, res: ServerResponseOnEngine) => {
     log.push(`start ${req.url}`);
+    socketAtStart[req.url] = res.socket !== null;
+    let gotSocket = false;
+    res.on("socket", (socket) => (gotSocket = socket === req.socket));
+    res.on("finish", () => (socketAtFinish[req.url] = socketAtStart[req.url]! || gotSocket));
     let body = "";
     req.setEncoding("latin1");
     req.on("data", (piece: string) => (body += piece));
@@ -69,4 +77,7 @@ t.test("GET, GET, POST, GET pipelined: GETs side by side, the POST alone, answer
     ["GET /1 ", "GET /2 ", "POST /3 body", "GET /4 "],
     "answers in request order, the POST's body read whole",
   );
+  t.same(socketAtStart["/1"], true, "the first response has the socket");
+  t.same(socketAtStart["/2"], false, "the second has none while the first is being made");
+  t.same(socketAtFinish, { "/1": true, "/2": true, "/3": true, "/4": true }, "each had the socket by its end, given by a 'socket' event if not at its start");
 });
