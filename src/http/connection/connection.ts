@@ -62,6 +62,8 @@ export class Connection implements ParserSink, LiveConnection {
   /** Heads seen so far: the headers and whole-request deadlines are per request. */
   private heads = 0;
   private readonly client: string; // read once, up front: a destroyed socket forgets its peer
+  /** A flush of answers that came outside a read waits for the microtask queue to drain (settle). */
+  private flushQueued = false;
   /** How most answers are written (HTTP/1.1, not HEAD, the connection stays open): made once, not per response. */
   private readonly plainWrite: WriteOptions;
 
@@ -401,8 +403,24 @@ export class Connection implements ParserSink, LiveConnection {
   private settle(exchange: Exchange, response: Response): void {
     if (!isOpen(this.state)) return;
     exchange.response = response;
+    // An answer that comes outside a read (a later microtask) while other handlers of this connection are at work
+    // side by side: theirs typically come in the same run of the microtask queue, and all leave in one write once it
+    // is drained (a tick scheduled from a microtask runs after the queue is empty), not a write each.
+    if (!this.flow.inRead && this.protocol.unanswered > 1) {
+      if (!this.flushQueued) {
+        this.flushQueued = true;
+        process.nextTick(this.queuedFlush);
+      }
+      return;
+    }
     this.flush();
   }
+
+  /** Answers gathered since settle() queued it: written now, those that can be. */
+  private readonly queuedFlush = (): void => {
+    this.flushQueued = false;
+    if (isOpen(this.state)) this.flush();
+  };
 
   private flush(): void {
     // The responses ready now leave together.
