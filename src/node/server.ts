@@ -210,6 +210,16 @@ export class Server extends EventEmitter {
     return this.engine?.listener.listening ?? false;
   }
 
+  /**
+   * The listening socket's handle, null when not listening: node's own
+   * net.Server field, undocumented but read by supertest, which closes a
+   * server it started only when it has one (without it, the server stayed
+   * open and the test process never ended).
+   */
+  get _handle(): unknown {
+    return (this.engine?.listener as { _handle?: unknown } | undefined)?._handle ?? null;
+  }
+
   address(): AddressInfo | string | null {
     return this.engine?.listener.address() ?? null;
   }
