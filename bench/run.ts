@@ -30,7 +30,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --paired             servers kept up, loaded in turn in slices (default scenarios: status, status-pipelined);
                        the reference (ceiling) in the middle of each cycle, every other cycle reversed
                        (--cycles and --slice: the same as --rounds and --duration)
-  --profile            startline runs under --cpu-prof; its profiles go to <results-dir>/profiles/
+  --profile            startline (and startline/node) runs under --cpu-prof; its profiles go to <results-dir>/profiles/
   --results-dir dir    where every run goes as JSON (default bench/results)
   --set A=1,B=2        settings for every startline server of the run (docs/settings.md), e.g. --set KEPT_BYTES=0
   --instructions [--servers startline,node-http,ceiling] [--varied] [--path P] [--requests N] [--top N] [--cache]
@@ -104,8 +104,10 @@ async function main(argv: string[]): Promise<number> {
 
   /** Starts a server of the scenario and checks its answer to one request: startline's status and body, or the scenario's check. */
   const start = async (s: Scenario, kind: ServerKind, reference: Answer | undefined): Promise<Server> => {
-    if (values.profile && kind === "startline") mkdirSync(profiles, { recursive: true });
-    const server = await startFor(ws, kind, s, reference?.raw, values.profile && kind === "startline" ? ["--cpu-prof", "--cpu-prof-dir", profiles] : []);
+    // The app on startline/node is startline's too: a profile of node:http's run would be no one's to read.
+    const profiled = values.profile === true && (kind === "startline" || kind === "app-on-startline");
+    if (profiled) mkdirSync(profiles, { recursive: true });
+    const server = await startFor(ws, kind, s, reference?.raw, profiled ? ["--cpu-prof", "--cpu-prof-dir", profiles] : []);
     const answer = await fetchOne(server.url, s.method, s.path.replace("{n}", `check-${++checks}`), s.headers, s.body);
     const body = answer.body.toString("utf8");
     const wrong = s.check !== undefined ? s.check(answer.status, body) : answer.status !== reference!.status || !answer.body.equals(reference!.body) ? `answered ${answer.status} ${body.slice(0, 200)}` : undefined;
