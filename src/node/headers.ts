@@ -62,10 +62,10 @@ export function joinHeaders(fields: readonly string[]): NodeHeaders {
   return headers;
 }
 
-/** node:http's `headersDistinct`: every name lower-cased, with all its values in a list, none joined or dropped. */
-export function distinctHeaders(raw: readonly string[]): Record<string, string[]> {
+/** node:http's `headersDistinct` from the parser's fields (lower-cased name, value, ...): every value of a name in a list, none joined or dropped. */
+export function distinctHeaders(fields: readonly string[]): Record<string, string[]> {
   const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
-  for (let i = 0; i < raw.length; i += 2) (out[raw[i]!.toLowerCase()] ??= []).push(raw[i + 1]!);
+  for (let i = 0; i < fields.length; i += 2) (out[fields[i]!] ??= []).push(fields[i + 1]!);
   return out;
 }
 

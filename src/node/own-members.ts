@@ -8,16 +8,11 @@
 // would answer instead: node's end() and write() frame and write bytes
 // themselves, into a socket whose bytes are the engine's. So every member
 // node's prototypes define is set on each instance, before any framework
-// sees it: a method of ours, a field kept up to date, or one that throws to
+// sees it: a method of ours, a field kept up to date (data, not accessors:
+// accessors defined on each instance cost more than the request's other
+// members together), or one that throws to
 // say that node's feature is not offered here (all but two accessors node
 // deprecated, DEP0066: its `_headers` reads our getHeaders(), and its
 // `_headerNames` throws). Properties are looked up on
 // the object before its prototype, whichever prototype it is given.
 // test/node/prototype-swap.test.ts holds the list against node's.
-
-/** Getters to define on each instance (one shared descriptor map: one defineProperties call per instance). */
-export function ownAccessors<T>(getters: Record<string, (this: T) => unknown>): PropertyDescriptorMap {
-  const map: PropertyDescriptorMap = {};
-  for (const [name, get] of Object.entries(getters)) map[name] = { get, enumerable: false, configurable: true };
-  return Object.freeze(map);
-}

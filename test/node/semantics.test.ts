@@ -55,6 +55,27 @@ t.test("header lines are joined as node joins them; rawHeaders keeps names as se
   t.equal(req.complete, true, "a request without a body is complete at once");
 });
 
+t.test("trailers of a chunked request: trailers, rawTrailers and trailersDistinct once the body has ended", async (t) => {
+  let before: Record<string, string[]> | undefined;
+  let seen: IncomingRequest | undefined;
+  const { port } = await serve(t, (req, res) => {
+    before = { ...req.trailersDistinct };
+    req.resume();
+    req.on("end", () => {
+      seen = req;
+      res.end("ok");
+    });
+  });
+  await talk(port, ["POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\nab\r\n0\r\nX-Sum: 1\r\nx-sum: 2\r\nX-One: z\r\n\r\n"]);
+  const req = seen!;
+  t.same(before, {}, "none before the body has ended");
+  t.same(req.rawTrailers, ["X-Sum", "1", "x-sum", "2", "X-One", "z"]);
+  t.same(req.trailers, { "x-sum": "1, 2", "x-one": "z" });
+  t.same({ ...req.trailersDistinct }, { "x-sum": ["1", "2"], "x-one": ["z"] });
+  t.same({ ...req.headersDistinct }, { host: ["a"], "transfer-encoding": ["chunked"], connection: ["close"] });
+  t.equal(req.headersDistinct, req.headersDistinct, "the same lists at every read, as node's");
+});
+
 t.test("any method token reaches the listener as sent", async (t) => {
   const { port } = await serve(t, (req, res) => res.end(req.method));
   const out = await talk(port, ["UPDATE / HTTP/1.1\r\nHost: a\r\n\r\npurge / HTTP/1.1\r\nHost: a\r\n\r\nM-SEARCH / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
