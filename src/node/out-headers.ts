@@ -12,8 +12,14 @@
 import { OutgoingMessage } from "node:http";
 
 export type HeaderValue = string | number | readonly string[];
-/** A response's fields: lower-cased name to [the name as set, the value]; no prototype, as node makes it. */
-export type OutHeaders = Record<string, [name: string, value: HeaderValue]>;
+/**
+ * A response's fields: lower-cased name to [the name as set, the value]; no
+ * prototype, as node makes it. Ours add the value as startline checked it:
+ * node's setHeader makes an entry without it, and its appendHeader replaces
+ * a single value (a list it grows in place), so an entry whose value is
+ * still that one needs no second check (writeHead).
+ */
+export type OutHeaders = Record<string, [name: string, value: HeaderValue, checked?: HeaderValue]>;
 
 function findOutHeaders(): symbol {
   const probe = new OutgoingMessage();

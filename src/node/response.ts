@@ -252,7 +252,8 @@ function cannotPipe(this: Res): never {
 
 function setHeader(this: Res, name: string, value: HeaderValue): Res {
   if (this._header !== null) throw headersSent("set headers");
-  outHeaders(this)[name.toLowerCase()] = [name, checkField(name, value)];
+  const checked = checkField(name, value);
+  outHeaders(this)[name.toLowerCase()] = [name, checked, checked];
   return this;
 }
 
@@ -276,7 +277,7 @@ function appendHeader(this: Res, name: string, value: HeaderValue): Res {
   const fields = outHeaders(this);
   const lower = name.toLowerCase();
   const before = fields[lower];
-  if (before === undefined) fields[lower] = [name, checked];
+  if (before === undefined) fields[lower] = [name, checked, checked];
   else {
     const list = (Array.isArray(before[1]) ? before[1] : [String(before[1])]) as string[];
     before[1] = list.concat(Array.isArray(checked) ? (checked as string[]) : [String(checked)]);
@@ -352,8 +353,10 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
   const out = outHeaders(this);
   // Checked again before the head is final: a field set through node's own OutgoingMessage.prototype.setHeader
   // (out-headers.ts) was checked by node's rules only, and the writer's are stricter. Nothing has changed yet if one throws.
+  // A string or number still the one our setHeader checked is not checked twice; a list may have grown in place.
   for (const lower of Object.keys(out)) {
     const field = out[lower]!;
+    if (typeof field[1] !== "object" && field[1] === field[2]) continue;
     field[1] = checkField(field[0], field[1]);
   }
   const state = this[kOut];

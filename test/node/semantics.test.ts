@@ -166,6 +166,29 @@ t.test("fields set through node's own OutgoingMessage.prototype methods are the 
   t.equal(r.body, `${JSON.stringify([["a=1", "b=2"], ["set by the response's own method", "appended by node's"]])} ERR_INVALID_CHAR`, "each sees the other's fields; a value node's setHeader let through is refused when the head is made");
 });
 
+t.test("a value node's appendHeader adds to a field the response's setHeader checked is checked again when the head is made", async (t) => {
+  const refused: string[] = [];
+  const { port } = await serve(t, (req, res) => {
+    const nodes = http.OutgoingMessage.prototype;
+    // A single value becomes a new list; a list grows in place.
+    res.setHeader("X-Grown", req.url === "/one" ? "ok" : ["ok"]);
+    nodes.appendHeader.call(res as unknown as http.OutgoingMessage, "X-Grown", "b\u00e9");
+    try {
+      res.end("sent");
+    } catch (error) {
+      refused.push(`${req.url} ${(error as { code: string }).code}`);
+      res.removeHeader("X-Grown");
+      res.end("refused");
+    }
+  });
+  const out = await talk(port, ["GET /one HTTP/1.1\r\nHost: a\r\n\r\nGET /list HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.same(
+    splitResponses(out).map((r) => r.body),
+    ["refused", "refused"],
+  );
+  t.same(refused, ["/one ERR_INVALID_CHAR", "/list ERR_INVALID_CHAR"]);
+});
+
 t.test("a Content-Length the listener sets frames the body; a wrong one throws before anything is sent", async (t) => {
   const thrown: string[] = [];
   const { port } = await serve(t, (req, res) => {
