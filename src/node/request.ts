@@ -146,7 +146,12 @@ function destroyRequest(this: IncomingRequest, error: Error | null, callback: (e
     else if (flow.abandoned === "client") this.socket.end();
   }
   else if (flow.held) readBody.call(this);
-  process.nextTick(() => callback(this.listenerCount("error") === 0 ? null : error));
+  process.nextTick(destroyed, this, error, callback);
+}
+
+/** The end of destroyRequest, on node's tick (its arguments passed, not held by a closure made per request). */
+function destroyed(req: IncomingRequest, error: Error | null, callback: (error?: Error | null) => void): void {
+  callback(req.listenerCount("error") === 0 ? null : error);
 }
 
 /** node:http's: the rest of a body nobody reads is read and dropped (after the response, so that the connection goes on). */

@@ -448,7 +448,11 @@ function sent(res: Res): void {
 export function closeResponse(res: Res): void {
   if (res.closed) return;
   res.closed = true;
-  process.nextTick(() => res.emit("close"));
+  process.nextTick(emitClose, res);
+}
+
+function emitClose(res: Res): void {
+  res.emit("close");
 }
 
 /** The client went before the response was whole: writing stops, and what waits is dropped. */
