@@ -7,6 +7,9 @@
 //   npm run bench:instructions -- [--path /api/v1/status] [--requests 10000]
 //   (npm run bench -- --instructions ...)
 //     [--connections 10] [--servers startline,node-http,ceiling] [--top 30] [--varied] [--cache]
+//   --servers app-on-startline,app-on-node [--app bare|koa|fastify|express]: an app of
+//     bench/servers/node-apps.js on startline/node and on node:http (what an adapter change costs,
+//     counted where timed runs of the node-* scenarios swing more than the change)
 //
 // --varied sends two requests in turn on each connection, of one length but
 // with a different last byte in the target (?a, ?b) and in the Host's port:
@@ -53,7 +56,7 @@ import { withoutSettings } from "../src/config.js";
 import { option } from "./option.js";
 
 
-const KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
+const KINDS: readonly ServerKind[] = ["startline", "node-http", "ceiling", "app-on-startline", "app-on-node"];
 
 interface Counted {
   readonly kind: ServerKind;
@@ -96,7 +99,8 @@ async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boole
   // only, over 9 s); here it is off, so that the windows count what a loaded server does.
   // --perf-basic-prof also makes V8 write a log; into the temporary directory with it, not the repository.
   const nodeArgs = ["--no-memory-reducer", ...(symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : [])];
-  const env = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" };
+  const env: Record<string, string> = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" };
+  if (kind === "app-on-startline" || kind === "app-on-node") Object.assign(env, { APP: option("--app", "bare"), ON: kind === "app-on-startline" ? "startline" : "node" });
   const simulate = cache ? ["--cache-sim=yes", "--branch-sim=yes"] : [];
   const server = await launch(kind, env, { wrap: ["valgrind", "--tool=callgrind", ...simulate, `--callgrind-out-file=${outFile}`], nodeArgs });
   const pid = server.pid;
@@ -286,7 +290,7 @@ async function main(): Promise<void> {
   const connections = Number(option("--connections", "10"));
   const top = Number(option("--top", "0"));
   const kinds = option("--servers", "startline,node-http,ceiling").split(",") as ServerKind[];
-  for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`--servers: unknown server "${kind}" (startline, node-http, ceiling)`);
+  for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`--servers: unknown server "${kind}" (${KINDS.join(", ")})`);
   const varied = process.argv.includes("--varied");
   const cache = process.argv.includes("--cache");
   const requestTo = (target: string, port: number) => Buffer.from(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, "latin1");
