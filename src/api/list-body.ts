@@ -245,7 +245,8 @@ export interface YamlListSource {
 
 /**
  * A YAML list of posts made from their kept entries (yaml-entries.ts): the
- * wrapper's key line, then each post's entry, batch by batch, each batch
+ * wrapper's key line, then each post's entry, batch by batch (a batch whose
+ * entries are all kept reads only its posts' tags), each batch
  * one piece written into the list's PieceBuffer, under back-pressure like
  * the JSON list (jsonListBody), and holding between batches only that
  * buffer and where the next batch starts. The bytes are js-yaml's dump of
@@ -323,7 +324,19 @@ interface YamlReadSoFar {
 /** The next batch's entries written into `pieces` as its piece (after the key line when it is the first), and what is kept of it. */
 async function nextYamlPiece(source: YamlListSource, entryOf: YamlEntryOf, pieces: PieceBuffer, read: YamlReadSoFar, wrapper: string, through: Position | undefined): Promise<YamlReadSoFar> {
   const after = read.last ?? 0;
-  const page = await source.pageRepresentations(through === undefined ? { after, ...read.next } : { after, ...read.next, through });
+  const query = through === undefined ? { after, ...read.next } : { after, ...read.next, through };
+  // The batch's tags first, in one value, as for a page (yamlPageWhole): when every post's entry is kept, the
+  // batch costs its tags and the copy of its entries, not the reading of every post's JSON text as well.
+  const tags = await source.pageTags(query);
+  const kept = keptEntries(tags.tags, entryOf);
+  if (kept !== undefined) {
+    pieces.start();
+    if (read.count === 0) pieces.add(yamlSequenceStart(wrapper, tags.tags.length === 0));
+    pieces.add(kept);
+    return { more: tags.more, last: tags.last, next: batchOf(kept.length, tags.tags.length), count: read.count + tags.tags.length };
+  }
+  // Some entry is to be made: the texts are needed.
+  const page = await source.pageRepresentations(query);
   pieces.start();
   if (read.count === 0) pieces.add(yamlSequenceStart(wrapper, page.items.length === 0));
   let turnStarted = performance.now();
@@ -340,10 +353,15 @@ async function nextYamlPiece(source: YamlListSource, entryOf: YamlEntryOf, piece
 
 /** nextJsonBatch for a page of representations: as many posts as the ones just read say fit in BATCH_CHARS. */
 function batchAfter(page: RepresentationPage): { readonly limit: number; readonly maxChars: number } {
-  if (page.items.length === 0) return JSON_BATCH;
   let chars = 0;
   for (const item of page.items) chars += item.json.length;
-  const perItem = Math.max(1, chars / page.items.length);
+  return batchOf(chars, page.items.length);
+}
+
+/** As many posts as `count` posts of `chars` characters in all say fit in BATCH_CHARS (a post's YAML is about its JSON's size). */
+function batchOf(chars: number, count: number): { readonly limit: number; readonly maxChars: number } {
+  if (count === 0) return JSON_BATCH;
+  const perItem = Math.max(1, chars / count);
   return { limit: Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / perItem))), maxChars: BATCH_CHARS };
 }
 

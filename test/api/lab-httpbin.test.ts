@@ -36,7 +36,7 @@ t.test("anything: any method token, with a body, shown as httpbin shows it", asy
       headers: { Host: `127.0.0.1:${port}`, "Content-Type": "application/json", "X-Thing": "one, two", "Content-Length": "11", Connection: "close" },
       json: { q: [1, 2] },
       method,
-      origin: "unknown",
+      origin: "127.0.0.1",
       url: `http://127.0.0.1:${port}/api/lab/anything/deep/path?a=1&b=2&a=3`,
     }, `${method}: httpbin's members`);
   }
@@ -92,6 +92,7 @@ t.test("headers, ip, user-agent, uuid", async (t) => {
   t.same(JSON.parse(h.body.toString()), { headers: { Host: `127.0.0.1:${port}`, "User-Agent": "lab-test/1.0", "X-Custom-Field": "v", Connection: "close" } }, "names in httpbin's Title-Case");
   t.same(JSON.parse((await raw(port, "GET", "/api/lab/user-agent", { "User-Agent": "curl/8.0" })).body), { "user-agent": "curl/8.0" });
   t.same(JSON.parse((await raw(port, "GET", "/api/lab/ip", { "X-Forwarded-For": "198.51.100.1, 10.0.0.1" })).body), { origin: "198.51.100.1, 10.0.0.1" });
+  t.same(JSON.parse((await raw(port, "GET", "/api/lab/ip")).body), { origin: "127.0.0.1" }, "without one: the address the connection came from");
   const a = JSON.parse((await raw(port, "GET", "/api/lab/uuid")).body).uuid;
   const b = JSON.parse((await raw(port, "GET", "/api/lab/uuid")).body).uuid;
   t.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, "a version 4 UUID");

@@ -48,7 +48,7 @@ function lazyApp() {
       ? { members: Buffer.alloc(0), count: 0, more: false, revision }
       : { members: Buffer.from(texts.join(",")), count: texts.length, last, more: last < Math.min(ITEMS, through), revision };
   };
-  // A YAML list reads the posts' representations, to find each one's kept YAML by its tag.
+  // A YAML list reads the posts' representations, to make each one's YAML (or find it kept, by its tag)...
   store.posts.pageRepresentations = async ({ after = 0, limit, through = ITEMS, maxChars = Infinity }) => {
     const items: Representation[] = [];
     let chars = 0;
@@ -60,6 +60,19 @@ function lazyApp() {
     const last = after + items.length;
     const revision = { epoch: "0123456789abcdef", n: ITEMS };
     return items.length === 0 ? { items, more: false, revision } : { items, last, more: last < Math.min(ITEMS, through), revision };
+  };
+  // ...after their tags: a batch whose posts' YAML is all kept needs nothing more. Tags are not posts: not counted.
+  store.posts.pageTags = async ({ after = 0, limit, through = ITEMS, maxChars = Infinity }) => {
+    const tags: string[] = [];
+    let chars = 0;
+    for (let p = after + 1; p <= Math.min(ITEMS, through) && tags.length < limit && chars < maxChars; p++) {
+      const { json, tag } = representationOf(postAt(p));
+      tags.push(tag);
+      chars += json.length;
+    }
+    const last = after + tags.length;
+    const revision = { epoch: "0123456789abcdef", n: ITEMS };
+    return tags.length === 0 ? { tags, more: false, revision } : { tags, last, more: last < Math.min(ITEMS, through), revision };
   };
   return { app: createApp({ store }), made };
 }

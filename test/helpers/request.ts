@@ -17,6 +17,7 @@ export function bodilessRequest(method: string, target: string, fields: readonly
     framing: { kind: "none" },
     keepAlive: true,
     expectContinue: false,
+    peer: "-",
     body: Buffer.alloc(0),
   };
 }

@@ -16,7 +16,7 @@ import { bytes, feedPieces, type SeenEvent } from "./fixtures/helpers.js";
 import { smallLimitsArb } from "./fixtures/generators.js";
 
 const LINE: RequestLine = { method: "GET", target: "/a", path: "/a", query: "", minor: 1, absoluteHost: null };
-const HEAD: Request = { method: "GET", target: "/a", path: "/a", query: "", minor: 1, fields: ["host", "h"], host: "h", framing: { kind: "none" }, keepAlive: true, expectContinue: false, body: Buffer.alloc(0) };
+const HEAD: Request = { method: "GET", target: "/a", path: "/a", query: "", minor: 1, fields: ["host", "h"], host: "h", framing: { kind: "none" }, keepAlive: true, expectContinue: false, peer: "-", body: Buffer.alloc(0) };
 
 /** A read as a socket delivers it: a buffer of its own, exactly as long. */
 function read(s: string): Buffer {

@@ -33,7 +33,7 @@ void none;
 void two;
 
 function get(path: string): Request {
-  return { method: "GET", target: path, path, query: "", minor: 1, fields: [], host: "t", framing: { kind: "none" }, keepAlive: true, expectContinue: false, body: Buffer.alloc(0) };
+  return { method: "GET", target: path, path, query: "", minor: 1, fields: [], host: "t", framing: { kind: "none" }, keepAlive: true, expectContinue: false, peer: "-", body: Buffer.alloc(0) };
 }
 
 t.test("typed params arrive as the router fills them", async (t) => {

@@ -61,11 +61,11 @@ export function headersDict(request: Request): Record<string, string> {
 
 /**
  * The client as httpbin names it: the X-Forwarded-For a proxy in front
- * added, else the peer's address. Handlers here never see the socket
- * (src/http keeps it), so without the field this is "unknown".
+ * added, else the address of the peer the request came from (the
+ * connection's, "-" for an in-memory one).
  */
 export function originOf(request: Request): string {
-  return headerValue(request, "x-forwarded-for") ?? "unknown";
+  return headerValue(request, "x-forwarded-for") ?? request.peer;
 }
 
 export function requestDict(request: Request, scheme: Scheme, keys: readonly DictKey[]): Record<string, unknown> {

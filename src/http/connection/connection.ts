@@ -88,7 +88,7 @@ export class Connection implements ParserSink, LiveConnection {
     this.hooks = hooks;
     this.trace = options.trace?.(socket) ?? null;
     // A streamed service is given each field's name as sent too (node:http's rawHeaders).
-    this.parser = new RequestParser(this, options.limits, this.trace, this.streamed !== null);
+    this.parser = new RequestParser(this, options.limits, this.trace, { keepNames: this.streamed !== null, peer: this.client });
     this.turns = options.turns ?? LONE_TURNS;
     this.flow = new Flow(socket, this.parser, this.turns, options.maxUnanswered, () => this.parse(null), () => this.updateFlow());
     this.deadlines = new Deadlines(options);

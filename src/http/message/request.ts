@@ -61,6 +61,16 @@ export interface RequestHead {
   readonly keepAlive: boolean;
   /** `Expect: 100-continue` on an HTTP/1.1 request (RFC 9110 §10.1.1). */
   readonly expectContinue: boolean;
+  /**
+   * Who sent it: the address of the client at the other end of the
+   * connection, as its socket reports it ("127.0.0.1", "::1"), or "-" when
+   * there is no such peer (an in-memory connection: inject(), the wire view).
+   * Not part of the message: the connection tells its parser once, and the
+   * parser puts it on every request it reads, so that a handler, which never
+   * sees the socket, can still say who asked. Behind a proxy it is the
+   * proxy's address; the client's own is then in the fields the proxy adds.
+   */
+  readonly peer: string;
 }
 
 export type Framing =

@@ -160,7 +160,7 @@ const EMPTY = Buffer.alloc(0);
  * The head handed on, built as a whole Request with an empty body, so that a
  * request without a body (most of them) is handed on as this very object.
  */
-export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): Request {
+export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict, peer: string): Request {
   return {
     method: line.method,
     target: line.target,
@@ -173,6 +173,7 @@ export function headOf(line: RequestLine, h: HeadFields, verdict: HeadVerdict): 
     framing: verdict.framing,
     keepAlive: verdict.keepAlive,
     expectContinue: verdict.expectContinue,
+    peer,
     body: EMPTY,
   };
 }
@@ -197,6 +198,8 @@ export function headAgain(kept: Request): Request {
     framing: kept.framing,
     keepAlive: kept.keepAlive,
     expectContinue: kept.expectContinue,
+    // The memory is the parser's own, so the peer is the one this request came from too.
+    peer: kept.peer,
     body: EMPTY,
   };
 }

@@ -59,6 +59,14 @@ const MAX_LEADING_EMPTY_LINES = 8;
 const CARRY_WINDOW = 256;
 const NO_BYTES = Buffer.alloc(0);
 
+/** What a parser is told of the stream it reads, besides its bytes. */
+export interface ReadingOptions {
+  /** Keep each field's name as sent beside its lower-cased form (RequestHead.rawNames). */
+  readonly keepNames?: boolean;
+  /** The client's address, for RequestHead.peer; "-" when not given. */
+  readonly peer?: string;
+}
+
 export class RequestParser {
   private state: number = S_REQUEST_LINE;
   private readonly limits: ParserLimits;
@@ -67,6 +75,8 @@ export class RequestParser {
   private readonly spans: SpanListener | null;
   /** Keep each field's name as sent beside its lower-cased form (RequestHead.rawNames): only when asked, off the hot path. */
   private readonly keepNames: boolean;
+  /** Who the bytes come from, put on every request (RequestHead.peer). */
+  private readonly peer: string;
   /** The names as sent of the head being read, when kept. */
   private names: string[] | null = null;
 
@@ -124,11 +134,12 @@ export class RequestParser {
   /** A streamed body's trailer fields: name as sent, value, name, value... */
   private trailers: string[] | null = null;
 
-  constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null, keepNames = false) {
+  constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null, reading: ReadingOptions = {}) {
     this.sink = sink;
     this.limits = checkLimits(limits);
     this.spans = spans;
-    this.keepNames = keepNames;
+    this.keepNames = reading.keepNames ?? false;
+    this.peer = reading.peer ?? "-";
     this.section = newSection(this.limits.maxHeaderCount, this.limits.maxHeaderBytes);
     this.rules = {
       allowBareLf: this.limits.allowBareLf,
@@ -574,7 +585,7 @@ export class RequestParser {
     if (refused !== null) return this.fail(refused.code, refused.what, at);
     const verdict = judgeHead(this.fields, this.start.minor);
     if ("code" in verdict) return this.fail(verdict.code, verdict.what, at);
-    const head = headOf(this.start, this.fields, verdict);
+    const head = headOf(this.start, this.fields, verdict, this.peer);
     if (this.names !== null) {
       (head as { rawNames?: readonly string[] }).rawNames = this.names;
       this.names = null;
