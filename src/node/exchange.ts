@@ -5,8 +5,15 @@
 // response's answer goes back to the engine once the application has one.
 //
 // And each connection's part: the requests it has served (for
-// maxRequestsPerSocket), and the exchanges in flight, which hear when the
-// client goes ('aborted' and 'close' on the request, 'close' on the response).
+// maxRequestsPerSocket), the exchanges in flight, which hear when the client
+// goes ('aborted' and 'close' on the request, 'close' on the response), and
+// which response has the socket. As on node, pipelined requests may be in
+// their listeners' hands at once, but only the response whose turn it is has
+// `res.socket`: one behind it gets its socket (and a 'socket' event) when
+// the one before it finishes. Libraries count on it: on-finished (Koa,
+// Express) listens on the socket of every response that has one, and ten
+// responses in the making on one socket would be eleven 'close' listeners,
+// and node's warning of a leak.
 
 import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
@@ -19,6 +26,9 @@ import { clientGone, type ServerResponseOnEngine } from "./response.js";
 export interface ConnectionState {
   requests: number;
   readonly inFlight: Set<NodeExchange>;
+  /** The response that has the socket (res.socket) now, and those waiting for it, in request order. */
+  answering: ServerResponseOnEngine | null;
+  readonly behind: ServerResponseOnEngine[];
 }
 
 const connections = new WeakMap<Link, ConnectionState>();
@@ -27,7 +37,7 @@ const connections = new WeakMap<Link, ConnectionState>();
 export function connectionOf(link: Link): ConnectionState {
   let state = connections.get(link);
   if (state === undefined) {
-    const made: ConnectionState = { requests: 0, inFlight: new Set() };
+    const made: ConnectionState = { requests: 0, inFlight: new Set(), answering: null, behind: [] };
     state = made;
     connections.set(link, made);
     link.socket.once("close", () => {
@@ -107,9 +117,34 @@ export class NodeExchange implements Streamed {
     req.destroy(error);
   }
 
-  /** The response left whole: the connection no longer needs to tell this exchange of its close. */
+  /** The response's socket: its own when no earlier response is still being made, else null until its turn (passSocket). */
+  assignSocket(res: ServerResponseOnEngine): void {
+    this.res = res;
+    const connection = this.connection;
+    if (connection.answering === null) connection.answering = res;
+    else {
+      res.socket = null;
+      res.connection = null;
+      connection.behind.push(res);
+    }
+  }
+
+  /**
+   * The response left whole: the connection no longer needs to tell this
+   * exchange of its close, and the next response has the socket, told by
+   * its 'socket' event (node hands it on as the first of 'finish''s listeners).
+   */
   done(): void {
-    this.connection.inFlight.delete(this);
+    const connection = this.connection;
+    connection.inFlight.delete(this);
+    if (connection.answering !== this.res) return;
+    const next = connection.behind.shift() ?? null;
+    connection.answering = next;
+    if (next === null) return;
+    const socket = this.req.socket;
+    next.socket = socket;
+    next.connection = socket;
+    next.emit("socket", socket);
   }
 
   /** The socket closed with this exchange in flight. */

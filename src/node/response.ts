@@ -178,10 +178,10 @@ export class ServerResponseOnEngine extends Stream {
     this.setTimeout = setResponseTimeout;
     this.destroy = destroyResponse;
     this.pipe = cannotPipe;
-    this.writeProcessing = offeredNot("writeProcessing() (102 Processing)", "startline sends no interim response but 100 Continue, which it sends itself");
-    this.writeEarlyHints = offeredNot("writeEarlyHints() (103 Early Hints)", "startline sends no interim response but 100 Continue, which it sends itself");
-    this.assignSocket = offeredNot("assignSocket()", "the engine owns the connection's socket");
-    this.detachSocket = offeredNot("detachSocket()", "the engine owns the connection's socket");
+    this.writeProcessing = writeProcessing;
+    this.writeEarlyHints = writeEarlyHints;
+    this.assignSocket = assignSocket;
+    this.detachSocket = detachSocket;
     // node's framing: never to run here, whatever prototype the response is given.
     this._send = framing;
     this._writeRaw = framing;
@@ -233,6 +233,12 @@ function offeredNot(what: string, instead: string): () => never {
     throw notOffered(what, instead);
   };
 }
+
+// Made once, not per response: every response shares them.
+const writeProcessing = offeredNot("writeProcessing() (102 Processing)", "startline sends no interim response but 100 Continue, which it sends itself");
+const writeEarlyHints = offeredNot("writeEarlyHints() (103 Early Hints)", "startline sends no interim response but 100 Continue, which it sends itself");
+const assignSocket = offeredNot("assignSocket()", "the engine owns the connection's socket");
+const detachSocket = offeredNot("detachSocket()", "the engine owns the connection's socket");
 
 function framing(): never {
   throw nodeError(Error, "ERR_STARTLINE_NOT_OFFERED", "node's own framing of a response does not run on startline: its writer frames every response");
@@ -675,6 +681,7 @@ function destroyResponse(this: Res, error?: Error): Res {
   if (this.destroyed) return this;
   this.destroyed = true;
   this.errored = error ?? null;
-  this.socket?.destroy(error);
+  // A response still waiting for its turn has no socket yet (node destroys the one it gets, once it gets it): it is the request's.
+  (this.socket ?? this.req.socket).destroy(error);
   return this;
 }

@@ -53,6 +53,16 @@ const HANDED_OVER: Streamed = Object.freeze({
   abort() {},
 });
 
+/**
+ * Pipelined requests whose answers may be in the making at once, unless
+ * `startline.maxUnanswered` says otherwise. node:http hands every pipelined
+ * request to its listener as it is parsed; the engine does so for requests
+ * with safe methods only, side by side (protocol.ts, RFC 9112 §9.3.2), and at
+ * most this many, so that what a connection holds of answers waiting behind
+ * one not yet known stays bounded.
+ */
+const MAX_UNANSWERED = 16;
+
 /** Never resolved: a node timeout of 0 is none at all. */
 const NEVER = Infinity;
 const ms = (value: number) => (value === 0 ? NEVER : value);
@@ -168,6 +178,7 @@ export class Server extends EventEmitter {
     const own = this.options.startline ?? {};
     const maxHeaderSize = this.options.maxHeaderSize;
     const engine = createEngineServer(this.service, {
+      maxUnanswered: MAX_UNANSWERED,
       ...own,
       headersTimeoutMs: ms(t.headersTimeout),
       requestTimeoutMs: ms(t.requestTimeout),
@@ -197,6 +208,16 @@ export class Server extends EventEmitter {
 
   get listening(): boolean {
     return this.engine?.listener.listening ?? false;
+  }
+
+  /**
+   * The listening socket's handle, null when not listening: node's own
+   * net.Server field, undocumented but read by supertest, which closes a
+   * server it started only when it has one (without it, the server stayed
+   * open and the test process never ended).
+   */
+  get _handle(): unknown {
+    return (this.engine?.listener as { _handle?: unknown } | undefined)?._handle ?? null;
   }
 
   address(): AddressInfo | string | null {
@@ -273,7 +294,7 @@ export class Server extends EventEmitter {
     const exchange = new NodeExchange(req, connection);
     const max = this.requestsPerSocket;
     const res = new ServerResponseOnEngine(req, exchange, max > 0 && connection.requests >= max);
-    exchange.res = res;
+    exchange.assignSocket(res);
     if (head.framing.kind === "none") finishRequest(req, undefined);
     this.emit(checks ? "checkContinue" : "request", req, res);
     return exchange;

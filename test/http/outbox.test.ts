@@ -104,6 +104,23 @@ t.test("a Connection answers ten pipelined requests of one read in one socket wr
   t.same(splitResponses(Buffer.concat(writes[0]!)).map((r) => r.body), Array.from({ length: 10 }, (_, i) => `/${i}`), "all ten, in order");
 });
 
+t.test("ten pipelined GETs side by side, answered in later microtasks (as Koa answers), leave in one write", async (t) => {
+  const writes: Buffer[][] = [];
+  const socket = new Duplex({ read() {}, ...recording(writes) });
+  // A chain of awaits, longer for the later requests: each answer comes in a microtask of its own, the first first
+  // (written at once, it would leave alone), all within one run of the microtask queue.
+  const handler: Handler = async (req) => {
+    for (let i = Number(req.path.slice(1)); i >= 0; i--) await null;
+    return { status: 200, body: req.path };
+  };
+  const options = { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, maxUnanswered: 16 };
+  new Connection(socket, handler, options, { onHandlerError: (e) => t.fail(String(e)), onClose: () => {} });
+  socket.push(Buffer.from(Array.from({ length: 10 }, (_, i) => `GET /${i} HTTP/1.1\r\nHost: t\r\n\r\n`).join("")));
+  while (writes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  t.equal(writes.length, 1, "one write");
+  t.same(splitResponses(Buffer.concat(writes[0]!)).map((r) => r.body), Array.from({ length: 10 }, (_, i) => `/${i}`), "all ten, in order");
+});
+
 t.test("back-pressure between two requests of one read: a socket that stops taking bytes stops the parsing", async (t) => {
   const written: number[] = [];
   // A socket whose writes never complete: past its high-water mark it needs a drain that never comes.

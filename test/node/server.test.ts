@@ -99,3 +99,13 @@ t.test("maxHeadersCount is the engine's limit, read at listen()", async (t) => {
   client.destroy();
   t.throws(() => (server.maxHeadersCount = 10), { code: "ERR_STARTLINE_NOT_OFFERED" });
 });
+
+t.test("_handle, as net.Server's: set while listening, null before and after (supertest closes only a server that has one)", async (t) => {
+  const server = createServer((_req, res) => res.end("ok"));
+  t.equal(server._handle, null, "none before listen()");
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.not(server._handle, null, "the listening socket's while listening");
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  t.equal(server._handle, null, "none once closed");
+});

@@ -62,6 +62,8 @@ export class Connection implements ParserSink, LiveConnection {
   /** Heads seen so far: the headers and whole-request deadlines are per request. */
   private heads = 0;
   private readonly client: string; // read once, up front: a destroyed socket forgets its peer
+  /** A flush of answers that came outside a read waits for the microtask queue to drain (settle). */
+  private flushQueued = false;
   /** How most answers are written (HTTP/1.1, not HEAD, the connection stays open): made once, not per response. */
   private readonly plainWrite: WriteOptions;
 
@@ -267,17 +269,38 @@ export class Connection implements ParserSink, LiveConnection {
     const exchange = this.protocol.head(head, this.hooks.onExchange === undefined ? 0 : performance.now());
     this.heads++;
     this.trace?.head(head);
-    if (this.streamed !== null) return this.streamHead(exchange, head);
-    const admission = admitHead(this.admit, head);
-    if (admission !== undefined) {
-      if ("refuse" in admission) return this.refuseFromHead(exchange, admission.refuse);
-      this.parser.limitBody(admission.maxBodyBytes);
+    if (this.streamed !== null) {
+      this.parser.streamBody();
+      if (this.protocol.mayHandOn(exchange)) return this.streamHead(exchange, head);
+    } else {
+      const admission = admitHead(this.admit, head);
+      if (admission !== undefined) {
+        if ("refuse" in admission) return this.refuseFromHead(exchange, admission.refuse);
+        this.parser.limitBody(admission.maxBodyBytes);
+      }
+      if (this.protocol.mayHandOn(exchange)) return;
     }
+    // Its handler gets it once the answers before it are out (writeReady); nothing of its body, and nothing
+    // after it, is read meanwhile.
+    exchange.waiting = true;
+    this.updateFlow();
+  }
+
+  /** A request that waited for the answers before it is at the front now: its handler gets it, head and (if whole) request. */
+  private handOnWaiting(exchange: Exchange): void {
+    exchange.waiting = false;
+    const request = exchange.request;
+    if (this.streamed !== null) {
+      this.streamHead(exchange, exchange.head!);
+      const streamed = exchange.streamed;
+      if (request === null || streamed === null) return;
+      exchange.streamed = null;
+      streamed.end(request);
+    } else if (request !== null) this.handle(exchange, request);
   }
 
   /** A streamed service takes the request at its head; its body follows in pieces (onBody), its end with onRequest. */
   private streamHead(exchange: Exchange, head: RequestHead): void {
-    this.parser.streamBody();
     this.bodyFull = false;
     let streamed: Streamed;
     this.atHead = exchange;
@@ -316,6 +339,11 @@ export class Connection implements ParserSink, LiveConnection {
     this.flow.request();
     const exchange = this.protocol.request(request);
     this.trace?.request(request);
+    if (exchange.waiting) {
+      // Its head announced no body: the request waits whole for its turn (handOnWaiting).
+      this.updateFlow();
+      return;
+    }
     const streamed = exchange.streamed;
     if (streamed !== null) {
       // Its handler has it since its head: it hears that the body is whole, and what follows is a next request.
@@ -325,6 +353,11 @@ export class Connection implements ParserSink, LiveConnection {
       this.updateFlow();
       return;
     }
+    this.handle(exchange, request);
+  }
+
+  /** The whole request to a plain service's handler; its answer is settled when it comes. */
+  private handle(exchange: Exchange, request: Request): void {
     let result: Response;
     try {
       const returned = this.handler(request);
@@ -370,8 +403,24 @@ export class Connection implements ParserSink, LiveConnection {
   private settle(exchange: Exchange, response: Response): void {
     if (!isOpen(this.state)) return;
     exchange.response = response;
+    // An answer that comes outside a read (a later microtask) while other handlers of this connection are at work
+    // side by side: theirs typically come in the same run of the microtask queue, and all leave in one write once it
+    // is drained (a tick scheduled from a microtask runs after the queue is empty), not a write each.
+    if (!this.flow.inRead && this.protocol.unanswered > 1) {
+      if (!this.flushQueued) {
+        this.flushQueued = true;
+        process.nextTick(this.queuedFlush);
+      }
+      return;
+    }
     this.flush();
   }
+
+  /** Answers gathered since settle() queued it: written now, those that can be. */
+  private readonly queuedFlush = (): void => {
+    this.flushQueued = false;
+    if (isOpen(this.state)) this.flush();
+  };
 
   private flush(): void {
     // The responses ready now leave together.
@@ -387,6 +436,9 @@ export class Connection implements ParserSink, LiveConnection {
   private writeReady(): boolean {
     const protocol = this.protocol;
     for (let exchange = protocol.front(); exchange !== null; exchange = protocol.front()) {
+      // Its handler learns of it first: it may hold the 100 Continue, or answer at once.
+      if (exchange.waiting) this.handOnWaiting(exchange);
+      if (!isOpen(this.state) || protocol.front() !== exchange) return !isOpen(this.state);
       if (exchange.continueOwed) {
         if (!exchange.continueHeld) this.sendContinue(exchange);
         else if (exchange.response !== null) this.answeredWithoutContinue(exchange);
@@ -547,7 +599,7 @@ export class Connection implements ParserSink, LiveConnection {
     if (!isOpen(this.state)) return;
     // A streamed body being read: only its reader's room says whether to read on (flow.ts, updateBody).
     if (this.protocol.reading?.streamed != null) this.flow.updateBody(this.bodyFull);
-    else this.flow.update(this.protocol.unanswered, this.protocol.sending);
+    else this.flow.update(this.protocol.unanswered, this.protocol.sending, this.protocol.holdsNext);
   }
 
   /** Called by the server's sweep; acts when what the connection waits for has run out (Draining included: deadlines.ts). */

@@ -1,6 +1,7 @@
 // Whether a connection reads now. It stops while its client is not reading
 // its responses (the socket's back-pressure), while maxUnanswered answers are
-// in the making (options.ts says why), while a body leaves in pieces
+// in the making (options.ts says why), while a request in flight may not run
+// beside a next one (protocol.ts, holdsNext), while a body leaves in pieces
 // (send-body.ts: an answer made behind it could only wait, whole, in memory,
 // until the client has read that body), and while it waits its turn of the
 // event loop (turns.ts): after REQUESTS_PER_TURN requests of one read, and
@@ -91,9 +92,13 @@ export class Flow {
     return this.turnRequests;
   };
 
-  /** Stop or go on reading, given how many requests handed on have no answer out yet and whether a body leaves in pieces. */
-  update(unanswered: number, sendingBody: boolean): void {
-    this.apply(this.yielded || sendingBody || this.socket.writableNeedDrain || unanswered >= this.maxUnanswered);
+  /**
+   * Stop or go on reading, given how many requests handed on have no answer
+   * out yet, whether a body leaves in pieces, and whether a request in
+   * flight holds the next one back (Protocol.holdsNext).
+   */
+  update(unanswered: number, sendingBody: boolean, holdsNext: boolean): void {
+    this.apply(this.yielded || sendingBody || this.socket.writableNeedDrain || unanswered >= this.maxUnanswered || holdsNext);
   }
 
   /**

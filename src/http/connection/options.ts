@@ -39,7 +39,8 @@ export interface ConnectionOptions {
    * the answer before it is out, so no answer waits whole in memory behind
    * one not yet known, however large it is and however long the client does
    * not read. Pipelined requests whose handlers answer at once are unaffected:
-   * a read's answers still leave together.
+   * a read's answers still leave together. Above 1, only requests with safe
+   * methods are in the making side by side (protocol.ts, mayHandOn).
    */
   readonly maxUnanswered: number;
   /** After a closing response, how long to drain the client's bytes before closing hard. */

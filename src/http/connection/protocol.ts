@@ -7,7 +7,8 @@
 // Requests on a connection are answered strictly in order (RFC 9112 §9.3.2),
 // even when a later handler finishes first, so every request gets an
 // exchange in a queue the moment its head arrives, and responses leave from
-// the front only.
+// the front only. Which requests may be in their handlers' hands at once is
+// decided here too (mayHandOn, holdsNext), beside the RFC's rule.
 
 import type { Request, RequestHead } from "../message/request.js";
 import type { Response } from "../message/response.js";
@@ -29,6 +30,30 @@ export interface Exchange {
   readonly started: number;
   /** A streamed service's reader of this request's body (streamed.ts), until the body is whole or abandoned. */
   streamed: Streamed | null;
+  /** It may run beside other requests (sideBySide); false for a request refused before its head was whole. */
+  readonly sideBySide: boolean;
+  /** Its head is read, but its handler may not have it yet (mayHandOn): it waits for the answers before it to be out. */
+  waiting: boolean;
+}
+
+/**
+ * RFC 9112 §9.3.2: "A server MAY process a sequence of pipelined requests in
+ * parallel if they all have safe methods (Section 9.2.1 of [HTTP]), but it
+ * MUST send the corresponding responses in the same order that the requests
+ * were received." The safe methods RFC 9110 §9.2.1 defines are GET, HEAD,
+ * OPTIONS and TRACE (method tokens are case-sensitive: "get" is not GET).
+ * A request that asks to switch protocols (an Upgrade field, RFC 9110 §7.8)
+ * does not run beside others either, whatever its method: switched, the
+ * connection is no longer HTTP/1.1 for anything after it, and its handler
+ * may take the socket over only when no earlier answer is pending.
+ */
+const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE"]);
+
+function sideBySide(head: RequestHead): boolean {
+  if (!SAFE_METHODS.has(head.method)) return false;
+  const fields = head.fields;
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === "upgrade") return false;
+  return true;
 }
 
 export class Protocol {
@@ -69,6 +94,8 @@ export class Protocol {
       close: !head.keepAlive,
       started,
       streamed: null,
+      sideBySide: sideBySide(head),
+      waiting: false,
     };
     this.queue.push(exchange);
     this.reading = exchange;
@@ -88,6 +115,36 @@ export class Protocol {
   /** True when `exchange` is the only one in flight: nothing before it waits to be written (a hand-over may take the socket). */
   alone(exchange: Exchange): boolean {
     return this.queue.length === 1 && this.queue[0] === exchange && !this.sending;
+  }
+
+  /**
+   * Whether the request whose head just arrived may go to its handler now
+   * (see SAFE_METHODS): when every answer before it is out, or when it and
+   * every request still in flight before it (answered or not) may run side
+   * by side. Otherwise it waits (Exchange.waiting) until it is at the front.
+   */
+  mayHandOn(exchange: Exchange): boolean {
+    const queue = this.queue;
+    if (queue[0] === exchange && !this.sending) return true;
+    if (!exchange.sideBySide) return false;
+    for (let i = 0; queue[i] !== exchange; i++) if (!queue[i]!.sideBySide) return false;
+    return true;
+  }
+
+  /**
+   * No further request may be read while this holds, however many answers
+   * may be in the making: a request that may not run beside others is in
+   * its handler's hands (nothing after it starts before its answer is out;
+   * its own body, still being read, is not a next request), or one waits
+   * for its turn.
+   */
+  get holdsNext(): boolean {
+    const queue = this.queue;
+    for (let i = 0; i < queue.length; i++) {
+      const exchange = queue[i]!;
+      if (exchange.waiting || (!exchange.sideBySide && exchange !== this.reading)) return true;
+    }
+    return false;
   }
 
   /** The 100 Continue is sent only when every earlier response is out, lest it be taken for theirs. */
@@ -131,7 +188,7 @@ export class Protocol {
       return null;
     }
     if (exchange === null) {
-      exchange = { head: null, request: null, continueOwed: false, continueHeld: false, response: null, close: true, started, streamed: null };
+      exchange = { head: null, request: null, continueOwed: false, continueHeld: false, response: null, close: true, started, streamed: null, sideBySide: false, waiting: false };
       this.queue.push(exchange);
     }
     exchange.continueOwed = false;
