@@ -12,10 +12,11 @@
 // the PostgreSQL instances are two ports). No sleeps: a round is over when
 // both responses are in. What a round reads and writes around its race (the
 // tag to race with, the stored result) goes over one kept-alive connection
-// per port: a connection of its own each time, handed over by the cluster's
-// primary, was a third of this suite's work. A race that is lost even a few times in a hundred
-// rounds fails the test; before the store did check-and-write in one step,
-// a third to nine tenths of the rounds lost one.
+// per port: with a connection of its own each time, a third of the
+// connections the cluster's primary handed over raced nothing. A race that
+// is lost even a few times in a hundred rounds fails the test; before the
+// store did check-and-write in one step, a third to nine tenths of the
+// rounds lost one.
 
 import type { Test } from "tap";
 import http from "node:http";
