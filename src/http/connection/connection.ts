@@ -246,7 +246,7 @@ export class Connection implements ParserSink, LiveConnection {
   private onData(chunk: Buffer): void {
     if (this.parser.closed) return; // lingering after a closing response: read and drop
     this.trace?.received(chunk);
-    this.flow.read();
+    this.flow.read(chunk.length);
     this.parse(chunk);
   }
 
