@@ -1,6 +1,6 @@
-// The OpenAPI document of a route table, generated once at startup from the
-// routes' own documentation fields (src/router/route.ts), so it cannot drift
-// from what the server serves.
+// The OpenAPI document of a route table, generated once (when first asked
+// for, src/docs/routes.ts) from the routes' own documentation fields
+// (src/router/route.ts), so it cannot drift from what the server serves.
 //
 // It is an OpenAPI 3.2 document because 3.1 has no way to say "UPDATE": its
 // Path Item has one fixed field per standard method and nothing else. 3.2

@@ -1,9 +1,9 @@
 // The documentation routes (the page, the OpenAPI document in JSON and YAML,
 // the wire view), to be served in a table like any other route, under the
-// same policies. The page and the document are generated once, from the
-// table as the router serves it (these routes included, with what the
-// policies enforce on each), so every route that is served is described,
-// and nothing that is not.
+// same policies. The page and the document are generated once, when first
+// asked for, from the table as the router serves it (these routes included,
+// with what the policies enforce on each), so every route that is served is
+// described, and nothing that is not.
 
 import type { CacheDeclared } from "../policies/cache.js";
 import { readFileSync } from "node:fs";
@@ -53,7 +53,7 @@ const ETAG_DOC = { ETag: "Changes when the server's route table does; If-None-Ma
 export interface Docs {
   /** The documentation routes, to be served with the rest of the table. */
   readonly routes: readonly Route[];
-  /** Builds the page and the OpenAPI document from the table as served; until then they answer 503. */
+  /** Gives the table as served, from which the page and the OpenAPI document are built when first asked for; until then they answer 503. */
   publish(served: readonly ServedRoute[]): void;
 }
 
@@ -98,21 +98,23 @@ export function docsRoutes(options: DocsOptions): Docs {
   ];
 
   function publish(all: readonly ServedRoute[]): void {
-    const document = openApiDocument(all, {
-    title: TITLE,
-    version: packageVersion(),
-    description:
-      "An HTTP/1.1 server written from the bytes up, and the example JSON API it serves. Every path also answers OPTIONS (204 with Allow), " +
-      "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
-    });
-    // The document is made here, its texts when first asked for: every start (each worker, each
-    // replacement, each app a test makes) paid for texts few clients ask for. The JSON text and its ETag
-    // (some 800 KB written and hashed) take a few milliseconds. The YAML is written from the JSON text on
-    // js-yaml's thread (yaml-thread.ts): it takes js-yaml a tenth of a second warm and three times that in
-    // a process just started, which on the loop would hold up every other request. Should the thread
-    // fail, the loop writes it, once: the same bytes.
+    // The document, the page and the texts are made when first asked for, from the table given here,
+    // which never changes: every start (each worker, each replacement, each app a test makes) paid for
+    // what few clients ask for, the document and the page alone some 15 ms warm and three times that in
+    // a process just started. The JSON text and its ETag (some 800 KB written and hashed) take a few
+    // milliseconds. The YAML is written from the JSON text on js-yaml's thread (yaml-thread.ts): it takes
+    // js-yaml a tenth of a second warm and three times that in a process just started, which on the loop
+    // would hold up every other request. Should the thread fail, the loop writes it, once: the same bytes.
+    const document = () =>
+      openApiDocument(all, {
+        title: TITLE,
+        version: packageVersion(),
+        description:
+          "An HTTP/1.1 server written from the bytes up, and the example JSON API it serves. Every path also answers OPTIONS (204 with Allow), " +
+          "and HEAD wherever GET is served. UPDATE, a method of its own, is described under the Path Item's additionalOperations (OpenAPI 3.2).",
+      });
     let json: string | undefined;
-    const jsonText = () => (json ??= JSON.stringify(document, null, 2));
+    const jsonText = () => (json ??= JSON.stringify(document(), null, 2));
     let jsonAnswer: ((request: Request) => Response) | undefined;
     openapiJson = (request) => (jsonAnswer ??= fixed("application/json", jsonText()))(request);
     let yaml: Promise<(request: Request) => Response> | undefined;
@@ -124,11 +126,17 @@ export function docsRoutes(options: DocsOptions): Docs {
       );
       return yaml.then((answer) => answer(request));
     };
-    const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
-    page = fixed("text/html; charset=utf-8", built.html, {
-      "Content-Security-Policy": built.csp,
-      "Referrer-Policy": "no-referrer",
-    });
+    let pageAnswer: ((request: Request) => Response) | undefined;
+    page = (request) => {
+      if (pageAnswer === undefined) {
+        const built = buildPage(all, { title: TITLE, wire: options.wire !== undefined });
+        pageAnswer = fixed("text/html; charset=utf-8", built.html, {
+          "Content-Security-Policy": built.csp,
+          "Referrer-Policy": "no-referrer",
+        });
+      }
+      return pageAnswer(request);
+    };
   }
   return { routes: docs, publish };
 }

@@ -244,6 +244,8 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
       const result = await inject(service, pieces(input, account), {
         limits: options.limits,
         keepBytes: Math.floor(left(budget) / 2),
+        // The bytes are this client's: a handler that names its peer (the lab's ip) names it here as on a socket.
+        peer: request.peer,
         ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
       });
       // Each large step on its own turn of the event loop, so other connections are served in between.

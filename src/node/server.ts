@@ -109,6 +109,8 @@ export class Server extends EventEmitter {
         this.emit("clientError", clientError(error), link.socket);
         return true;
       },
+      // node:http ends the socket when its client half-closes, and what was in flight sees 'close' without 'finish'.
+      abortOnHalfClose: true,
     };
   }
 

@@ -185,3 +185,24 @@ t.test("a streamed list, and requests pipelined behind it: chunked as on a socke
   }
   t.equal(at, list.end, "the parts tile the response");
 });
+
+t.test("a request run through the wire view is its sender's: the lab's ip names the address the wire view was sent from", async (t) => {
+  const { app } = await docsApp();
+  const server = await listen(app);
+  t.teardown(() => server.close());
+  const inner = "GET /api/lab/ip HTTP/1.1\r\nHost: x\r\n\r\n";
+  const socket = net.connect(server.port, "127.0.0.1");
+  await once(socket, "connect");
+  const mine = socket.localAddress!;
+  const received: Buffer[] = [];
+  socket.on("data", (d: Buffer) => received.push(d));
+  const ended = once(socket, "end");
+  socket.end(`POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: message/http\r\nContent-Length: ${inner.length}\r\nConnection: close\r\n\r\n${inner}`);
+  await ended;
+  const out = Buffer.concat(received).toString("latin1");
+  const head = out.indexOf("\r\n\r\n");
+  const bodyBytes = /^transfer-encoding: *chunked$/im.test(out.slice(0, head)) ? dechunk(Buffer.from(out, "latin1"), head + 4).content : Buffer.from(out.slice(head + 4), "latin1");
+  const view = JSON.parse(bodyBytes.toString("utf8"));
+  const raw: string = view.response.raw;
+  t.same(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)), { origin: mine }, `origin ${mine}, the wire view's sender`);
+});

@@ -5,8 +5,11 @@
 // on a connection that nobody will ever answer or close.
 //
 // Each client alternates `POST /api/v1/post/:id` (a 5 to 20 KB body) and
-// `GET /api/v1/posts?limit=20` on one connection, one request at a time, and
-// opens a new connection when its connection ends. A kill comes after every
+// `GET /api/v1/posts?limit=5` (25 to 100 KB, many TCP segments) on one
+// connection, one request at a time, and opens a new connection when its
+// connection ends. Lists of twenty made each answer four times as costly
+// to make and read, for no other kind of ending: what is looked for is a
+// request that never ends, not one that ends late. A kill comes after every
 // `between` answers; after the last one, and `between` answers more, the
 // clients stop sending, and every request still open gets `hangMs` to end.
 // Used by test/hardening/worker-deaths.test.ts (five kills).
@@ -49,7 +52,7 @@ interface Open {
 
 /**
  * The ends of responses on one connection, found as their bytes come (Content-Length or chunked; no
- * trailers from this server), without joining the pieces: a list of twenty posts comes in dozens of
+ * trailers from this server), without joining the pieces: a list of posts comes in many of
  * them, and joining what had come at every piece cost more CPU than all the rest this test does.
  */
 export class ResponseEnds {
@@ -123,7 +126,7 @@ function post(client: number, n: number): { what: string; bytes: string } {
   };
 }
 
-const LIST = { what: "GET /api/v1/posts?limit=20", bytes: "GET /api/v1/posts?limit=20 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" };
+const LIST = { what: "GET /api/v1/posts?limit=5", bytes: "GET /api/v1/posts?limit=5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" };
 
 export async function workerPids(primaryPid: number): Promise<number[]> {
   try {

@@ -1,7 +1,8 @@
 // Who sent a request (RequestHead.peer): the connection reads its socket's
 // peer once and its parser puts it on every request, a repeated head (which
 // the parser's head memory hands on without reading it again) included; a
-// connection with no peer, as inject()'s, says "-".
+// connection with no peer, as inject()'s, says "-", unless inject() is
+// told whom its input stands for.
 
 import net from "node:net";
 import { once } from "node:events";
@@ -32,4 +33,11 @@ t.test("over a socket: the client's address as its own socket names it, on every
 t.test("in memory (inject): no peer, said as -", async (t) => {
   const { output } = await inject(echoPeer, "GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
   t.match(output.toString("latin1"), /\r\n\r\npeer=-$/);
+});
+
+t.test("in memory, standing for a client (inject's peer option, as the wire view uses it): that client's address", async (t) => {
+  for (const stepwise of [false, true]) {
+    const { output } = await inject(echoPeer, "GET /a HTTP/1.1\r\nHost: h\r\n\r\n", { peer: "192.0.2.7", stepwise });
+    t.match(output.toString("latin1"), /\r\n\r\npeer=192\.0\.2\.7$/, stepwise ? "stepwise" : "whole");
+  }
 });

@@ -1,13 +1,18 @@
 // The turns connections wait in (src/http/connection/turns.ts): first come, first
 // served; everything on the next turn while no connection arrives; at most
-// ARRIVAL_TURN_REQUESTS requests a turn while connections do arrive; and at
+// ARRIVAL_TURN_REQUESTS requests a turn while connections do arrive; at
 // most PIECES_PER_TURN pieces of bodies sent in pieces a turn, shared by every
-// connection.
+// connection; and a budget of bytes read a turn, past which a reader holds
+// its read and stops its socket until its turn.
 
 import t from "tap";
 import { Writable } from "node:stream";
 import { PIECE_BYTES, sendWhole } from "../../src/http/connection/send-body.js";
-import { ARRIVAL_TURN_REQUESTS, PIECES_PER_TURN, Turns, type TakeTurn } from "../../src/http/connection/turns.js";
+import { ARRIVAL_READ_BYTES, ARRIVAL_TURN_REQUESTS, PIECES_PER_TURN, READ_BYTES_PER_TURN, Turns, type TakeTurn } from "../../src/http/connection/turns.js";
+import { Duplex } from "node:stream";
+import { Connection } from "../../src/http/connection/connection.js";
+import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
+import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 
 /** Resolves after the turn's own setImmediate, which was scheduled first. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -168,4 +173,67 @@ t.test("a connection waiting for its turn is served on the next turn, however ma
   await nextTurn();
   t.same(served, ["status"], "the waiting read is not behind the bodies");
   await Promise.all(sends);
+});
+
+t.test("bytes read share a budget a turn: past it a reader is told to wait; the next turn starts the count again", async (t) => {
+  const turns = new Turns();
+  t.equal(turns.read(READ_BYTES_PER_TURN), false, "the budget itself may be read");
+  t.equal(turns.read(1), true, "a byte more, and the reader waits");
+  await nextTurn();
+  t.equal(turns.read(64 * 1024), false, "a new turn, a new budget");
+  turns.arrival();
+  t.equal(turns.read(ARRIVAL_READ_BYTES), true, "while connections arrive, the budget is ARRIVAL_READ_BYTES");
+});
+
+t.test("a turn resumes waiting readers only while the bytes they held fit in its budget; the rest keep their places", async (t) => {
+  const turns = new Turns();
+  const served: string[] = [];
+  const holding = (name: string, bytes: number): TakeTurn => () => {
+    served.push(name);
+    turns.read(bytes);
+    return 0;
+  };
+  const part = Math.floor(READ_BYTES_PER_TURN * 0.6);
+  for (const name of ["a", "b", "c", "d"]) turns.wait(holding(name, part));
+  await nextTurn();
+  t.same(served, ["a", "b"], "two of them: the second one's bytes pass the budget");
+  await nextTurn();
+  t.same(served, ["a", "b", "c", "d"], "the others on the next turn, in order");
+});
+
+t.test("a connection that reads past the turn's budget stops its socket at once, and has its whole body on a coming turn", async (t) => {
+  const turns = new Turns();
+  const size = 3 * READ_BYTES_PER_TURN;
+  let got = -1;
+  const wire = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });
+  new Connection(
+    wire,
+    (request) => {
+      got = request.body.length;
+      return { status: 204 };
+    },
+    { ...DEFAULT_CONNECTION_OPTIONS, limits: { ...DEFAULT_LIMITS, maxBodyBytes: size }, turns },
+    { onExchange: () => {}, onHandlerError: () => {}, onClose: () => {} },
+  );
+  // One poll's worth of reads, delivered in one go as libuv would: the head, then the body in 64 KiB reads.
+  wire.push(`POST /up HTTP/1.1\r\nHost: h\r\nContent-Length: ${size}\r\n\r\n`);
+  // The head is read and the stream flows: from here on a push is a read, handed on at once.
+  await nextTurn();
+  let pushed = 0;
+  while (pushed < size && !wire.isPaused()) {
+    wire.push(Buffer.alloc(64 * 1024, 0x61));
+    pushed += 64 * 1024;
+  }
+  t.ok(wire.isPaused(), "the socket stopped reading");
+  // The read that passes the budget is the last: none after it (a socket that stopped only at its next read would take one more).
+  t.ok(pushed < READ_BYTES_PER_TURN + 64 * 1024, `at the turn's budget: ${pushed} bytes read`);
+  t.equal(got, -1, "the body is not whole yet");
+  // The rest of the body as the socket reads it again, each read only once it reads.
+  while (pushed < size) {
+    while (wire.isPaused()) await nextTurn();
+    wire.push(Buffer.alloc(64 * 1024, 0x61));
+    pushed += 64 * 1024;
+  }
+  while (got === -1) await nextTurn();
+  t.equal(got, size, "the whole body reached the handler");
 });

@@ -528,3 +528,29 @@ t.test("HTTP/1.0: a body of unknown length ends with the connection; one of know
   t.notMatch(rest, /Transfer-Encoding/, "no chunked coding for HTTP/1.0");
   t.ok(rest.endsWith("\r\n\r\none two"), "the body, ended by the close");
 });
+
+t.test("a client's half-close abandons what is in flight, as on node: 'close' before 'finish', the socket ended, nothing written", async (t) => {
+  const events: string[] = [];
+  let answer: (() => void) | undefined;
+  const { port } = await serve(t, (req, res) => {
+    req.on("close", () => events.push("req close"));
+    res.on("close", () => {
+      events.push(`res close, finished ${res.writableFinished}`);
+      // Answered after the client left: nothing reaches it (the engine closed its side).
+      answer?.();
+    });
+    res.on("finish", () => events.push("res finish"));
+    answer = () => res.end("too late");
+  });
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  let received = "";
+  socket.on("data", (d: Buffer) => (received += d.toString("latin1")));
+  const ended = once(socket, "end");
+  // The request, then the FIN, while its listener has not answered.
+  socket.end("GET /later HTTP/1.1\r\nHost: a\r\n\r\n");
+  await ended;
+  await once(socket, "close");
+  t.equal(received, "", "no answer after the half-close");
+  t.same(events.sort(), ["req close", "res close, finished false"]);
+});

@@ -41,6 +41,8 @@ export class Connection implements ParserSink, LiveConnection {
   /** A streamed service's handler (streamed.ts), and what it sees of this connection; null for a plain one. */
   private readonly streamed: StreamedService["streamed"] | null;
   private readonly clientError: StreamedService["clientError"] | null = null;
+  /** The service abandons what is in flight when the client half-closes (StreamedService.abortOnHalfClose). */
+  private readonly abortOnHalfClose: boolean = false;
   private readonly link: Link | null;
   /** The streamed body's reader is full: the body is not read until it has room. */
   private bodyFull = false;
@@ -74,6 +76,7 @@ export class Connection implements ParserSink, LiveConnection {
     if (isStreamedService(service)) {
       this.streamed = service.streamed;
       this.clientError = service.clientError ?? null;
+      this.abortOnHalfClose = service.abortOnHalfClose === true;
       this.handler = () => {
         throw new Error("A streamed service's requests go to its reader");
       };
@@ -243,7 +246,7 @@ export class Connection implements ParserSink, LiveConnection {
   private onData(chunk: Buffer): void {
     if (this.parser.closed) return; // lingering after a closing response: read and drop
     this.trace?.received(chunk);
-    this.flow.read();
+    this.flow.read(chunk.length);
     this.parse(chunk);
   }
 
@@ -659,6 +662,11 @@ export class Connection implements ParserSink, LiveConnection {
     if (!isOpen(this.state)) return;
     this.parser.stop();
     this.abortBody(true);
+    // The service's choice (streamed.ts): what is still in flight is not answered; the connection ends its side now.
+    if (this.abortOnHalfClose && !this.protocol.idle) {
+      this.move(Event.Close, false);
+      return;
+    }
     this.protocol.halfClose();
     if (this.move(Event.HalfClose, false) && this.state === State.Draining) this.update(false);
   }

@@ -62,15 +62,25 @@ export class Flow {
     return this.hold !== Hold.None;
   }
 
-  /** A read arrived: it starts a turn's count; while connections arrive, it waits for its turn (see turns.ts). */
-  read(): void {
+  /**
+   * A read of `bytes` arrived: it starts a turn's count; while connections
+   * arrive, or once the turn's bytes are read (see turns.ts), it waits for
+   * its turn.
+   */
+  read(bytes: number): void {
     if (this.hold === Hold.Parser) {
       // The parser keeps this read; the next ones wait in the kernel.
       this.hold = Hold.Socket;
       this.socket.pause();
     }
     this.turnRequests = 0;
-    if (this.turns.queuing && !this.yielded) this.waitTurn();
+    const spent = this.turns.read(bytes);
+    if ((spent || this.turns.queuing) && !this.yielded) this.waitTurn();
+    if (spent && (this.hold as Hold) === Hold.Parser) {
+      // Past the turn's bytes the socket stops now, not at its next read: libuv would read it up to 32 times over.
+      this.hold = Hold.Socket;
+      this.socket.pause();
+    }
   }
 
   /** A request was taken from the read: after REQUESTS_PER_TURN of them, the connection yields. */
@@ -84,10 +94,11 @@ export class Flow {
     this.turns.wait(this.takeTurn);
   }
 
-  /** The turn came: read on; returns how many requests that served. */
+  /** The turn came: read on, the bytes held counted toward the turn's; returns how many requests that served. */
   private readonly takeTurn = (): number => {
     this.yielded = false;
     this.turnRequests = 0;
+    this.turns.read(this.parser.held);
     this.refresh();
     return this.turnRequests;
   };

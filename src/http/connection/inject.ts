@@ -30,6 +30,18 @@ export interface InjectOptions {
    * request is parsed or run. The rest of that response is counted, not kept.
    */
   readonly keepBytes?: number;
+  /**
+   * The address of the client the input stands for, as a socket would
+   * report its peer (RequestHead.peer, the access log): the wire view runs
+   * a client's bytes as that client's. "-" unless given.
+   */
+  readonly peer?: string;
+}
+
+/** The in-memory socket, with the peer it stands for when one is given. */
+function asPeer(wire: Duplex, peer: string | undefined): Duplex {
+  if (peer !== undefined) Object.defineProperty(wire, "remoteAddress", { value: peer });
+  return wire;
 }
 
 export interface InjectResult {
@@ -74,7 +86,7 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
         resolve({ output, written: output.length, exchanges });
       },
     });
-    new Connection(wire, handler, connectionOptions, {
+    new Connection(asPeer(wire, options.peer), handler, connectionOptions, {
       onExchange: (e) => exchanges.push(e),
       onHandlerError: options.onHandlerError ?? (() => {}),
       onClose: () => {},
@@ -196,7 +208,7 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
       handled++;
       return handle(request);
     };
-    new Connection(wire, admit === undefined ? { handle: counted } : { handle: counted, admit }, connectionOptions, {
+    new Connection(asPeer(wire, options.peer), admit === undefined ? { handle: counted } : { handle: counted, admit }, connectionOptions, {
       onExchange: (e) => {
         exchanges.push(e);
         // Responses go out in order, and one the parser or admission gave (not a handler) comes after every handled one.

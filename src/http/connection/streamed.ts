@@ -73,6 +73,16 @@ export interface StreamedService {
    * problem and closes.
    */
   readonly clientError?: (error: ProtocolError, link: Link) => boolean;
+  /**
+   * What the client's half-close (its FIN: it sends nothing more) does to
+   * requests still in their handlers' hands. Absent or false: they are
+   * answered, then the connection closes, as the engine does for every
+   * service. True: they are abandoned and the connection closes at once,
+   * its output ended, which node:http does and its applications expect
+   * (their responses see 'close' before 'finish'). RFC 9112 §9.6 allows
+   * either: a half-close may be a client that is done, or one that left.
+   */
+  readonly abortOnHalfClose?: boolean;
 }
 
 export function isStreamedService(service: unknown): service is StreamedService {

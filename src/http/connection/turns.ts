@@ -32,6 +32,19 @@
 // turn for three turns, and over half a second at their start. With one
 // budget, a turn costs at most about a millisecond or two of body
 // rendering, whatever the number of writers.
+//
+// Bytes read share a budget as well: once READ_BYTES_PER_TURN have come
+// in since the last turn, from all connections together, a connection that
+// reads more holds that read and waits for a coming turn, and its socket
+// stops reading at once (flow.ts); a turn resumes waiting connections only
+// while the bytes they held fit in its budget (ARRIVAL_READ_BYTES while
+// connections arrive). Why: libuv reads a readable socket up to 32 times
+// over in one poll, and accepts one connection per poll, so forty clients
+// sending 1 MiB bodies at once made polls of 10 to 30 ms, one after
+// another, and a status request behind them in the accept queue waited 200
+// to 500 ms for its accept, though no single step held the loop long. With
+// the budget, on the same busy machine, about 135 ms: better, not yet the
+// 50 ms asked (docs/benchmarks.md).
 
 /** Requests a connection takes from one read (or one resumption) before it lets the others have a turn. */
 export const REQUESTS_PER_TURN = 64;
@@ -41,6 +54,19 @@ export const ARRIVAL_TURN_REQUESTS = 10;
 
 /** Pieces of body (send-body.ts, at most PIECE_BYTES each) that all connections together write in one turn. */
 export const PIECES_PER_TURN = 4;
+
+/** Bytes that all connections together read between two turns before a reader waits for the next one: about a millisecond of parsing. */
+export const READ_BYTES_PER_TURN = 1024 * 1024;
+
+/** The same while connections arrive: each turn is one accept, so turns are kept shorter still. */
+export const ARRIVAL_READ_BYTES = 128 * 1024;
+
+/**
+ * Reads below this many bytes since the last turn bring no turn of their
+ * own: the small reads of most requests cost no setImmediate, and the
+ * budget is counted from the turn after the first large read.
+ */
+const READ_BYTES_UNCOUNTED = 64 * 1024;
 
 /** A first-come-first-served queue whose taking is O(1): items[head] is next; entries before it are spent. */
 class Fifo<T> {
@@ -84,6 +110,21 @@ export class Turns {
   private pieces = 0;
   /** Writers waiting for a turn with pieces left, first come, first served. */
   private readonly writers = new Fifo<() => void>();
+  /** Bytes read by every connection since the last turn. */
+  private readBytes = 0;
+
+  /**
+   * A connection read `bytes`, or (taking its turn) goes on with `bytes` it
+   * held: true when the turn's budget of bytes read (READ_BYTES_PER_TURN) is
+   * spent, and a reader is to wait for a coming turn before it parses them.
+   */
+  read(bytes: number): boolean {
+    const before = this.readBytes;
+    this.readBytes = before + bytes;
+    // The count starts over at the next turn.
+    if (before < READ_BYTES_UNCOUNTED && this.readBytes >= READ_BYTES_UNCOUNTED) this.schedule();
+    return this.readBytes > (this.queuing ? ARRIVAL_READ_BYTES : READ_BYTES_PER_TURN);
+  }
 
   /**
    * Before a body's writer produces and hands its socket another piece:
@@ -128,11 +169,14 @@ export class Turns {
   /** Once per turn of the event loop while anything waits, after the turn's reads (setImmediate). */
   private readonly turn = (): void => {
     this.scheduled = false;
+    this.readBytes = 0;
     const arriving = this.arrived;
     this.arrived = false;
     let budget = arriving ? ARRIVAL_TURN_REQUESTS : Infinity;
-    // Only what waited before this turn: a connection that waits again is behind them, for the next one.
-    for (let n = this.queue.length; n > 0 && budget > 0; n--) budget -= this.queue.take()();
+    const bytes = arriving ? ARRIVAL_READ_BYTES : READ_BYTES_PER_TURN;
+    // Only what waited before this turn: a connection that waits again is behind them, for the next one. The bytes
+    // they held count toward the turn's (read()), so a turn resumes only so many of them; the rest keep their places.
+    for (let n = this.queue.length; n > 0 && budget > 0 && this.readBytes <= bytes; n--) budget -= this.queue.take()();
     this.queuing = arriving;
     // A new budget for bodies: the writers that waited longest take it (they write in this turn's microtasks).
     this.pieces = 0;

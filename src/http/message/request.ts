@@ -64,7 +64,8 @@ export interface RequestHead {
   /**
    * Who sent it: the address of the client at the other end of the
    * connection, as its socket reports it ("127.0.0.1", "::1"), or "-" when
-   * there is no such peer (an in-memory connection: inject(), the wire view).
+   * there is no such peer (an in-memory connection, unless inject() was
+   * told whom its input stands for, as the wire view tells it).
    * Not part of the message: the connection tells its parser once, and the
    * parser puts it on every request it reads, so that a handler, which never
    * sees the socket, can still say who asked. Behind a proxy it is the

@@ -151,6 +151,11 @@ export class RequestParser {
     };
   }
 
+  /** Bytes fed and not yet read (held while paused). */
+  get held(): number {
+    return this.pending === null ? 0 : this.pending.length;
+  }
+
   /** True between requests: no byte of a next request has arrived yet. */
   get idle(): boolean {
     return !this.begun && this.pending === null;
