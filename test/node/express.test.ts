@@ -5,30 +5,22 @@
 // spells them (purge).
 
 import { createHash } from "node:crypto";
-import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createReadStream } from "node:fs";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import t from "tap";
 import express from "express";
 import { createServer } from "../../src/node/index.js";
 import { listenNode } from "../helpers/node-server.js";
-import { readUntil, splitResponses, talk } from "../helpers/wire.js";
+import { fileStreamedOut, fileToServe, leavesMidResponse, leaving, pipelinedInOrder } from "../helpers/framework-probes.js";
+import { splitResponses, talk } from "../helpers/wire.js";
 
 // One parent test holds the app's server and temporary files: a teardown at the file's top level would let
 // tap end its root whenever it is idle, cutting short a next file sharing the process (test/batch.mjs).
 t.test("an Express 5 app on startline/node", async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), "startline-express-"));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, "big.txt");
   const fileBytes = Buffer.alloc(3 * 1024 * 1024 + 17, "0123456789abcdef");
-  await writeFile(file, fileBytes);
+  const file = await fileToServe(t, "express", fileBytes);
 
-  const events: string[] = [];
-  let leftMidResponse!: () => void;
-  const clientLeft = new Promise<void>((resolve) => (leftMidResponse = resolve));
+  const watch = leaving();
+  const events = watch.events;
 
   const app = express();
   app.set("env", "test"); // Express logs a thrown error's stack otherwise
@@ -56,7 +48,7 @@ t.test("an Express 5 app on startline/node", async (t) => {
     req.on("close", () => events.push("req close"));
     res.on("close", () => {
       events.push(`res close, finished ${res.writableFinished}`);
-      leftMidResponse();
+      watch.left();
     });
     res.write("part");
   });
@@ -91,10 +83,7 @@ t.test("an Express 5 app on startline/node", async (t) => {
   });
 
   t.test("a file streamed out, chunked", async (t) => {
-    const [r] = splitResponses(await talk(port, ["GET /file HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]));
-    t.equal(r!.headers["transfer-encoding"], "chunked");
-    t.equal(r!.body.length, fileBytes.length);
-    t.ok(Buffer.from(r!.body).equals(fileBytes));
+    await fileStreamedOut(t, port, fileBytes);
   });
 
   t.test("a thrown error: Express's 500", async (t) => {
@@ -104,14 +93,7 @@ t.test("an Express 5 app on startline/node", async (t) => {
   });
 
   t.test("keep-alive, then two requests pipelined in one write: answers in order", async (t) => {
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    socket.write("GET /hello/one HTTP/1.1\r\nHost: a\r\n\r\n");
-    await readUntil(socket, '"hello":"one"');
-    socket.write("GET /hello/two HTTP/1.1\r\nHost: a\r\n\r\nGET /hello/three HTTP/1.1\r\nHost: a\r\n\r\n");
-    const both = await readUntil(socket, '"hello":"three"');
-    t.ok(both.indexOf('"hello":"two"') < both.indexOf('"hello":"three"'), "in the order asked, on the same connection");
-    socket.destroy();
+    await pipelinedInOrder(t, port, (name) => `/hello/${name}`);
   });
 
   t.test("UPDATE reaches route.all() and middleware; purge reaches app.all()", async (t) => {
@@ -125,13 +107,6 @@ t.test("an Express 5 app on startline/node", async (t) => {
   });
 
   t.test("a client that leaves mid-response: 'close' on the request and the response", async (t) => {
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    socket.write("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n");
-    await readUntil(socket, "part");
-    // Gone at once (a reset): a FIN alone would be a half-close, after which the engine still answers what was asked.
-    socket.resetAndDestroy();
-    await clientLeft;
-    t.same(events.sort(), ["req close", "res close, finished false"]);
+    await leavesMidResponse(t, port, watch);
   });
 });

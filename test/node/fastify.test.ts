@@ -5,30 +5,23 @@
 // its 404; the method reaches it as sent all the same.
 
 import { createHash } from "node:crypto";
-import { once } from "node:events";
 import { createReadStream } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { PassThrough } from "node:stream";
 import t from "tap";
 import Fastify from "fastify";
 import { createServer } from "../../src/node/index.js";
-import { readUntil, splitResponses, talk } from "../helpers/wire.js";
+import { fileStreamedOut, fileToServe, leavesMidResponse, leaving, pipelinedInOrder } from "../helpers/framework-probes.js";
+import { splitResponses, talk } from "../helpers/wire.js";
 
 // One parent test holds the app's server and temporary files: a teardown at the file's top level would let
 // tap end its root whenever it is idle, cutting short a next file sharing the process (test/batch.mjs).
 t.test("a Fastify 5 app on startline/node", async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), "startline-fastify-"));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, "big.txt");
   const fileBytes = Buffer.alloc(2 * 1024 * 1024 + 9, "fast");
-  await writeFile(file, fileBytes);
+  const file = await fileToServe(t, "fastify", fileBytes);
 
-  const events: string[] = [];
-  let leftMidResponse!: () => void;
-  const clientLeft = new Promise<void>((resolve) => (leftMidResponse = resolve));
+  const watch = leaving();
+  const events = watch.events;
 
   /** The methods Fastify's handler was given, as sent. */
   const methods: string[] = [];
@@ -68,7 +61,7 @@ t.test("a Fastify 5 app on startline/node", async (t) => {
     req.raw.on("close", () => events.push("req close"));
     reply.raw.on("close", () => {
       events.push(`res close, finished ${reply.raw.writableFinished}`);
-      leftMidResponse();
+      watch.left();
     });
     const body = new PassThrough();
     body.write("part");
@@ -99,9 +92,7 @@ t.test("a Fastify 5 app on startline/node", async (t) => {
   });
 
   t.test("a file streamed out", async (t) => {
-    const [r] = splitResponses(await talk(port, ["GET /file HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]));
-    t.equal(r!.headers["transfer-encoding"], "chunked");
-    t.ok(Buffer.from(r!.body).equals(fileBytes));
+    await fileStreamedOut(t, port, fileBytes);
   });
 
   t.test("a thrown error: Fastify's 500", async (t) => {
@@ -111,14 +102,7 @@ t.test("a Fastify 5 app on startline/node", async (t) => {
   });
 
   t.test("keep-alive, then two requests pipelined in one write: answers in order", async (t) => {
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    socket.write("GET /hello/one HTTP/1.1\r\nHost: a\r\n\r\n");
-    await readUntil(socket, '"hello":"one"');
-    socket.write("GET /hello/two HTTP/1.1\r\nHost: a\r\n\r\nGET /hello/three HTTP/1.1\r\nHost: a\r\n\r\n");
-    const both = await readUntil(socket, '"hello":"three"');
-    t.ok(both.indexOf('"hello":"two"') < both.indexOf('"hello":"three"'));
-    socket.destroy();
+    await pipelinedInOrder(t, port, (name) => `/hello/${name}`);
   });
 
   t.test("UPDATE reaches Fastify as sent, which routes node's methods only: its 404", async (t) => {
@@ -129,12 +113,6 @@ t.test("a Fastify 5 app on startline/node", async (t) => {
   });
 
   t.test("a client that leaves mid-response: 'close' on the request and the response", async (t) => {
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    socket.write("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n");
-    await readUntil(socket, "part");
-    socket.resetAndDestroy();
-    await clientLeft;
-    t.same(events.sort(), ["req close", "res close, finished false"]);
+    await leavesMidResponse(t, port, watch);
   });
 });

@@ -4,27 +4,20 @@
 // error, keep-alive and pipelining, and a client that leaves mid-response.
 
 import { createHash } from "node:crypto";
-import { once } from "node:events";
 import { createReadStream } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { PassThrough } from "node:stream";
 import t from "tap";
 import Koa from "koa";
 import { createServer } from "../../src/node/index.js";
 import { listenNode } from "../helpers/node-server.js";
-import { readUntil, splitResponses, talk } from "../helpers/wire.js";
+import { fileStreamedOut, fileToServe, leavesMidResponse, leaving, pipelinedInOrder } from "../helpers/framework-probes.js";
+import { splitResponses, talk } from "../helpers/wire.js";
 
 // One parent test holds the app's server and temporary files: a teardown at the file's top level would let
 // tap end its root whenever it is idle, cutting short a next file sharing the process (test/batch.mjs).
 t.test("a Koa 3 app on startline/node", async (t) => {
-  const dir = await mkdtemp(path.join(tmpdir(), "startline-koa-"));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const file = path.join(dir, "big.txt");
   const fileBytes = Buffer.alloc(2 * 1024 * 1024 + 5, "koa!");
-  await writeFile(file, fileBytes);
+  const file = await fileToServe(t, "koa", fileBytes);
 
   /** The whole body, read from the request's stream. */
   async function bodyOf(req: NodeJS.ReadableStream): Promise<Buffer> {
@@ -33,9 +26,8 @@ t.test("a Koa 3 app on startline/node", async (t) => {
     return Buffer.concat(pieces);
   }
 
-  const events: string[] = [];
-  let leftMidResponse!: () => void;
-  const clientLeft = new Promise<void>((resolve) => (leftMidResponse = resolve));
+  const watch = leaving();
+  const events = watch.events;
 
   const app = new Koa();
   app.silent = true; // Koa logs a thrown error otherwise
@@ -60,7 +52,7 @@ t.test("a Koa 3 app on startline/node", async (t) => {
       ctx.req.on("close", () => events.push("req close"));
       ctx.res.on("close", () => {
         events.push(`res close, finished ${ctx.res.writableFinished}`);
-        leftMidResponse();
+        watch.left();
       });
       const body = new PassThrough();
       body.write("part");
@@ -95,9 +87,7 @@ t.test("a Koa 3 app on startline/node", async (t) => {
   });
 
   t.test("a file streamed out", async (t) => {
-    const [r] = splitResponses(await talk(port, ["GET /file HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]));
-    t.equal(r!.headers["transfer-encoding"], "chunked");
-    t.ok(Buffer.from(r!.body).equals(fileBytes));
+    await fileStreamedOut(t, port, fileBytes);
   });
 
   t.test("a thrown error: Koa's 500", async (t) => {
@@ -107,14 +97,7 @@ t.test("a Koa 3 app on startline/node", async (t) => {
   });
 
   t.test("keep-alive, then two requests pipelined in one write: answers in order", async (t) => {
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    socket.write("GET /hello?name=one HTTP/1.1\r\nHost: a\r\n\r\n");
-    await readUntil(socket, '"hello":"one"');
-    socket.write("GET /hello?name=two HTTP/1.1\r\nHost: a\r\n\r\nGET /hello?name=three HTTP/1.1\r\nHost: a\r\n\r\n");
-    const both = await readUntil(socket, '"hello":"three"');
-    t.ok(both.indexOf('"hello":"two"') < both.indexOf('"hello":"three"'));
-    socket.destroy();
+    await pipelinedInOrder(t, port, (name) => `/hello?name=${name}`);
   });
 
   t.test("UPDATE and purge reach the app as sent", async (t) => {
@@ -126,12 +109,6 @@ t.test("a Koa 3 app on startline/node", async (t) => {
   });
 
   t.test("a client that leaves mid-response: 'close' on the request and the response", async (t) => {
-    const socket = net.connect(port, "127.0.0.1");
-    await once(socket, "connect");
-    socket.write("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n");
-    await readUntil(socket, "part");
-    socket.resetAndDestroy();
-    await clientLeft;
-    t.same(events.sort(), ["req close", "res close, finished false"]);
+    await leavesMidResponse(t, port, watch);
   });
 });
