@@ -14,8 +14,8 @@
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { PROTOCOL_ERRORS, type ProtocolError, type ProtocolErrorCode } from "../http/parse/errors.js";
-import { RequestParser, type ParserLimits, type ParserSink } from "../http/parse/parser.js";
-import type { RequestHead } from "../http/message/request.js";
+import { RequestParser, type ParserLimits } from "../http/parse/parser.js";
+import type { Request, RequestHead } from "../http/message/request.js";
 import { admitHead, type Service } from "../http/connection/service.js";
 import type { SpanKind, SpanListener } from "../http/parse/spans.js";
 import { SpanParts } from "../http/parse/span-parts.js";
@@ -115,8 +115,39 @@ interface Open {
 
 const LF = 0x0a;
 
-/** A parser's sink and span listener in one: the account grows as the parser reads. */
-class Reader implements ParserSink, SpanListener {
+/** What the wire view does with the parser's events. */
+interface Events {
+  onHead(head: RequestHead): void;
+  onRequest(request: Request): void;
+  onError(error: ProtocolError): void;
+}
+
+/** Gives the parser `bytes`, and asks it for all they hold, each event to `to`, as a connection asks. */
+function feed(parser: RequestParser, bytes: Buffer, to: Events): void {
+  parser.receive(bytes);
+  for (;;) {
+    const event = parser.next();
+    switch (event.kind) {
+      case "head":
+        to.onHead(event.head);
+        break;
+      case "request":
+        to.onRequest(event.request);
+        break;
+      case "error":
+        to.onError(event.error);
+        return;
+      case "need-data":
+      case "input-end":
+        return;
+      default:
+        break;
+    }
+  }
+}
+
+/** The parser's events and spans in one: the account grows as the parser reads. */
+class Reader implements Events, SpanListener {
   readonly parser: RequestParser;
   private readonly bytes: Buffer;
   private readonly budget: Budget | null;
@@ -139,7 +170,11 @@ class Reader implements ParserSink, SpanListener {
     this.budget = budget;
     this.admit = admit;
     this.m = partMaker(bytes, budget, "request");
-    this.parser = new RequestParser(this, limits, this);
+    this.parser = new RequestParser(limits, this);
+  }
+
+  feed(bytes: Buffer): void {
+    feed(this.parser, bytes, this);
   }
 
   // ---- SpanListener ----
@@ -214,7 +249,7 @@ class Reader implements ParserSink, SpanListener {
     }
   }
 
-  // ---- ParserSink ----
+  // ---- Events ----
 
   onHead(head: RequestHead): void {
     const r = this.open();
@@ -381,6 +416,7 @@ function judge(parser: RequestParser, admit: Admit, head: RequestHead): "refused
 
 export interface RequestReader {
   /** Feed it `bytes`, in order, in pieces of any size. */
+  feed(bytes: Buffer): void;
   readonly parser: RequestParser;
   /** The account, once the parser has been fed every byte it will read. */
   account(): RequestStreamAccount;
@@ -394,15 +430,15 @@ export function requestReader(bytes: Buffer, limits: ParserLimits, budget: Budge
 /** The parser's account of a request stream read at once, as the server would read it from one connection. */
 export function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestStreamAccount {
   const reader = requestReader(bytes, limits, budget, admit);
-  reader.parser.feed(bytes);
+  reader.feed(bytes);
   return reader.account();
 }
 
 /** Feeds `parser` the bytes `slice` at a time, each slice on a turn of the event loop of its own (as a socket delivers them). */
-async function feedStepwise(parser: RequestParser, bytes: Buffer, slice: number): Promise<void> {
+async function feedStepwise(parser: RequestParser, bytes: Buffer, slice: number, to: Events): Promise<void> {
   for (let at = 0; at < bytes.length && !parser.closed; at += slice) {
     if (at > 0) await nextTurn();
-    parser.feed(bytes.subarray(at, at + slice));
+    feed(parser, bytes.subarray(at, at + slice), to);
   }
 }
 
@@ -412,25 +448,23 @@ async function feedStepwise(parser: RequestParser, bytes: Buffer, slice: number)
  * are served in between.
  */
 export async function readRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit, slice: number): Promise<RequestStreamAccount> {
-  const reader = requestReader(bytes, limits, budget, admit);
-  await feedStepwise(reader.parser, bytes, slice);
+  const reader = new Reader(bytes, limits, budget, admit);
+  await feedStepwise(reader.parser, bytes, slice, reader);
   return reader.account();
 }
 
 /** How many heads the parser accepts in `bytes`, found without making any part (a megabyte of tiny requests costs no account). */
 export async function countHeads(bytes: Buffer, limits: ParserLimits, admit: Admit, slice: number): Promise<number> {
   let heads = 0;
-  const parser: RequestParser = new RequestParser(
-    {
-      onHead: (head) => {
-        heads++;
-        judge(parser, admit, head);
-      },
-      onRequest: () => {},
-      onError: () => {},
+  const parser = new RequestParser(limits);
+  const counter: Events = {
+    onHead: (head) => {
+      heads++;
+      judge(parser, admit, head);
     },
-    limits,
-  );
-  await feedStepwise(parser, bytes, slice);
+    onRequest: () => {},
+    onError: () => {},
+  };
+  await feedStepwise(parser, bytes, slice, counter);
   return heads;
 }

@@ -280,7 +280,7 @@ function parserSpans(bytes: Buffer, limits: typeof DEFAULT_LIMITS, before: numbe
   };
   const spans: [string, number, number][] = [];
   let error: number | null = null;
-  const parser = new RequestParser({ onHead: () => {}, onRequest: () => {}, onError: () => {} }, limits, {
+  const parser = new RequestParser(limits, {
     span(kind, start, end) {
       if (kind === "error") error = start;
       const k = KINDS[kind];
@@ -290,7 +290,8 @@ function parserSpans(bytes: Buffer, limits: typeof DEFAULT_LIMITS, before: numbe
       else spans.push([k, start, end]);
     },
   });
-  parser.feed(bytes);
+  parser.receive(bytes);
+  while (parser.next().kind !== "need-data");
   return { parts: spans.filter(([, s]) => s < before).map(([k, s, e]) => `${k} ${s}-${e}`), error };
 }
 

@@ -9,7 +9,6 @@ import { once } from "node:events";
 import { Writable } from "node:stream";
 import t from "tap";
 import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
-import type { ProtocolError } from "../../src/http/parse/errors.js";
 import { createTrace, useColor } from "../../src/trace/index.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { painter } from "../../src/trace/text.js";
@@ -99,21 +98,18 @@ t.test("property: whatever the bytes, tracing them never throws and prints no co
   const trace = (raw: string, limits = DEFAULT_LIMITS) => {
     let out = "";
     const tracer = new Tracer("#1", { write: (s) => void (out += s), paint: painter(false), bodyBytes: 16 });
-    const parser = new RequestParser(
-      {
-        onHead: (h) => tracer.head(h),
-        onRequest: (r) => tracer.request(r),
-        onError: (e: ProtocolError) => tracer.error(e),
-      },
-      limits,
-      tracer,
-    );
+    const parser = new RequestParser(limits, tracer);
     const bytes = Buffer.from(raw, "latin1");
     // Fed in pieces of 7, as a socket might cut them.
     for (let at = 0; at < bytes.length && !parser.closed; at += 7) {
       const piece = bytes.subarray(at, at + 7);
       tracer.received(piece);
-      parser.feed(piece);
+      parser.receive(piece);
+      for (let event = parser.next(); event.kind !== "need-data"; event = parser.next()) {
+        if (event.kind === "head") tracer.head(event.head);
+        else if (event.kind === "request") tracer.request(event.request);
+        else if (event.kind === "error") tracer.error(event.error);
+      }
     }
     tracer.response("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", raw.slice(0, 40), false);
     tracer.closed();
