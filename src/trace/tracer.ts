@@ -17,7 +17,7 @@ import type { Request, RequestHead } from "../http/message/request.js";
 import type { SpanKind } from "../http/parse/spans.js";
 import { SpanParts } from "../http/parse/span-parts.js";
 import type { ConnectionTrace } from "../http/connection/trace-hook.js";
-import { framingOf, keepAliveOf, versionNote } from "../docs/explain.js";
+import { framingOf, keepAliveOf, versionNote } from "../wire/explain.js";
 import { bodyPrefix, bodyText, headText, painter, proseText, type Paint } from "./text.js";
 
 export interface TracerOptions {

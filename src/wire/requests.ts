@@ -9,7 +9,7 @@
 // looked up in the bytes is where a refused line ends (its LF), so that the
 // line is shown whole around the offending byte.
 //
-// Parts are made within the answer's budget (wire-parts.ts): past it, the
+// Parts are made within the answer's budget (parts.ts): past it, the
 // spans still arrive, and only stretch one omitted part per request.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -20,10 +20,10 @@ import { admitHead, type Service } from "../http/connection/service.js";
 import type { SpanKind, SpanListener } from "../http/parse/spans.js";
 import { SpanParts } from "../http/parse/span-parts.js";
 import { EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
-import { charge, type Budget } from "./wire-budget.js";
-import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./wire-parts.js";
+import { charge, type Budget } from "./budget.js";
+import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./parts.js";
 
-export type { PartKind, WirePart } from "./wire-parts.js";
+export type { PartKind, WirePart } from "./parts.js";
 
 export interface RequestAccount {
   readonly start: number;

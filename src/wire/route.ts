@@ -16,11 +16,11 @@ import type { ParserLimits } from "../http/parse/parser.js";
 import { fail, problem } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { Route } from "../router/route.js";
-import { countHeads, readRequests, type RequestAccount, type RequestStreamAccount } from "./wire.js";
-import { createBudget, fitText, left, sizeText, type Budget } from "./wire-budget.js";
-import { utf8 } from "./wire-parts.js";
-import { accountOfResponses } from "./wire-responses.js";
-import { wireViewSchema } from "./wire-schema.js";
+import { countHeads, readRequests, type RequestAccount, type RequestStreamAccount } from "./requests.js";
+import { createBudget, fitText, left, sizeText, type Budget } from "./budget.js";
+import { utf8 } from "./parts.js";
+import { accountOfResponses } from "./responses.js";
+import { wireViewSchema } from "./schema.js";
 
 export const WIRE_PATH = "/api/wire";
 /**
