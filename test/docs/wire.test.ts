@@ -6,7 +6,8 @@ import fc from "fast-check";
 import t from "tap";
 import { ConfigError } from "../../src/config-error.js";
 import { loadConfig } from "../../src/config.js";
-import { accountOfRequests, readRequests, type WirePart } from "../../src/wire/requests.js";
+import type { WirePart } from "../../src/wire/requests.js";
+import { accountOfRequests } from "../../src/wire/run.js";
 import { MAX_WIRE_REQUESTS } from "../../src/wire/route.js";
 import { createBudget } from "../../src/wire/budget.js";
 import { wireViewSchema } from "../../src/wire/schema.js";
@@ -238,11 +239,11 @@ const PIECES = [
   "X: a\rb\r\n", " folded\r\n", "\r\n", "\n", "abc", "3\r\nabc\r\n", "0\r\n\r\n", "zz\r\n", "\xff",
 ];
 
-t.test("property: the parts tile the input exactly, and an error lies in the one part flagged", (t) => {
-  const details = fc.check(
-    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), (pieces, bareLf) => {
+t.test("property: the parts tile the input exactly, and an error lies in the one part flagged", async (t) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), async (pieces, bareLf) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
-      const account = accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf });
+      const account = await accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf });
       const parts = allParts(account);
       let at = 0;
       for (const p of parts) {
@@ -268,7 +269,6 @@ t.test("property: the parts tile the input exactly, and an error lies in the one
     { numRuns: 800 },
   );
   t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
-  t.end();
 });
 
 /** The parser's own spans over `bytes`, as wire-view part kinds: lines, and body pieces merged. */
@@ -294,12 +294,12 @@ function parserSpans(bytes: Buffer, limits: typeof DEFAULT_LIMITS, before: numbe
   return { parts: spans.filter(([, s]) => s < before).map(([k, s, e]) => `${k} ${s}-${e}`), error };
 }
 
-t.test("property: every part the parser read is one of its spans, and every span is a part", (t) => {
-  const details = fc.check(
-    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), (pieces, bareLf) => {
+t.test("property: every part the parser read is one of its spans, and every span is a part", async (t) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), async (pieces, bareLf) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
       const limits = { ...DEFAULT_LIMITS, allowBareLf: bareLf };
-      const account = accountOfRequests(bytes, limits);
+      const account = await accountOfRequests(bytes, limits);
       // Empty lines after the last request are shown as one unread part.
       const spans = parserSpans(bytes, limits, account.unread?.start ?? Infinity);
       // What the parser refused (the flagged line), ran out in (incomplete) or never read (unread) has no span of its own.
@@ -311,15 +311,14 @@ t.test("property: every part the parser read is one of its spans, and every span
     { numRuns: 800 },
   );
   t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
-  t.end();
 });
 
-t.test("property: within a budget, parts still tile the input, show a prefix of their bytes, and cost what was charged", (t) => {
-  const details = fc.check(
-    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 0, max: 4000 }), (pieces, bareLf, limit) => {
+t.test("property: within a budget, parts still tile the input, show a prefix of their bytes, and cost what was charged", async (t) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 0, max: 4000 }), async (pieces, bareLf, limit) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
       const budget = createBudget(limit);
-      const account = accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf }, budget);
+      const account = await accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf }, budget);
       const parts = allParts(account);
       let at = 0;
       for (const p of parts) {
@@ -341,7 +340,6 @@ t.test("property: within a budget, parts still tile the input, show a prefix of 
     { numRuns: 800 },
   );
   t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
-  t.end();
 });
 
 t.test("property: the account is the same fed whole or slice by slice", async (t) => {
@@ -349,8 +347,8 @@ t.test("property: the account is the same fed whole or slice by slice", async (t
     fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 1, max: 24 }), async (pieces, bareLf, slice) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
       const limits = { ...DEFAULT_LIMITS, allowBareLf: bareLf };
-      const whole = JSON.stringify(accountOfRequests(bytes, limits));
-      const sliced = JSON.stringify(await readRequests(bytes, limits, null, undefined, slice));
+      const whole = JSON.stringify(await accountOfRequests(bytes, limits));
+      const sliced = JSON.stringify(await accountOfRequests(bytes, limits, null, slice));
       if (whole !== sliced) throw new Error(`slices of ${slice} bytes: ${sliced} instead of ${whole}`);
     }),
     { numRuns: 300 },

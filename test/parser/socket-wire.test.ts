@@ -15,7 +15,8 @@
 import net from "node:net";
 import { once } from "node:events";
 import t from "tap";
-import { accountOfRequests, type RequestStreamAccount } from "../../src/wire/requests.js";
+import type { RequestStreamAccount } from "../../src/wire/requests.js";
+import { accountOfRequests } from "../../src/wire/run.js";
 import type { ConnectionTrace } from "../../src/http/connection/trace-hook.js";
 import type { SpanKind } from "../../src/http/parse/spans.js";
 import type { ParserLimits } from "../../src/http/parse/parser.js";
@@ -135,7 +136,7 @@ t.test("every case: a socket and the wire view read the bytes alike", async (t) 
     try {
       for (const c of cases) {
         const bytes = Buffer.from(c.raw, "latin1");
-        const wire = accountOfRequests(bytes, limits);
+        const wire = await accountOfRequests(bytes, limits);
         const socket = answered(await exchange(plain.port, bytes));
         const seen = next();
         const tracedAnswer = answered(await exchange(traced.port, bytes));
