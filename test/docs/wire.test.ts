@@ -210,6 +210,36 @@ t.test("what the wire view refuses", async (t) => {
   t.equal(nested.body.response.responses[0].status, 403, "a request through the wire view cannot ask for the wire view");
 });
 
+t.test(`more than ${MAX_WIRE_REQUESTS} requests: the run stops at the head past them, and that request and all after it never run`, async (t) => {
+  const fact = (i: number) => {
+    const text = `Fact number ${i}.`;
+    return `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
+  };
+  const facts = Array.from({ length: MAX_WIRE_REQUESTS + 2 }, (_, i) => fact(i));
+  const { app, store } = await docsApp();
+  const tooMany = await wire(app, facts.join(""));
+  t.equal(tooMany.status, 422);
+  const start = facts.slice(0, MAX_WIRE_REQUESTS).join("").length;
+  t.match(tooMany.body.detail, `request ${MAX_WIRE_REQUESTS + 1} begins at byte ${start}`, "the detail says where the request past the limit begins");
+  t.match(tooMany.body.detail, `The ${MAX_WIRE_REQUESTS} requests before it ran`, "and, truthfully, that those before it ran");
+  const stored = new Set((await store.facts.list()).map((f) => f.text));
+  t.same(
+    facts.map((_, i) => stored.has(`Fact number ${i}.`)),
+    facts.map((_, i) => i < MAX_WIRE_REQUESTS),
+    "the requests before the limit ran; the one past it, and the one after, did not",
+  );
+
+  // A megabyte of tiny requests: the same 422, and still only the first ten ran.
+  const { app: other, store: otherStore } = await docsApp();
+  const before = (await otherStore.facts.list()).length;
+  const tiny = "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\nx";
+  const megabyte = tiny.repeat(Math.floor((1024 * 1024) / tiny.length)); // within the server's body limit (1 MiB)
+  const refused = await wire(other, megabyte);
+  t.equal(refused.status, 422);
+  t.match(refused.body.detail, `begins at byte ${MAX_WIRE_REQUESTS * tiny.length}`);
+  t.equal((await otherStore.facts.list()).length, before + MAX_WIRE_REQUESTS, `${MAX_WIRE_REQUESTS} facts stored, not one more`);
+});
+
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
   const { app } = await docsApp({ wireView: false });
   const r = await request(app, "POST", "/api/wire", { "Content-Type": "message/http" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");

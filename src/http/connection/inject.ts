@@ -251,7 +251,8 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
     };
     new Connection(asPeer(wire, options.peer), admit === undefined ? { handle: counted } : { handle: counted, admit }, connectionOptions, {
       onExchange: (e) => {
-        if (!full) exchanges.push(e);
+        // Once the run is over (stopped by its signal), nothing more is its result: the exchanges were handed over.
+        if (!full && !done) exchanges.push(e);
         reached();
         // Responses go out in order, and one the parser or admission gave (not a handler) comes after every handled one.
         if (answered < handled) answered++;
