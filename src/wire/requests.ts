@@ -125,7 +125,7 @@ export class RequestReader implements ConnectionTrace {
   over = -1;
   /** Bytes the connection was given to read. */
   private received_ = 0;
-  /** The connection closes after a response it wrote, or answered a head from itself: it reads nothing more. */
+  /** The connection wrote a response after which it closes (Connection: close): it reads nothing more. */
   private closing = false;
   private refused = false;
   private readonly m: PartMaker;
