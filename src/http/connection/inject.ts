@@ -237,10 +237,10 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
       else signal.addEventListener("abort", stop, { once: true });
     }
     const { handle, admit } = asService(service);
-    // Full once the output has reached the limit, found at the acknowledgement of the write that reached it, or at
-    // the exchange of a body sent in pieces (logged after its last write); the connection reads the next request only
-    // after both, so even an answer it gives itself (a 400, a refusal from the head) is not counted. The handler's
-    // call looks again, so that no request can run past the limit.
+    // Full once the output has reached the limit: found when the write that reached it is acknowledged, or, for a
+    // body sent in pieces, at its exchange (logged after its last write). The connection reads no next request before
+    // then, so even an answer it gives itself (a 400, a refusal from the head) is not counted. The handler's call
+    // looks again, so that no request can run past the limit.
     const reached = () => {
       if (written >= keep) full = true;
     };
