@@ -76,6 +76,19 @@ t.test("bodies are cut after TRACE_BODY_BYTES, both ways, and say how much is le
   t.match(s.text(), /< \{"id":"3 \.\.\. \(\d+ more bytes\)\n/);
 });
 
+t.test("a head its route refuses: answered from it alone, said so, and counted as refused at the close", async (t) => {
+  const s = await tracedServer(false);
+  t.teardown(() => s.server.close());
+  // The facts route takes text/plain only: the service refuses this head (415) before its body is read.
+  const json = '{"text": "A fact."}';
+  await exchange(s.server.port, `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n${json}`, "}");
+  await s.seen(/connection closed after/);
+  t.match(s.text(), /\* request 1: answered from its head alone: its body, and all after it, is never read/);
+  t.match(s.text(), /response 415: Connection: close/);
+  t.match(s.text(), /1 request head read whole, request 1 refused\n/);
+  t.notMatch(s.text(), /body            /, "no byte of the body is shown as read");
+});
+
 t.test("a client's bytes cannot drive the operator's terminal: every control byte is escaped", async (t) => {
   const s = await tracedServer(false);
   t.teardown(() => s.server.close());

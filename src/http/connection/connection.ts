@@ -423,6 +423,7 @@ export class Connection implements LiveConnection {
   /** Answer from the head and close, the body never read (see Protocol.refuse). */
   private refuseFromHead(exchange: Exchange, response: Response): void {
     this.parser.stop();
+    this.trace?.refusedFromHead?.();
     this.protocol.refuse(exchange);
     this.settle(exchange, response);
   }
