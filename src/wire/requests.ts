@@ -61,7 +61,10 @@ export interface RequestStreamAccount {
   readonly bytes: number;
   readonly requests: RequestAccount[];
   readonly error: WireError | null;
-  /** Bytes the server never read: after a protocol error, a request that closes the connection, or one refused from its head. */
+  /**
+   * Bytes the server never read: after a protocol error, a request that closes the connection, or one refused from its
+   * head; or, from its first byte on, a request past the limit of one body (the run stops at its head, and runs none of them).
+   */
   readonly unread: WirePart | null;
 }
 
@@ -123,6 +126,8 @@ export class RequestReader implements ConnectionTrace {
   private heads = 0;
   /** Where the request past maxHeads begins; -1 while there is none. Past it, nothing more is told or made. */
   over = -1;
+  /** The budget as it stood when the open request began: a request past maxHeads gives back what its head cost. */
+  private readonly before = { spent: 0, parts: 0, notShown: 0 };
   /** Bytes the connection was given to read. */
   private received_ = 0;
   /** The connection wrote a response after which it closes (Connection: close): it reads nothing more. */
@@ -234,7 +239,19 @@ export class RequestReader implements ConnectionTrace {
     if (this.over >= 0) return;
     const r = this.open();
     if (++this.heads > this.maxHeads) {
+      // Not a request of the account: the bytes from its start (its head, the empty lines before it) are the
+      // unread part (account()), so the parts made of its head are dropped, their cost given back, and the
+      // reader left as it was at that first byte.
       this.over = r.start;
+      this.cur = null;
+      this.pos = r.start;
+      this.omitFrom = -1;
+      this.omitError = false;
+      if (this.budget !== null) {
+        this.budget.spent = this.before.spent;
+        this.budget.parts = this.before.parts;
+        this.budget.requestBytesNotShown = this.before.notShown;
+      }
       this.onOver();
       return;
     }
@@ -293,7 +310,13 @@ export class RequestReader implements ConnectionTrace {
 
   /** The request being read, opened where the last one ended. */
   private open(): Open {
-    this.cur ??= { start: this.pos, parts: [], empties: [], head: null, section: Section.RequestLine, pieceStart: -1, pieceEnd: -1, chunkSize: 0 };
+    if (this.cur !== null) return this.cur;
+    if (this.budget !== null) {
+      this.before.spent = this.budget.spent;
+      this.before.parts = this.budget.parts;
+      this.before.notShown = this.budget.requestBytesNotShown;
+    }
+    this.cur = { start: this.pos, parts: [], empties: [], head: null, section: Section.RequestLine, pieceStart: -1, pieceEnd: -1, chunkSize: 0 };
     return this.cur;
   }
 
@@ -363,7 +386,18 @@ export class RequestReader implements ConnectionTrace {
     const len = this.bytes.length;
     let unread: WirePart | null = null;
     const r = this.cur;
-    if (r !== null && r.parts.length === 0 && r.method === undefined && r.pieceStart < 0 && this.omitFrom < 0 && this.pos === len) {
+    if (this.over >= 0) {
+      // The run stopped at the head of a request past the limit: neither it nor anything after it was run, or read on.
+      const n = this.maxHeads;
+      unread = this.m.part(
+        "unread",
+        `Not run: the wire view runs at most ${n} requests of one body, and stopped at the head of request ${n + 1}, which begins here; send it and what follows in another body`,
+        this.over,
+        len,
+        undefined,
+        utf8,
+      );
+    } else if (r !== null && r.parts.length === 0 && r.method === undefined && r.pieceStart < 0 && this.omitFrom < 0 && this.pos === len) {
       // Only empty lines since the last request: ignored, and no request began.
       unread = this.m.part("unread", "Empty lines after the last request: ignored (RFC 9112 §2.2)", r.start, len);
       this.cur = null;

@@ -30,10 +30,15 @@ export interface RunOptions {
   readonly onHandlerError?: (error: unknown) => void;
 }
 
-export type Run =
-  | { readonly requests: RequestStreamAccount; readonly result: InjectResult }
-  /** More than maxRequests: the run stopped at the head of the first request past them (its offset), and `ran` had run. */
-  | { readonly tooMany: { readonly start: number; readonly ran: number } };
+export interface Run {
+  readonly requests: RequestStreamAccount;
+  readonly result: InjectResult;
+  /**
+   * Where the first request past maxRequests begins, when the input holds one: the run stopped at its head, and
+   * the account's `unread` holds it and every byte after it, none of them run. null when there is none.
+   */
+  readonly pastLimit: number | null;
+}
 
 /** Most input the connection reads in one turn of the event loop, unless said. */
 export const SLICE = 64 * 1024;
@@ -64,8 +69,7 @@ export async function runRequests(input: Buffer, options: RunOptions): Promise<R
     ...(options.peer === undefined ? {} : { peer: options.peer }),
     ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
   });
-  if (reader.over >= 0) return { tooMany: { start: reader.over, ran: result.exchanges.length } };
-  return { requests: reader.account(), result };
+  return { requests: reader.account(), result, pastLimit: reader.over >= 0 ? reader.over : null };
 }
 
 /** A handler that answers every request at once, for an account of the requests alone. */
@@ -77,7 +81,5 @@ const ANSWER: Handler = () => ({ status: 200, body: "ok" });
  * read.
  */
 export async function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, slice = SLICE): Promise<RequestStreamAccount> {
-  const run = await runRequests(bytes, { service: { handle: ANSWER }, limits, budget, slice });
-  // Without maxRequests, a run is never stopped for too many.
-  return (run as { requests: RequestStreamAccount }).requests;
+  return (await runRequests(bytes, { service: { handle: ANSWER }, limits, budget, slice })).requests;
 }
