@@ -21,7 +21,7 @@ import type { ConnectionTrace } from "../http/connection/trace-hook.js";
 import type { SpanKind } from "../http/parse/spans.js";
 import { SpanParts } from "../http/parse/span-parts.js";
 import { closesAfter, EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
-import { charge, type Budget } from "./budget.js";
+import { charge, jsonBytes, sizeText, type Budget } from "./budget.js";
 import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./parts.js";
 
 export type { PartKind, WirePart } from "./parts.js";
@@ -96,6 +96,12 @@ const UNFINISHED: Readonly<Record<Section, string>> = {
   [Section.Trailer]: "Line of the trailer section (unfinished)",
 };
 const INCOMPLETE_NOTE = "The input ends here; on a socket the server would wait for the rest (and time out)";
+/**
+ * Bytes of text shown from the head past the limit on (the unread part):
+ * the start of what was not run, and however much follows, no more work or
+ * answer than that.
+ */
+export const PAST_LIMIT_SHOWN = 16 * 1024;
 
 /** A request whose parts are being made. */
 interface Open {
@@ -126,6 +132,8 @@ export class RequestReader implements ConnectionTrace {
   private heads = 0;
   /** Where the request past maxHeads begins; -1 while there is none. Past it, nothing more is told or made. */
   over = -1;
+  /** Bytes past the limit that the unread part leaves out for PAST_LIMIT_SHOWN (not for the budget); set by account(). */
+  pastLimitNotShown = 0;
   /** The budget as it stood when the open request began: a request past maxHeads gives back what its head cost. */
   private readonly before = { spent: 0, parts: 0, notShown: 0 };
   /** Bytes the connection was given to read. */
@@ -381,6 +389,34 @@ export class RequestReader implements ConnectionTrace {
     this.cur = null;
   }
 
+  /**
+   * The bytes from the head past the limit to the end, as one unread part
+   * whose text is at most their first PAST_LIMIT_SHOWN bytes; the rest is
+   * counted in `omitted` and in pastLimitNotShown, never decoded.
+   */
+  private pastLimit(len: number): WirePart {
+    const n = this.maxHeads;
+    const label = `Not run: the wire view runs at most ${n} requests of one body, and stopped at the head of request ${n + 1}, which begins here; send it and what follows in another body`;
+    const end = Math.min(len, this.over + PAST_LIMIT_SHOWN);
+    const p = this.m.part("unread", label, this.over, end, undefined, utf8);
+    const rest = len - end;
+    if (rest === 0) return p;
+    this.pastLimitNotShown = rest;
+    // What the budget left out of the first bytes (all of them, for an omitted part), and the rest.
+    const cut = p.omitted ?? 0;
+    const part: WirePart = {
+      ...p,
+      end: len,
+      omitted: cut + rest,
+      note:
+        `The first ${end - this.over - cut} of these ${len - this.over} bytes are shown: the wire view shows at most ${sizeText(PAST_LIMIT_SHOWN)} of the bytes it did not run` +
+        (cut === 0 ? "" : ", and its output budget was spent before those"),
+    };
+    // An omitted part is charged whole once made (account()); another was charged as made, and now grows.
+    if (this.budget !== null && p.kind !== "omitted") this.budget.spent += jsonBytes(part) - jsonBytes(p);
+    return part;
+  }
+
   /** The account, once the connection has read all it will (the run is over). */
   account(): RequestStreamAccount {
     const len = this.bytes.length;
@@ -388,15 +424,7 @@ export class RequestReader implements ConnectionTrace {
     const r = this.cur;
     if (this.over >= 0) {
       // The run stopped at the head of a request past the limit: neither it nor anything after it was run, or read on.
-      const n = this.maxHeads;
-      unread = this.m.part(
-        "unread",
-        `Not run: the wire view runs at most ${n} requests of one body, and stopped at the head of request ${n + 1}, which begins here; send it and what follows in another body`,
-        this.over,
-        len,
-        undefined,
-        utf8,
-      );
+      unread = this.pastLimit(len);
     } else if (r !== null && r.parts.length === 0 && r.method === undefined && r.pieceStart < 0 && this.omitFrom < 0 && this.pos === len) {
       // Only empty lines since the last request: ignored, and no request began.
       unread = this.m.part("unread", "Empty lines after the last request: ignored (RFC 9112 §2.2)", r.start, len);

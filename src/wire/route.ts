@@ -16,11 +16,11 @@ import type { ParserLimits } from "../http/parse/parser.js";
 import { fail, problem } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { Route } from "../router/route.js";
-import type { RequestAccount } from "./requests.js";
+import { PAST_LIMIT_SHOWN, type RequestAccount } from "./requests.js";
 import { createBudget, fitText, left, sizeText, type Budget } from "./budget.js";
 import { utf8 } from "./parts.js";
 import { accountOfResponses } from "./responses.js";
-import { runRequests } from "./run.js";
+import { runRequests, type Run } from "./run.js";
 import { wireViewSchema } from "./schema.js";
 
 export const WIRE_PATH = "/api/wire";
@@ -139,20 +139,23 @@ function refuseCrossSite(request: Request): void {
 
 /**
  * What the answer leaves out, said once at the top; null when nothing is.
- * `pastLimit`: where the request past MAX_WIRE_REQUESTS begins (null when
- * there is none); the requests before it are shown as any others.
+ * `pastLimit`: where the request past MAX_WIRE_REQUESTS begins, and the
+ * bytes the unread part leaves out past its first PAST_LIMIT_SHOWN (null
+ * when there is none); the requests before it are shown as any others.
  */
-function cutSummary(budget: Budget, notRun: readonly number[], requests: number, rawBytesNotShown: number, pastLimit: number | null) {
+function cutSummary(budget: Budget, notRun: readonly number[], requests: number, rawBytesNotShown: number, pastLimit: Run["pastLimit"]) {
   const budgetCut = notRun.length > 0 || budget.requestBytesNotShown > 0 || budget.responseBytesNotShown > 0 || rawBytesNotShown > 0;
   if (!budgetCut && pastLimit === null) return null;
+  // The budget's count, and the bytes past the limit that the unread part leaves out whatever the budget.
+  const requestBytesNotShown = budget.requestBytesNotShown + (pastLimit?.notShown ?? 0);
   // Not locale-dependent: the same digits whatever the server's environment says.
   const bytes = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
   const sentences: string[] = [];
   if (pastLimit !== null) {
     sentences.push(
       `The body holds more than ${MAX_WIRE_REQUESTS} requests, and the wire view runs at most ${MAX_WIRE_REQUESTS} of one body: ` +
-        `it stopped at the head of request ${MAX_WIRE_REQUESTS + 1} (byte ${bytes(pastLimit)}), and neither that request nor anything after it was run ` +
-        "(their bytes are request.unread); send them in another body.",
+        `it stopped at the head of request ${MAX_WIRE_REQUESTS + 1} (byte ${bytes(pastLimit.start)}), and neither that request nor anything after it was run ` +
+        `(their bytes are request.unread, which shows at most the first ${sizeText(PAST_LIMIT_SHOWN)} of them); send them in another body.`,
     );
   }
   if (budgetCut) {
@@ -161,15 +164,15 @@ function cutSummary(budget: Budget, notRun: readonly number[], requests: number,
       sentences.push(`${notRun.length} of the ${requests} requests were not run (${notRun.join(", ")}, counted from 0): the budget was spent before their turn; send them on their own.`);
     }
     sentences.push(
-      `Not shown: ${bytes(budget.requestBytesNotShown)} bytes of the requests and ${bytes(budget.responseBytesNotShown)} bytes of the responses (the parts with "omitted"), ${bytes(rawBytesNotShown)} bytes of raw.`,
+      `Not shown: ${bytes(requestBytesNotShown)} bytes of the requests and ${bytes(budget.responseBytesNotShown)} bytes of the responses (the parts with "omitted"), ${bytes(rawBytesNotShown)} bytes of raw.`,
     );
   }
   return {
     budget: budget.limit,
     detail: sentences.join(" "),
     requestsNotRun: notRun,
-    pastRequestLimit: pastLimit,
-    requestBytesNotShown: budget.requestBytesNotShown,
+    pastRequestLimit: pastLimit === null ? null : pastLimit.start,
+    requestBytesNotShown,
     responseBytesNotShown: budget.responseBytesNotShown,
     rawBytesNotShown,
   };

@@ -34,10 +34,11 @@ export interface Run {
   readonly requests: RequestStreamAccount;
   readonly result: InjectResult;
   /**
-   * Where the first request past maxRequests begins, when the input holds one: the run stopped at its head, and
-   * the account's `unread` holds it and every byte after it, none of them run. null when there is none.
+   * When the input holds more than maxRequests: where the first request past them begins (the run stopped at its
+   * head, and the account's `unread` holds it and every byte after it, none of them run), and how many of those
+   * bytes the unread part leaves out past its first PAST_LIMIT_SHOWN (requests.ts). null when there is none.
    */
-  readonly pastLimit: number | null;
+  readonly pastLimit: { readonly start: number; readonly notShown: number } | null;
 }
 
 /** Most input the connection reads in one turn of the event loop, unless said. */
@@ -69,7 +70,8 @@ export async function runRequests(input: Buffer, options: RunOptions): Promise<R
     ...(options.peer === undefined ? {} : { peer: options.peer }),
     ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
   });
-  return { requests: reader.account(), result, pastLimit: reader.over >= 0 ? reader.over : null };
+  const requests = reader.account();
+  return { requests, result, pastLimit: reader.over >= 0 ? { start: reader.over, notShown: reader.pastLimitNotShown } : null };
 }
 
 /** A handler that answers every request at once, for an account of the requests alone. */

@@ -1,6 +1,9 @@
 // JSON Schema of what POST /api/wire answers (route.ts builds it):
 // published in the OpenAPI document, and checked against real answers in the tests.
 
+import { sizeText } from "./budget.js";
+import { PAST_LIMIT_SHOWN } from "./requests.js";
+
 const offset = { type: "integer", minimum: 0 } as const;
 
 const wirePartSchema = {
@@ -20,7 +23,10 @@ const wirePartSchema = {
     text: { type: "string", description: "The bytes, line ending included: head lines as Latin-1, bodies as UTF-8; only the first ones when `omitted` is set" },
     note: { type: "string", description: "What the parser made of the part" },
     error: { const: true, description: "The protocol error was found in this part" },
-    omitted: { ...offset, description: "Bytes at the end of the part that `text` leaves out: the answer's budget was spent" },
+    omitted: {
+      ...offset,
+      description: `Bytes at the end of the part that \`text\` leaves out: the answer's budget was spent, or (\`request.unread\` past the request limit) they follow its first ${sizeText(PAST_LIMIT_SHOWN)}`,
+    },
   },
 } as const;
 
@@ -135,7 +141,7 @@ export const wireViewSchema = {
           anyOf: [wirePartSchema, { type: "null" }],
           description:
             "Bytes the server never read (after a protocol error, a request that closes the connection, or one refused from its head), " +
-            "or the bytes from the head of a request past the most one body may hold, where the run stopped (none of them run); or null",
+            `or the bytes from the head of a request past the most one body may hold, where the run stopped (none of them run; its text at most their first ${sizeText(PAST_LIMIT_SHOWN)}); or null`,
         },
       },
     },

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import t, { type Test } from "tap";
 import { ConfigError } from "../../src/config-error.js";
 import { loadConfig } from "../../src/config.js";
-import type { WirePart } from "../../src/wire/requests.js";
+import { PAST_LIMIT_SHOWN, type WirePart } from "../../src/wire/requests.js";
 import { accountOfRequests, runRequests, SLICE } from "../../src/wire/run.js";
 import { MAX_WIRE_REQUESTS, WIRE_OUTPUT_BUDGET } from "../../src/wire/route.js";
 import { createBudget, jsonBytes } from "../../src/wire/budget.js";
@@ -262,7 +262,8 @@ async function checkPastLimit(t: Test, body: any, facts: readonly string[], stor
   t.equal(
     cut.detail,
     `The body holds more than ${MAX_WIRE_REQUESTS} requests, and the wire view runs at most ${MAX_WIRE_REQUESTS} of one body: it stopped at the head of request ${MAX_WIRE_REQUESTS + 1} ` +
-      `(byte ${digits(start)}), and neither that request nor anything after it was run (their bytes are request.unread); send them in another body.`,
+      `(byte ${digits(start)}), and neither that request nor anything after it was run (their bytes are request.unread, which shows at most the first 16 KiB of them); ` +
+      "send them in another body.",
     "its detail says so, and what to do",
   );
 }
@@ -334,9 +335,17 @@ t.test("a megabyte of tiny requests: the run stops reading at the head past the 
     Array(MAX_WIRE_REQUESTS).fill(201),
     "each with its response",
   );
-  t.same([body.request.unread.start, body.request.unread.end], [MAX_WIRE_REQUESTS * tiny.length, megabyte.length], "the rest is one unread part");
-  t.equal(body.cut.pastRequestLimit, MAX_WIRE_REQUESTS * tiny.length);
-  t.ok(Buffer.byteLength(response.body) <= WIRE_OUTPUT_BUDGET, "the answer is within its budget");
+  const start = MAX_WIRE_REQUESTS * tiny.length;
+  const unread = body.request.unread;
+  t.same([unread.kind, unread.start, unread.end], ["unread", start, megabyte.length], "the rest is one unread part");
+  t.equal(unread.text, megabyte.toString("utf8", start, start + PAST_LIMIT_SHOWN), `whose text is its first ${PAST_LIMIT_SHOWN} bytes`);
+  t.equal(unread.omitted, megabyte.length - start - PAST_LIMIT_SHOWN, "and which says how many it leaves out");
+  t.equal(unread.note, `The first ${PAST_LIMIT_SHOWN} of these ${megabyte.length - start} bytes are shown: the wire view shows at most 16 KiB of the bytes it did not run`, "and why");
+  t.equal(body.cut.pastRequestLimit, start);
+  t.equal(body.cut.requestBytesNotShown, unread.omitted, "cut counts them as not shown");
+  t.match(body.cut.detail, /which shows at most the first 16 KiB of them\); send them in another body\.$/, "and says why, not blaming the budget");
+  // Ten requests, their responses and 16 KiB of text: what follows the limit costs no more, however long.
+  t.ok(Buffer.byteLength(response.body) < 64 * 1024, `the answer is ${Buffer.byteLength(response.body)} bytes`);
 });
 
 t.test("the head past the limit is given back what its parts cost: the budget counts only what the answer holds", async (t) => {
@@ -350,7 +359,7 @@ t.test("the head past the limit is given back what its parts cost: the budget co
   const ten = await run(requests.slice(0, MAX_WIRE_REQUESTS).join(""));
   const past = await run(requests.join("") + "trailing bytes");
   t.equal(ten.run.pastLimit, null);
-  t.equal(past.run.pastLimit, requests.slice(0, MAX_WIRE_REQUESTS).join("").length);
+  t.same(past.run.pastLimit, { start: requests.slice(0, MAX_WIRE_REQUESTS).join("").length, notShown: 0 });
   t.same(past.run.requests.requests, ten.run.requests.requests, "the same account of the requests before the limit");
   const unread = past.run.requests.unread!;
   t.equal(unread.text, requests.at(-1) + "trailing bytes");
@@ -363,6 +372,19 @@ t.test("the head past the limit is given back what its parts cost: the budget co
   const cutUnread = cut.run.requests.unread!;
   t.ok(cutUnread.omitted! > 0, "the unread bytes are cut short by the budget");
   t.equal(cut.budget.requestBytesNotShown, cutUnread.omitted, "and only they count as not shown");
+  t.equal(cut.run.pastLimit!.notShown, 0, "none of them past the first 16 KiB");
+
+  // More than PAST_LIMIT_SHOWN past the limit, and the budget spent before those: both counted, each where it belongs.
+  const long = requests.slice(0, MAX_WIRE_REQUESTS).join("") + big.repeat(5);
+  const both = await run(long, ten.budget.spent + 2000);
+  const bothUnread = both.run.requests.unread!;
+  const beyond = long.length - PAST_LIMIT_SHOWN - both.run.pastLimit!.start;
+  t.equal(both.run.pastLimit!.notShown, beyond, "the bytes after the first 16 KiB are left out for the limit");
+  t.equal(both.budget.requestBytesNotShown + beyond, bothUnread.omitted, "the rest of what the part leaves out, for the budget");
+  t.equal(bothUnread.end, long.length);
+  t.equal(Buffer.byteLength(bothUnread.text, "utf8"), PAST_LIMIT_SHOWN - both.budget.requestBytesNotShown, "its text is what neither left out");
+  t.match(bothUnread.note, /the wire view shows at most 16 KiB of the bytes it did not run, and its output budget was spent before those$/);
+  t.ok(both.budget.spent >= ten.budget.spent + jsonBytes(bothUnread), "the budget is charged for the part as sent, its note and count included");
 });
 
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
