@@ -397,7 +397,9 @@ export class RequestReader implements ConnectionTrace {
   private pastLimit(len: number): WirePart {
     const n = this.maxHeads;
     const label = `Not run: the wire view runs at most ${n} requests of one body, and stopped at the head of request ${n + 1}, which begins here; send it and what follows in another body`;
-    const end = Math.min(len, this.over + PAST_LIMIT_SHOWN);
+    let end = Math.min(len, this.over + PAST_LIMIT_SHOWN);
+    // Never inside a UTF-8 sequence: its first bytes would show as U+FFFD, a character the input does not hold.
+    while (end > this.over && end < len && (this.bytes[end]! & 0xc0) === 0x80) end--;
     const p = this.m.part("unread", label, this.over, end, undefined, utf8);
     const rest = len - end;
     if (rest === 0) return p;

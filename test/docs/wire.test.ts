@@ -385,6 +385,15 @@ t.test("the head past the limit is given back what its parts cost: the budget co
   t.equal(Buffer.byteLength(bothUnread.text, "utf8"), PAST_LIMIT_SHOWN - both.budget.requestBytesNotShown, "its text is what neither left out");
   t.match(bothUnread.note, /the wire view shows at most 16 KiB of the bytes it did not run, and its output budget was spent before those$/);
   t.ok(both.budget.spent >= ten.budget.spent + jsonBytes(bothUnread), "the budget is charged for the part as sent, its note and count included");
+
+  // The first 16 KiB end inside a UTF-8 sequence: the text stops before it, and shows no character the input lacks.
+  const head = "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 40000\r\n\r\n";
+  const pad = (PAST_LIMIT_SHOWN - head.length) % 2 === 0 ? "a" : "";
+  const accented = Buffer.from(requests.slice(0, MAX_WIRE_REQUESTS).join("") + head + pad + "é".repeat(20_000), "utf8");
+  const split = (await runRequests(accented, { service, limits: DEFAULT_LIMITS, budget: createBudget(1024 * 1024), maxRequests: MAX_WIRE_REQUESTS })).requests.unread!;
+  t.notOk(split.text.includes("\uFFFD"), "no replacement character");
+  t.equal(Buffer.byteLength(split.text, "utf8"), PAST_LIMIT_SHOWN - 1, "one byte short of 16 KiB: the split character is left out whole");
+  t.equal(Buffer.byteLength(split.text, "utf8") + split.omitted!, split.end - split.start, "shown + omitted = the bytes");
 });
 
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
