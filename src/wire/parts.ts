@@ -35,7 +35,10 @@ export interface WirePart {
   readonly note?: string;
   /** The protocol error was found in this part. */
   readonly error?: true;
-  /** Bytes at the end of the part that `text` leaves out: the answer's budget was spent. */
+  /**
+   * Bytes at the end of the part that `text` leaves out: the answer's budget was spent, or (the unread bytes past
+   * the request limit) they follow the first PAST_LIMIT_SHOWN (requests.ts).
+   */
   readonly omitted?: number;
 }
 
