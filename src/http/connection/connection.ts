@@ -163,7 +163,7 @@ export class Connection implements LiveConnection {
       remoteAddress: this.client,
       remotePort,
       holdBody: (full: boolean) => {
-        this.step(Input.BodyRoom, this.facts(), full ? 1 : 0);
+        this.step(Input.BodyRoom, this.flowFacts(), full ? 1 : 0);
       },
       handOver: () => this.handOver(),
       holdContinue: () => {
@@ -276,27 +276,37 @@ export class Connection implements LiveConnection {
     if (effects & DESTROY) socket.destroy();
   }
 
-  /** What the parser, the queue and the socket say now, as the facts step() judges by (steps.ts). */
+  /**
+   * What the parser, the queue and the socket say now, as the facts step()
+   * judges by (steps.ts): what the connection waits for, then whether
+   * anything holds its reading. Each is looked for only where step() reads
+   * it (the first of IN_BODY, BEGUN, BUSY; of the holding facts, the first
+   * found), since this runs after every read and every answer.
+   */
   private facts(): number {
     const parser = this.parser;
     const protocol = this.protocol;
-    let facts = 0;
-    if (parser.inBody) facts |= IN_BODY;
-    else if (!parser.idle && !parser.closed) facts |= BEGUN;
-    if (protocol.awaitingContinue) facts |= AWAITING_CONTINUE;
-    if (!protocol.idle) facts |= BUSY;
-    if (protocol.reading?.streamed != null) facts |= STREAMED_BODY;
-    if (protocol.unanswered >= this.maxUnanswered) facts |= FULL;
-    if (protocol.sending) facts |= SENDING;
-    if (this.socket.writableNeedDrain) facts |= NEED_DRAIN;
-    if (protocol.holdsNext) facts |= HOLDS_NEXT;
-    return facts;
+    let facts: number;
+    if (parser.inBody) facts = protocol.awaitingContinue ? IN_BODY | AWAITING_CONTINUE : IN_BODY;
+    else if (!parser.idle && !parser.closed) facts = BEGUN;
+    else facts = protocol.idle ? 0 : BUSY;
+    return facts | this.flowFacts();
+  }
+
+  /** Whether anything holds the reading: a streamed body (whose reader's room alone decides), else the first fact found that holds it. */
+  private flowFacts(): number {
+    const protocol = this.protocol;
+    if (protocol.reading?.streamed != null) return STREAMED_BODY;
+    if (protocol.unanswered >= this.maxUnanswered) return FULL;
+    if (protocol.sending) return SENDING;
+    if (protocol.holdsNext) return HOLDS_NEXT;
+    return this.socket.writableNeedDrain ? NEED_DRAIN : 0;
   }
 
   /** The turn this connection waited for came: it reads on, the bytes it holds counted toward the turn's; returns how many requests that served. */
   private readonly takeTurn = (): number => {
     this.turns.read(this.parser.held);
-    this.step(Input.TurnCame, this.facts());
+    this.step(Input.TurnCame, this.flowFacts());
     return this.s.turnRequests;
   };
 
@@ -683,7 +693,7 @@ export class Connection implements LiveConnection {
 
   /** Whether it reads on. */
   private updateFlow(): void {
-    this.step(Input.Flow, this.facts());
+    this.step(Input.Flow, this.flowFacts());
   }
 
   /** Called by the server's sweep; acts when what the connection waits for has run out (Draining included: deadlines.ts). */

@@ -109,6 +109,9 @@ export const enum Input {
 }
 
 // Facts an input is judged by, as bits: computed by the connection from its parser, its queue and its socket.
+// What the connection waits for is read from the first of IN_BODY, BEGUN and BUSY that is set; the reading is held
+// when any of FULL, SENDING, NEED_DRAIN and HOLDS_NEXT is (so the connection may stop looking at the first it finds),
+// unless STREAMED_BODY says that only the body's reader decides.
 /** A request's body is being received (or its head waits to be framed). */
 export const IN_BODY = 1;
 /** The request being read asked for a 100 Continue that has not gone out. */
