@@ -46,7 +46,12 @@ export const enum Reading {
   Paused,
 }
 
-/** Everything a connection is, but its socket, its parser, its queue of exchanges and what it writes. */
+/**
+ * Everything a connection is, but its socket, its parser, its queue of
+ * exchanges (protocol.ts), what it writes (outbox.ts), and whether its loop
+ * that asks the parser is running (connection.ts, pump: a fact of the code
+ * that drives it, not of the connection).
+ */
 export interface ConnectionState {
   /** Where it is in its life: changed only through the lifecycle's table. */
   life: State;
@@ -55,8 +60,6 @@ export interface ConnectionState {
   yielded: boolean;
   /** Requests taken since the read (or resumption) began; at REQUESTS_PER_TURN, the connection yields. */
   turnRequests: number;
-  /** A read is being parsed: its responses' flushes leave the state to be recomputed once, after it. */
-  parsing: boolean;
   /** The streamed body's reader is full: the body is not read until it has room. */
   bodyFull: boolean;
   /** Heads seen so far: the headers and whole-request deadlines are per request. */
@@ -66,17 +69,13 @@ export interface ConnectionState {
 }
 
 export function newConnectionState(timing: Deadlines): ConnectionState {
-  return { life: State.Idle, reading: Reading.Asking, yielded: false, turnRequests: 0, parsing: false, bodyFull: false, heads: 0, timing };
+  return { life: State.Idle, reading: Reading.Asking, yielded: false, turnRequests: 0, bodyFull: false, heads: 0, timing };
 }
 
 /** What happened, as the connection tells it. */
 export const enum Input {
   /** A read of `arg` bytes arrived from the socket (facts: the turns' word on it, SPENT and QUEUING). */
   Read,
-  /** The parse of a read, or of the bytes held, begins. */
-  ParseBegin,
-  /** That parse is over (its responses are gathered to leave together; Settled follows). */
-  ParseEnd,
   /** After a parse (DATA: bytes arrived) or a response out: what the connection waits for now, then whether it reads on. */
   Settled,
   /** Whether it reads on: an answer was made, a request queued or handed on, the client drained what was written. */
@@ -175,12 +174,6 @@ export function step(s: ConnectionState, input: Input, facts = 0, arg = 0, now =
   switch (input) {
     case Input.Read:
       return read(s, facts);
-    case Input.ParseBegin:
-      s.parsing = true;
-      return 0;
-    case Input.ParseEnd:
-      s.parsing = false;
-      return 0;
     case Input.Settled:
       return settled(s, facts);
     case Input.Flow:
