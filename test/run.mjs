@@ -27,9 +27,12 @@
 // - A file that fails in a shared process is run again alone, and its line
 //   says which way it went there: a failure that only comes after other files
 //   is a fault of isolation, and is reported as one, never passed over.
-// - The output is a line per file and the closing count; a failing file's
-//   whole output (its TAP, and whatever it printed) follows, so a failure
-//   needs no second run to be read.
+// - The output is a line per file (its time, and for a file in a shared
+//   process its CPU time, with the processes it started: test/cpu-time.mjs)
+//   and the closing count, with the CPU time of the whole run, the build
+//   included; a failing file's whole output (its TAP, and whatever it
+//   printed) follows, so a failure needs no second run to be read. On a
+//   shared machine wall times swing with the load; CPU times much less.
 //
 // A file's time limit is tap's own (package.json `tap.timeout`, given to each
 // file as TAP_TIMEOUT); past it and a grace, the runner stops the file and
@@ -40,6 +43,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { cpuMs } from "./cpu-time.mjs";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const external = new Set(Object.keys(JSON.parse(readFileSync(path.join(root, "test", "external.json"), "utf8"))));
@@ -168,10 +172,10 @@ function runProcess(job) {
 function perFile(job, text) {
   const ended = new Map();
   let from = 0;
-  for (const m of text.matchAll(/^# startline-file (\S+) (\d+)\n/gm)) {
+  for (const m of text.matchAll(/^# startline-file (\S+) (\d+) (\d+|-)\n/gm)) {
     const share = text.slice(from, m.index + m[0].length);
     const closed = share.split("\n").some((line) => /^ok \d+ - (\S+) ended\b/.exec(line)?.[1] === m[1]);
-    ended.set(m[1], { text: share, ms: Number(m[2]), passed: closed && !/^not ok /m.test(share) });
+    ended.set(m[1], { text: share, ms: Number(m[2]), cpuMs: m[3] === "-" ? undefined : Number(m[3]), passed: closed && !/^not ok /m.test(share) });
     from = m.index + m[0].length;
   }
   return job.map((file) => ({ file, share: ended.get(compiled(file)) }));
@@ -190,7 +194,7 @@ async function runJob(job) {
   const results = [];
   for (const { file, share } of found) {
     if (share?.passed === true && !blameless) {
-      results.push({ file, ok: true, text: share.text, ms: share.ms });
+      results.push({ file, ok: true, text: share.text, ms: share.ms, cpuMs: share.cpuMs });
       continue;
     }
     const alone = await runProcess([file]);
@@ -218,7 +222,8 @@ async function worker() {
     for (const result of await runJob(job)) {
       results.push(result);
       const n = String(results.length).padStart(width);
-      console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s  ${result.file}`);
+      const cpu = result.cpuMs === undefined ? "" : `${(result.cpuMs / 1000).toFixed(1)} s CPU`;
+      console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s ${cpu.padStart(10)}  ${result.file}`);
       if (verbose || !result.ok) process.stdout.write(`${result.text.replace(/^/gm, "    ")}\n`);
     }
   }
@@ -236,6 +241,8 @@ if (failed.length > 0) {
 }
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${(r.ms / 1000).toFixed(1)} s`).join(", ")}`);
-console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files in ${jobs.length} processes, ${concurrency} at a time`);
+const cpu = cpuMs();
+const cpuText = cpu.children === undefined ? "" : `; ${(cpu.total / 1000).toFixed(1)} s of CPU (user + system: the build, the tests and every process they started)`;
+console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files in ${jobs.length} processes, ${concurrency} at a time${cpuText}`);
 console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);
