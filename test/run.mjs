@@ -16,9 +16,10 @@
 //   a file started through tsx costs about half a second of CPU more, which
 //   over a hundred files was most of this tier's time.
 // - The files are tap tests, run compiled (`node dist/test/x.test.js`), a
-//   few processes at a time. Files share processes, up to 20 s of their last
+//   few processes at a time. Files share processes, up to 40 s of their last
 //   runs to a process (test/batch.mjs runs them one after another): starting
-//   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
+//   Node and tap costs about 0.3 s of CPU, more than most files' own work, and
+//   each process loads and warms up the modules its files share again. A
 //   long file, a file that measures its process's memory (it mentions
 //   memoryUsage) and one that runs its tests side by side (t.jobs) get a
 //   process of their own; a file never timed counts as 3 s. Longest first,
@@ -110,12 +111,15 @@ const TIMES = path.join(root, "dist", ".test-times.json");
 const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : {};
 
 // Files share processes in groups of at most SHARED_MS of last times (measured with others running
-// beside them), so that no group is much longer than the longest files, which run alone. A file never
+// beside them). The fast tier's last times add up to some 270 s, run three processes at a time: groups of
+// 40 s, longest first, still end the three together, and start 10 processes where groups of 20 s started
+// 17 (each costs 0.3 to 1 s of CPU: Node, tap, and the modules its files share, loaded and warmed up
+// again). Much longer groups would leave one running alone at the end. A file never
 // timed (a first run) is counted as UNTIMED_MS, so a first run shares processes too. Two kinds would not
 // be themselves in company and always run alone: one that measures its process's memory (it would count
 // the others' garbage), and one that runs its tests side by side (t.jobs on tap's root, which the files
 // after it would inherit).
-const SHARED_MS = 20_000;
+const SHARED_MS = 40_000;
 const UNTIMED_MS = 3_000;
 const estimate = (file) => lastTimes[file] ?? UNTIMED_MS;
 const solitary = (file) => /memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
