@@ -38,19 +38,12 @@ interface Reading {
 function startline(input: Buffer, limits: ParserLimits): Reading {
   let requests = 0;
   let error: string | null = null;
-  const parser = new RequestParser(
-    {
-      onHead() {},
-      onRequest() {
-        requests++;
-      },
-      onError(e) {
-        error = e.code;
-      },
-    },
-    limits,
-  );
-  parser.feed(input);
+  const parser = new RequestParser(limits);
+  parser.receive(input);
+  for (let event = parser.next(); event.kind !== "need-data"; event = parser.next()) {
+    if (event.kind === "request") requests++;
+    else if (event.kind === "error") error = event.error.code;
+  }
   return { requests, error, closed: error === null && parser.closed };
 }
 

@@ -1,5 +1,5 @@
 // The documentation routes (the page, the OpenAPI document in JSON and YAML,
-// the wire view), to be served in a table like any other route, under the
+// the wire view of src/wire/), to be served in a table like any other route, under the
 // same policies. The page and the document are generated once, when first
 // asked for, from the table as the router serves it (these routes included,
 // with what the policies enforce on each), so every route that is served is
@@ -17,7 +17,7 @@ import type { ServedRoute } from "../router/policy.js";
 import type { Route } from "../router/route.js";
 import { openApiDocument } from "./openapi.js";
 import { buildPage } from "./page.js";
-import { wireRoute, type WireOptions } from "./wire-route.js";
+import { wireRoute, type WireOptions } from "../wire/route.js";
 
 export interface DocsOptions {
   /** The wire view, unless it is turned off (WIRE_VIEW=0): then POST /api/wire is not served at all. */

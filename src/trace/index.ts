@@ -67,6 +67,7 @@ function quietOnFailure(tracer: ConnectionTrace, report: (error: unknown) => voi
     span: safe(tracer.span),
     received: safe(tracer.received),
     head: safe(tracer.head),
+    ...(tracer.refusedFromHead === undefined ? {} : { refusedFromHead: safe(tracer.refusedFromHead) }),
     request: safe(tracer.request),
     error: safe(tracer.error),
     response: safe(tracer.response),

@@ -17,7 +17,7 @@ import type { Request, RequestHead } from "../http/message/request.js";
 import type { SpanKind } from "../http/parse/spans.js";
 import { SpanParts } from "../http/parse/span-parts.js";
 import type { ConnectionTrace } from "../http/connection/trace-hook.js";
-import { framingOf, keepAliveOf, versionNote } from "../docs/explain.js";
+import { closesAfter, framingOf, keepAliveOf, versionNote } from "../wire/explain.js";
 import { bodyPrefix, bodyText, headText, painter, proseText, type Paint } from "./text.js";
 
 export interface TracerOptions {
@@ -55,7 +55,7 @@ export class Tracer implements ConnectionTrace {
   /** Heads accepted so far, and whether the last one's body is still being read. */
   private requests = 0;
   private inBody = false;
-  /** The request a protocol error refused (numbered as the error line numbers it), or 0. */
+  /** The request a protocol error refused (numbered as the error line numbers it), or one answered from its head; 0 if none. */
   private refused = 0;
 
   constructor(label: string, options: TracerOptions) {
@@ -179,6 +179,12 @@ export class Tracer implements ConnectionTrace {
     if (head.expectContinue && head.framing.kind !== "none") this.line("*", `request ${this.requests}: Expect: 100-continue: a 100 Continue is owed before the body (RFC 9110 §10.1.1)`);
   }
 
+  refusedFromHead(): void {
+    this.inBody = false;
+    this.refused = this.requests;
+    this.line("*", `request ${this.requests}: answered from its head alone: its body, and all after it, is never read, and the connection closes after the answer`);
+  }
+
   request(request: Request): void {
     this.flushPiece();
     this.inBody = false;
@@ -230,7 +236,7 @@ export class Tracer implements ConnectionTrace {
     }
     const status = lines[0]!.slice(9, 12);
     if (status.startsWith("1")) this.line("*", `interim response ${status}: the final one follows`);
-    else if (/\r\nconnection: close\r\n/i.test(head)) this.line("*", `response ${status}: Connection: close, the connection closes after it (RFC 9112 §9.6)`);
+    else if (closesAfter(head)) this.line("*", `response ${status}: Connection: close, the connection closes after it (RFC 9112 §9.6)`);
     else this.line("*", `response ${status}: the connection stays open for the next request`);
   }
 

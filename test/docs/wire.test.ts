@@ -6,10 +6,11 @@ import fc from "fast-check";
 import t from "tap";
 import { ConfigError } from "../../src/config-error.js";
 import { loadConfig } from "../../src/config.js";
-import { accountOfRequests, readRequests, type WirePart } from "../../src/docs/wire.js";
-import { MAX_WIRE_REQUESTS } from "../../src/docs/wire-route.js";
-import { createBudget } from "../../src/docs/wire-budget.js";
-import { wireViewSchema } from "../../src/docs/wire-schema.js";
+import type { WirePart } from "../../src/wire/requests.js";
+import { accountOfRequests } from "../../src/wire/run.js";
+import { MAX_WIRE_REQUESTS } from "../../src/wire/route.js";
+import { createBudget } from "../../src/wire/budget.js";
+import { wireViewSchema } from "../../src/wire/schema.js";
 import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
 import type { SpanKind } from "../../src/http/parse/spans.js";
 import { ADMIN, docsApp, request, wire } from "../helpers/app.js";
@@ -209,6 +210,36 @@ t.test("what the wire view refuses", async (t) => {
   t.equal(nested.body.response.responses[0].status, 403, "a request through the wire view cannot ask for the wire view");
 });
 
+t.test(`more than ${MAX_WIRE_REQUESTS} requests: the run stops at the head past them, and that request and all after it never run`, async (t) => {
+  const fact = (i: number) => {
+    const text = `Fact number ${i}.`;
+    return `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
+  };
+  const facts = Array.from({ length: MAX_WIRE_REQUESTS + 2 }, (_, i) => fact(i));
+  const { app, store } = await docsApp();
+  const tooMany = await wire(app, facts.join(""));
+  t.equal(tooMany.status, 422);
+  const start = facts.slice(0, MAX_WIRE_REQUESTS).join("").length;
+  t.match(tooMany.body.detail, `request ${MAX_WIRE_REQUESTS + 1} begins at byte ${start}`, "the detail says where the request past the limit begins");
+  t.match(tooMany.body.detail, `The ${MAX_WIRE_REQUESTS} requests before it ran`, "and, truthfully, that those before it ran");
+  const stored = new Set((await store.facts.list()).map((f) => f.text));
+  t.same(
+    facts.map((_, i) => stored.has(`Fact number ${i}.`)),
+    facts.map((_, i) => i < MAX_WIRE_REQUESTS),
+    "the requests before the limit ran; the one past it, and the one after, did not",
+  );
+
+  // A megabyte of tiny requests: the same 422, and still only the first ten ran.
+  const { app: other, store: otherStore } = await docsApp();
+  const before = (await otherStore.facts.list()).length;
+  const tiny = "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\nx";
+  const megabyte = tiny.repeat(Math.floor((1024 * 1024) / tiny.length)); // within the server's body limit (1 MiB)
+  const refused = await wire(other, megabyte);
+  t.equal(refused.status, 422);
+  t.match(refused.body.detail, `begins at byte ${MAX_WIRE_REQUESTS * tiny.length}`);
+  t.equal((await otherStore.facts.list()).length, before + MAX_WIRE_REQUESTS, `${MAX_WIRE_REQUESTS} facts stored, not one more`);
+});
+
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {
   const { app } = await docsApp({ wireView: false });
   const r = await request(app, "POST", "/api/wire", { "Content-Type": "message/http" }, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -238,11 +269,11 @@ const PIECES = [
   "X: a\rb\r\n", " folded\r\n", "\r\n", "\n", "abc", "3\r\nabc\r\n", "0\r\n\r\n", "zz\r\n", "\xff",
 ];
 
-t.test("property: the parts tile the input exactly, and an error lies in the one part flagged", (t) => {
-  const details = fc.check(
-    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), (pieces, bareLf) => {
+t.test("property: the parts tile the input exactly, and an error lies in the one part flagged", async (t) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), async (pieces, bareLf) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
-      const account = accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf });
+      const account = await accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf });
       const parts = allParts(account);
       let at = 0;
       for (const p of parts) {
@@ -268,7 +299,6 @@ t.test("property: the parts tile the input exactly, and an error lies in the one
     { numRuns: 800 },
   );
   t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
-  t.end();
 });
 
 /** The parser's own spans over `bytes`, as wire-view part kinds: lines, and body pieces merged. */
@@ -280,7 +310,7 @@ function parserSpans(bytes: Buffer, limits: typeof DEFAULT_LIMITS, before: numbe
   };
   const spans: [string, number, number][] = [];
   let error: number | null = null;
-  const parser = new RequestParser({ onHead: () => {}, onRequest: () => {}, onError: () => {} }, limits, {
+  const parser = new RequestParser(limits, {
     span(kind, start, end) {
       if (kind === "error") error = start;
       const k = KINDS[kind];
@@ -290,16 +320,17 @@ function parserSpans(bytes: Buffer, limits: typeof DEFAULT_LIMITS, before: numbe
       else spans.push([k, start, end]);
     },
   });
-  parser.feed(bytes);
+  parser.receive(bytes);
+  while (parser.next().kind !== "need-data");
   return { parts: spans.filter(([, s]) => s < before).map(([k, s, e]) => `${k} ${s}-${e}`), error };
 }
 
-t.test("property: every part the parser read is one of its spans, and every span is a part", (t) => {
-  const details = fc.check(
-    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), (pieces, bareLf) => {
+t.test("property: every part the parser read is one of its spans, and every span is a part", async (t) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), async (pieces, bareLf) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
       const limits = { ...DEFAULT_LIMITS, allowBareLf: bareLf };
-      const account = accountOfRequests(bytes, limits);
+      const account = await accountOfRequests(bytes, limits);
       // Empty lines after the last request are shown as one unread part.
       const spans = parserSpans(bytes, limits, account.unread?.start ?? Infinity);
       // What the parser refused (the flagged line), ran out in (incomplete) or never read (unread) has no span of its own.
@@ -311,15 +342,14 @@ t.test("property: every part the parser read is one of its spans, and every span
     { numRuns: 800 },
   );
   t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
-  t.end();
 });
 
-t.test("property: within a budget, parts still tile the input, show a prefix of their bytes, and cost what was charged", (t) => {
-  const details = fc.check(
-    fc.property(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 0, max: 4000 }), (pieces, bareLf, limit) => {
+t.test("property: within a budget, parts still tile the input, show a prefix of their bytes, and cost what was charged", async (t) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 0, max: 4000 }), async (pieces, bareLf, limit) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
       const budget = createBudget(limit);
-      const account = accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf }, budget);
+      const account = await accountOfRequests(bytes, { ...DEFAULT_LIMITS, allowBareLf: bareLf }, budget);
       const parts = allParts(account);
       let at = 0;
       for (const p of parts) {
@@ -341,7 +371,6 @@ t.test("property: within a budget, parts still tile the input, show a prefix of 
     { numRuns: 800 },
   );
   t.notOk(details.failed, `${details.numRuns} runs${details.failed ? `\n${fc.defaultReportMessage(details)}` : ""}`);
-  t.end();
 });
 
 t.test("property: the account is the same fed whole or slice by slice", async (t) => {
@@ -349,8 +378,8 @@ t.test("property: the account is the same fed whole or slice by slice", async (t
     fc.asyncProperty(fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 14 }), fc.boolean(), fc.integer({ min: 1, max: 24 }), async (pieces, bareLf, slice) => {
       const bytes = Buffer.from(pieces.join(""), "latin1");
       const limits = { ...DEFAULT_LIMITS, allowBareLf: bareLf };
-      const whole = JSON.stringify(accountOfRequests(bytes, limits));
-      const sliced = JSON.stringify(await readRequests(bytes, limits, null, undefined, slice));
+      const whole = JSON.stringify(await accountOfRequests(bytes, limits));
+      const sliced = JSON.stringify(await accountOfRequests(bytes, limits, null, slice));
       if (whole !== sliced) throw new Error(`slices of ${slice} bytes: ${sliced} instead of ${whole}`);
     }),
     { numRuns: 300 },

@@ -6,6 +6,7 @@
 import t from "tap";
 import { RequestParser } from "../../src/http/parse/parser.js";
 import type { Request } from "../../src/http/message/request.js";
+import { Driver } from "./fixtures/drive.js";
 
 t.test("fields outlive the next head, whole or cut", (t) => {
   const bytes = Buffer.from(
@@ -14,8 +15,8 @@ t.test("fields outlive the next head, whole or cut", (t) => {
   );
   for (const cut of [bytes.length, 1, 7, 40]) {
     const requests: Request[] = [];
-    const parser = new RequestParser({ onHead() {}, onRequest: (r) => requests.push(r), onError: (e) => t.fail(e.code) });
-    for (let i = 0; i < bytes.length; i += cut) parser.feed(bytes.subarray(i, i + cut));
+    const driver = new Driver(new RequestParser(), { onRequest: (r) => requests.push(r), onError: (e) => t.fail(e.code) });
+    for (let i = 0; i < bytes.length; i += cut) driver.feed(bytes.subarray(i, i + cut));
     t.same(
       requests.map((r) => [...r.fields]),
       [

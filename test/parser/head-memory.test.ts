@@ -12,6 +12,7 @@ import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http
 import type { RequestLine } from "../../src/http/parse/request-line.js";
 import type { Request, RequestHead } from "../../src/http/message/request.js";
 import type { SpanKind } from "../../src/http/parse/spans.js";
+import { Driver } from "./fixtures/drive.js";
 import { bytes, feedPieces, type SeenEvent } from "./fixtures/helpers.js";
 import { smallLimitsArb } from "./fixtures/generators.js";
 
@@ -197,10 +198,10 @@ t.test("kept heads are copied: a buffer the caller writes into again is read aga
   const heads = [text, text, text, "DEL\x00/b HTTP/1.1\r\nHost: \x01\r\n\r\n"];
   t.equal(heads[3]!.length, text.length);
   const events: unknown[] = [];
-  const parser = new RequestParser({ onHead() {}, onRequest: (r) => events.push(r.target), onError: (e) => events.push(e.code) }, DEFAULT_LIMITS);
+  const driver = new Driver(new RequestParser(DEFAULT_LIMITS), { onRequest: (r) => events.push(r.target), onError: (e) => events.push(e.code) });
   for (const head of heads) {
     reused.write(head, "latin1");
-    parser.feed(reused.subarray(0, head.length));
+    driver.feed(reused.subarray(0, head.length));
   }
   t.same(events, ["/a", "/a", "/a", "INVALID_METHOD"]);
   t.end();
@@ -232,10 +233,10 @@ t.test("a head sent a byte at a time is read as a fresh parser reads it, and cos
   // A client that sends its heads in pieces of one byte: each head is cut by reads, so none is kept, and each
   // read costs one check of the kept head's length against what the read holds.
   const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
-  const { parser, events } = recording(DEFAULT_LIMITS);
-  for (let i = 0; i < 4; i++) for (let j = 0; j < text.length; j++) parser.feed(read(text[j]!));
+  const { driver, events } = recording(DEFAULT_LIMITS);
+  for (let i = 0; i < 4; i++) for (let j = 0; j < text.length; j++) driver.feed(read(text[j]!));
   t.same(events, freshEach([text, text, text, text], DEFAULT_LIMITS).events);
-  const memory = (parser as unknown as { memory: { bytes: Buffer; length: number } }).memory;
+  const memory = (driver.parser as unknown as { memory: { bytes: Buffer; length: number } }).memory;
   t.equal(memory.length, 0, "no head kept");
   t.equal(memory.bytes.length, 0, "no copy made");
   t.end();
@@ -243,32 +244,32 @@ t.test("a head sent a byte at a time is read as a fresh parser reads it, and cos
 
 // ---- One parser over many heads against a fresh parser for each ----
 
-/** A parser that records what it hands on and the parts it reports, and the requests themselves. */
-function recording(limits: ParserLimits, onHead: (parser: RequestParser, head: RequestHead) => void = () => {}, onContinue: () => void = () => {}, onRequest: (parser: RequestParser) => void = () => {}) {
+/** A parser, and a driver that records what it hands out and the parts it reports, and the requests themselves. */
+function recording(limits: ParserLimits, onHead: (driver: Driver, head: RequestHead) => void = () => {}, onContinue: () => void = () => {}, onRequest: (driver: Driver) => void = () => {}) {
   const events: SeenEvent[] = [];
   const spans: [SpanKind, number, number][] = [];
   const requests: Request[] = [];
-  const parser: RequestParser = new RequestParser(
+  const parser = new RequestParser(limits, { span: (kind, start, end) => spans.push([kind, start, end]) });
+  const driver: Driver = new Driver(
+    parser,
     {
       onHead: (head) => {
         // What the connection reads while it answers from the head (a refusal's target, the log line).
         assert.equal(parser.current.method, head.method);
         assert.equal(parser.current.target, head.target);
         events.push({ kind: "head", method: head.method, target: head.target });
-        onHead(parser, head);
+        onHead(driver, head);
       },
       onContinue,
       onRequest: (r) => {
-        onRequest(parser);
+        onRequest(driver);
         requests.push(r);
         events.push({ kind: "request", method: r.method, target: r.target, path: r.path, query: r.query, minor: r.minor, host: r.host, keepAlive: r.keepAlive, expectContinue: r.expectContinue, framing: r.framing.kind === "length" ? r.framing.length : r.framing.kind, fields: pairsOf(r.fields), body: r.body.toString("latin1") });
       },
       onError: (e) => events.push({ kind: "error", code: e.code, status: e.status, detail: e.detail, offset: e.offset }),
     },
-    limits,
-    { span: (kind, start, end) => spans.push([kind, start, end]) },
   );
-  return { parser, events, spans, requests };
+  return { driver, events, spans, requests };
 }
 
 function pairsOf(fields: readonly string[]): [string, string][] {
@@ -279,8 +280,8 @@ function pairsOf(fields: readonly string[]): [string, string][] {
 
 t.test("a head that repeats is handed on as what it meant, without being read again", (t) => {
   const text = "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n";
-  const { parser, requests } = recording(DEFAULT_LIMITS);
-  for (let i = 0; i < 4; i++) parser.feed(read(text));
+  const { driver, requests } = recording(DEFAULT_LIMITS);
+  for (let i = 0; i < 4; i++) driver.feed(read(text));
   t.equal(requests.length, 4);
   t.not(requests[1]!.fields, requests[0]!.fields, "the first head is read");
   t.equal(requests[2]!.fields, requests[1]!.fields, "the second is read and kept: from the third on, what it meant is handed on again");
@@ -290,7 +291,7 @@ t.test("a head that repeats is handed on as what it meant, without being read ag
   t.not(requests[3], requests[2]);
   t.ok(Object.isFrozen(requests[3]!.fields), "and the fields they share cannot be changed by one of them");
   const changed = read(text.replace("8080", "8081"));
-  parser.feed(changed);
+  driver.feed(changed);
   t.not(requests[4]!.fields, requests[3]!.fields, "a head that differs is read");
   t.equal(requests[4]!.host, "127.0.0.1:8081");
   t.end();
@@ -301,15 +302,15 @@ t.test("what depends on more than the head is asked for every head, recalled or 
   const text = "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n";
   let heads = 0;
   const continued: number[] = [];
-  const { parser, events, requests } = recording(
+  const { driver, events, requests } = recording(
     DEFAULT_LIMITS,
-    (p) => {
+    (d) => {
       heads++;
-      if (heads === 4) p.limitBody(2);
+      if (heads === 4) d.parser.limitBody(2);
     },
     () => continued.push(heads),
   );
-  for (let i = 0; i < 4; i++) parser.feed(read(`${text}abc`));
+  for (let i = 0; i < 4; i++) driver.feed(read(`${text}abc`));
   t.equal(requests.length, 3, "three requests within the limit");
   t.equal(requests[2]!.body.toString(), "abc");
   t.same(continued, [1, 2, 3], "each told to send its body, the refused one never");
@@ -362,11 +363,11 @@ function freshEach(messages: readonly string[], limits: ParserLimits): { events:
   let at = 0;
   for (const m of messages) {
     const fresh = recording(limits);
-    fresh.parser.feed(bytes(m));
+    fresh.driver.feed(bytes(m));
     events.push(...fresh.events);
     for (const [kind, start, end] of fresh.spans) spans.push([kind, at + start, at + end]);
     at += m.length;
-    if (fresh.parser.closed) break;
+    if (fresh.driver.parser.closed) break;
   }
   return { events, spans };
 }
@@ -414,11 +415,11 @@ t.test("one parser over many heads answers, and reports, what a fresh parser doe
         const resumeAll = () => {
           for (let left = paused; left > 0; left = paused) {
             paused = 0;
-            one.parser.resume();
+            one.driver.resume();
           }
         };
         for (const text of texts) {
-          one.parser.feed((large ? inLarge : read)(text));
+          one.driver.feed((large ? inLarge : read)(text));
           resumeAll();
         }
         assert.deepEqual(one.events, expected.events);
@@ -439,8 +440,8 @@ t.test("empty lines before a request line are read, and do not count against the
   const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
   // MISSES empty lines before each head, in the read that holds the head: counted as misses, they would silence the memory.
   const messages = Array.from({ length: 3 + MISSES }, (_, i) => (i < 2 ? text : `${"\r\n".repeat(MISSES)}${text}`));
-  const { parser, requests, spans, events } = recording(DEFAULT_LIMITS);
-  for (const m of messages) parser.feed(read(m));
+  const { driver, requests, spans, events } = recording(DEFAULT_LIMITS);
+  for (const m of messages) driver.feed(read(m));
   t.equal(requests.length, messages.length);
   t.equal(requests.at(-1)!.fields, requests[1]!.fields, "every head after the second recalled, an empty line before each");
   t.same(events, freshEach(messages, DEFAULT_LIMITS).events);
@@ -452,18 +453,20 @@ t.test("a head whose request line was cut by a read is not kept under other byte
   // The second head's request line is carried over from one read to the next: its bytes are in the parser's copy,
   // not in the read that holds the rest of the head. Were that head kept, the read's bytes would be taken as it.
   const pieces = ["GET / HTTP/1.1\r\nHost: h\r\n\r\n", "GET", " / HTTP/1.1\r\nHost: h\r\n\r\n", " / HTTP/1.1\r\nHost: h\r\n\r\n"];
-  const { parser, events } = recording(DEFAULT_LIMITS);
-  for (const piece of pieces) parser.feed(read(piece));
+  const { driver, events } = recording(DEFAULT_LIMITS);
+  for (const piece of pieces) driver.feed(read(piece));
   t.same(events, freshEach([pieces.join("")], DEFAULT_LIMITS).events);
   t.equal(events.at(-1)?.kind, "error", "the fourth piece is no request");
   t.end();
 });
 
-// A handler may feed its parser (a test harness, a proxy replaying bytes): what it feeds comes after the
-// rest of the read that called it, as if the client had sent it next. Each stream is fed twice: to a parser
-// whose handler feeds the extra bytes from onHead or onRequest of a chosen request, and to one given them as
-// the read after that one. Everything the two report must agree: heads, requests, errors, parts.
-t.test("bytes a handler feeds while a read is parsed come after that read's rest, as the client's next read would", (t) => {
+// Bytes may be received between two asks, while earlier ones are still held (a connection that reads its
+// socket while the parser is not asked, a harness replaying bytes from a reaction): they come after every
+// byte received before them, as if the client had sent them next. Each stream is fed twice: to a parser
+// given the extra bytes right after the head or request of a chosen one, with the rest of that read still
+// held, and to one given them as the read after that one. Everything the two report must agree: heads,
+// requests, errors, parts.
+t.test("bytes received while earlier ones are held come after them, as the client's next read would", (t) => {
   const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
   const cases: { name: string; reads: string[]; at: number; extra: string }[] = [
     // The extra bytes begin a head the outer read's rest would otherwise end (an earlier bug kept it as GET /x).
@@ -476,7 +479,7 @@ t.test("bytes a handler feeds while a read is parsed come after that read's rest
   for (const c of cases) {
     for (const hook of ["onHead", "onRequest"] as const) {
       let seen = 0;
-      const feedExtra = (p: RequestParser) => {
+      const feedExtra = (p: Driver) => {
         if (++seen === c.at) p.feed(read(c.extra));
       };
       const nested = recording(DEFAULT_LIMITS, hook === "onHead" ? feedExtra : undefined, undefined, hook === "onRequest" ? feedExtra : undefined);
@@ -488,46 +491,42 @@ t.test("bytes a handler feeds while a read is parsed come after that read's rest
         if (++heads === c.at) after = current;
       };
       const counting = recording(DEFAULT_LIMITS, hook === "onHead" ? note : undefined, undefined, hook === "onRequest" ? note : undefined);
-      for (; current < c.reads.length; current++) counting.parser.feed(read(c.reads[current]!));
+      for (; current < c.reads.length; current++) counting.driver.feed(read(c.reads[current]!));
       assert.ok(after >= 0, `${c.name}: the ${c.at}th ${hook} happens`);
       const sequential = recording(DEFAULT_LIMITS);
       c.reads.forEach((r, i) => {
-        sequential.parser.feed(read(r));
-        if (i === after) sequential.parser.feed(read(c.extra));
+        sequential.driver.feed(read(r));
+        if (i === after) sequential.driver.feed(read(c.extra));
       });
-      for (const r of c.reads) nested.parser.feed(read(r));
+      for (const r of c.reads) nested.driver.feed(read(r));
       t.same(nested.events, sequential.events, `${c.name}, fed from ${hook}: the same heads, requests and errors`);
       t.same(nested.spans, sequential.spans, `${c.name}, fed from ${hook}: the same parts`);
     }
   }
-  // The end of input announced from a handler comes after the read's rest too.
+  // The end of the input, said while bytes are held, comes after them too.
   const ended: string[] = [];
-  const parser: RequestParser = new RequestParser(
-    {
-      onHead() {},
-      onRequest: (r) => {
-        ended.push(r.target);
-        if (r.target === "/a") parser.end();
-      },
-      onError: (e) => ended.push(e.code),
-      onInputEnd: () => ended.push("end"),
+  const driver: Driver = new Driver(new RequestParser(DEFAULT_LIMITS), {
+    onRequest: (r) => {
+      ended.push(r.target);
+      if (r.target === "/a") driver.end();
     },
-    DEFAULT_LIMITS,
-  );
-  parser.feed(read("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"));
-  t.same(ended, ["/a", "/b", "end"], "the request after the handler's end() is read before the sink hears of the end");
+    onError: (e) => ended.push(e.code),
+    onInputEnd: () => ended.push("end"),
+  });
+  driver.feed(read("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"));
+  t.same(ended, ["/a", "/b", "end"], "the request held when end() was said is read before the end is told");
   t.end();
 });
 
 t.test("a parser's limits cannot change under it: what it remembers was judged under them", (t) => {
   const limits = { ...DEFAULT_LIMITS };
   const text = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
-  const { parser, events } = recording(limits);
-  parser.feed(read(text));
-  parser.feed(read(text));
+  const { driver, events } = recording(limits);
+  driver.feed(read(text));
+  driver.feed(read(text));
   limits.maxHeaderCount = 0;
-  parser.feed(read(text));
-  parser.feed(read("GET /b HTTP/1.1\r\nHost: h\r\n\r\n"));
+  driver.feed(read(text));
+  driver.feed(read("GET /b HTTP/1.1\r\nHost: h\r\n\r\n"));
   t.same(events.filter((e) => e.kind === "request").length, 4, "the limits the parser was made with hold, for recalled heads and read ones");
   t.throws(() => {
     (DEFAULT_LIMITS as { maxHeaderCount: number }).maxHeaderCount = 0;

@@ -1,7 +1,7 @@
 // The wire view and a socket run one parser path: for every case of the case
 // table, the same bytes are sent over loopback sockets to a server as
 // production runs it and to one whose parsers report their spans to a trace
-// (as TRACE=1 does), and read by the wire view (src/docs/wire.ts); all must
+// (as TRACE=1 does), and read by the wire view (src/wire/); all must
 // agree on the outcome: the responses' statuses, the error's code, detail
 // and offsets, the parts the bytes were read as, and where reading stopped.
 //
@@ -15,7 +15,8 @@
 import net from "node:net";
 import { once } from "node:events";
 import t from "tap";
-import { accountOfRequests, type RequestStreamAccount } from "../../src/docs/wire.js";
+import type { RequestStreamAccount } from "../../src/wire/requests.js";
+import { accountOfRequests } from "../../src/wire/run.js";
 import type { ConnectionTrace } from "../../src/http/connection/trace-hook.js";
 import type { SpanKind } from "../../src/http/parse/spans.js";
 import type { ParserLimits } from "../../src/http/parse/parser.js";
@@ -135,7 +136,7 @@ t.test("every case: a socket and the wire view read the bytes alike", async (t) 
     try {
       for (const c of cases) {
         const bytes = Buffer.from(c.raw, "latin1");
-        const wire = accountOfRequests(bytes, limits);
+        const wire = await accountOfRequests(bytes, limits);
         const socket = answered(await exchange(plain.port, bytes));
         const seen = next();
         const tracedAnswer = answered(await exchange(traced.port, bytes));

@@ -14,6 +14,7 @@ import t from "tap";
 import type { ProtocolError } from "../../src/http/parse/errors.js";
 import { DEFAULT_LIMITS, RequestParser, type ParserLimits } from "../../src/http/parse/parser.js";
 import type { SpanKind } from "../../src/http/parse/spans.js";
+import { Driver } from "./fixtures/drive.js";
 import { feedAt } from "./fixtures/helpers.js";
 import { chunkingArb, cutsFrom, httpishArb, limitsArb, mutate, mutationArb, pipelineArb } from "./fixtures/generators.js";
 
@@ -37,25 +38,22 @@ const TILING: ReadonlySet<SpanKind> = new Set<SpanKind>([
 /** Every span and sink call, in order, with adjacent body and chunk-data pieces merged (their cut depends on the chunks). */
 function record(input: Buffer, cuts: readonly number[], limits: ParserLimits): Event[] {
   const events: Event[] = [];
-  const parser = new RequestParser(
-    {
-      onHead: () => void events.push(["head", 0, 0]),
-      onRequest: () => void events.push(["request", 0, 0]),
-      onError: (e: ProtocolError) => void events.push(["error!", e.offset, 0]),
+  const parser = new RequestParser(limits, {
+    span(kind, start, end) {
+      const last = events[events.length - 1];
+      if ((kind === "body" || kind === "chunk-data") && last !== undefined && last[0] === kind && last[2] === start) last[2] = end;
+      else events.push([kind, start, end]);
     },
-    limits,
-    {
-      span(kind, start, end) {
-        const last = events[events.length - 1];
-        if ((kind === "body" || kind === "chunk-data") && last !== undefined && last[0] === kind && last[2] === start) last[2] = end;
-        else events.push([kind, start, end]);
-      },
-    },
-  );
+  });
+  const driver = new Driver(parser, {
+    onHead: () => void events.push(["head", 0, 0]),
+    onRequest: () => void events.push(["request", 0, 0]),
+    onError: (e: ProtocolError) => void events.push(["error!", e.offset, 0]),
+  });
   let from = 0;
   for (const cut of [...cuts, input.length]) {
     if (cut <= from) continue;
-    parser.feed(Buffer.from(input.subarray(from, cut)));
+    driver.feed(Buffer.from(input.subarray(from, cut)));
     from = cut;
   }
   return events;
@@ -197,16 +195,13 @@ t.test("a head refused as a whole is refused at its blank line, which is reporte
   ]);
   // Refused after onHead: the handler lowered the body limit below the announced length.
   const events: Event[] = [];
-  const parser: RequestParser = new RequestParser(
-    {
-      onHead: () => parser.limitBody(5),
-      onRequest: () => void events.push(["request", 0, 0]),
-      onError: (e) => void events.push(["error!", e.offset, 0]),
-    },
-    DEFAULT_LIMITS,
-    { span: (kind, s, e) => void events.push([kind, s, e]) },
-  );
-  parser.feed(Buffer.from("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789", "latin1"));
+  const parser = new RequestParser(DEFAULT_LIMITS, { span: (kind, s, e) => void events.push([kind, s, e]) });
+  const driver = new Driver(parser, {
+    onHead: () => parser.limitBody(5),
+    onRequest: () => void events.push(["request", 0, 0]),
+    onError: (e) => void events.push(["error!", e.offset, 0]),
+  });
+  driver.feed(Buffer.from("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789", "latin1"));
   t.same(events.slice(-3), [
     ["blank-line", 46, 48],
     ["error", 46, 46],

@@ -9,7 +9,6 @@ import { once } from "node:events";
 import { Writable } from "node:stream";
 import t from "tap";
 import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
-import type { ProtocolError } from "../../src/http/parse/errors.js";
 import { createTrace, useColor } from "../../src/trace/index.js";
 import { Tracer } from "../../src/trace/tracer.js";
 import { painter } from "../../src/trace/text.js";
@@ -77,6 +76,19 @@ t.test("bodies are cut after TRACE_BODY_BYTES, both ways, and say how much is le
   t.match(s.text(), /< \{"id":"3 \.\.\. \(\d+ more bytes\)\n/);
 });
 
+t.test("a head its route refuses: answered from it alone, said so, and counted as refused at the close", async (t) => {
+  const s = await tracedServer(false);
+  t.teardown(() => s.server.close());
+  // The facts route takes text/plain only: the service refuses this head (415) before its body is read.
+  const json = '{"text": "A fact."}';
+  await exchange(s.server.port, `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n${json}`, "}");
+  await s.seen(/connection closed after/);
+  t.match(s.text(), /\* request 1: answered from its head alone: its body, and all after it, is never read/);
+  t.match(s.text(), /response 415: Connection: close/);
+  t.match(s.text(), /1 request head read whole, request 1 refused\n/);
+  t.notMatch(s.text(), /body            /, "no byte of the body is shown as read");
+});
+
 t.test("a client's bytes cannot drive the operator's terminal: every control byte is escaped", async (t) => {
   const s = await tracedServer(false);
   t.teardown(() => s.server.close());
@@ -99,21 +111,18 @@ t.test("property: whatever the bytes, tracing them never throws and prints no co
   const trace = (raw: string, limits = DEFAULT_LIMITS) => {
     let out = "";
     const tracer = new Tracer("#1", { write: (s) => void (out += s), paint: painter(false), bodyBytes: 16 });
-    const parser = new RequestParser(
-      {
-        onHead: (h) => tracer.head(h),
-        onRequest: (r) => tracer.request(r),
-        onError: (e: ProtocolError) => tracer.error(e),
-      },
-      limits,
-      tracer,
-    );
+    const parser = new RequestParser(limits, tracer);
     const bytes = Buffer.from(raw, "latin1");
     // Fed in pieces of 7, as a socket might cut them.
     for (let at = 0; at < bytes.length && !parser.closed; at += 7) {
       const piece = bytes.subarray(at, at + 7);
       tracer.received(piece);
-      parser.feed(piece);
+      parser.receive(piece);
+      for (let event = parser.next(); event.kind !== "need-data"; event = parser.next()) {
+        if (event.kind === "head") tracer.head(event.head);
+        else if (event.kind === "request") tracer.request(event.request);
+        else if (event.kind === "error") tracer.error(event.error);
+      }
     }
     tracer.response("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n", raw.slice(0, 40), false);
     tracer.closed();

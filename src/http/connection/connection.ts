@@ -1,5 +1,6 @@
 // One client connection: the wiring of its parts. Socket bytes go to the
-// parser; what the parser finds goes to the protocol (protocol.ts: the
+// parser, which is asked for what they mean while the flow lets it read
+// (pump); what the parser finds goes to the protocol (protocol.ts: the
 // queue of exchanges, 100-continue, keep-alive and close), to the handler,
 // and back as responses through the writer and the outbox (outbox.ts);
 // bodies too large to hand over at once leave as the client reads them
@@ -11,7 +12,7 @@
 // pieces, and may take the socket over.
 
 import { protocolError, type ProtocolError } from "../parse/errors.js";
-import { RequestParser, type ParserSink } from "../parse/parser.js";
+import { RequestParser } from "../parse/parser.js";
 import { protocolProblem } from "../message/problem.js";
 import type { Request, RequestHead } from "../message/request.js";
 import { CONTINUE, serialize, type Response, type Serialized, type WriteOptions } from "../message/response.js";
@@ -32,7 +33,7 @@ function isPromise(value: unknown): value is Promise<Response> {
   return typeof (value as Promise<Response> | null)?.then === "function";
 }
 
-export class Connection implements ParserSink, LiveConnection {
+export class Connection implements LiveConnection {
   private readonly socket: Transport;
   /** Everything written to the socket goes through it (see outbox.ts), but bodies sent in pieces. */
   private readonly out: Outbox;
@@ -93,7 +94,7 @@ export class Connection implements ParserSink, LiveConnection {
     this.hooks = hooks;
     this.trace = options.trace?.(socket) ?? null;
     // A streamed service is given each field's name as sent too (node:http's rawHeaders).
-    this.parser = new RequestParser(this, options.limits, this.trace, { keepNames: this.streamed !== null, peer: this.client });
+    this.parser = new RequestParser(options.limits, this.trace, { keepNames: this.streamed !== null, peer: this.client });
     this.turns = options.turns ?? LONE_TURNS;
     this.flow = new Flow(socket, this.parser, this.turns, options.maxUnanswered, () => this.parse(null), () => this.updateFlow());
     this.deadlines = new Deadlines(options);
@@ -101,8 +102,11 @@ export class Connection implements ParserSink, LiveConnection {
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
     const onData = (chunk: Buffer) => this.onData(chunk);
-    // The client finished sending (half-close): the parser reads what it still holds, then onInputEnd.
-    const onEnd = () => this.parser.end();
+    // The client finished sending (half-close): it is told after what the parser still holds is read (pump).
+    const onEnd = () => {
+      this.parser.end();
+      if (!this.flow.inRead) this.pump();
+    };
     const onDrain = () => this.updateFlow();
     socket.on("data", onData);
     socket.on("end", onEnd);
@@ -251,24 +255,67 @@ export class Connection implements ParserSink, LiveConnection {
   }
 
   /**
-   * Parse a read, or (null) the bytes held while paused. Its responses leave in one write (pipelining);
-   * the state is recomputed once, after it: a head or body it leaves unfinished is timed from now.
+   * Parse a read, or (null) the bytes held while the reading was stopped. Its responses leave in one write
+   * (pipelining); the state is recomputed once, after it: a head or body it leaves unfinished is timed from now.
+   * Asked again from inside (a handler's answer lets the reading go on), it leaves the asking to the loop running.
    */
   private parse(chunk: Buffer | null): void {
+    if (chunk !== null) this.parser.receive(chunk);
     const flow = this.flow;
+    if (flow.inRead) return;
     this.out.hold();
-    const outer = flow.inRead;
     flow.inRead = true;
-    if (chunk === null) this.parser.resume();
-    else this.parser.feed(chunk);
-    flow.inRead = outer;
+    this.pump();
+    flow.inRead = false;
     this.out.release();
     this.update(true);
   }
 
-  // ---- ParserSink ----
+  /**
+   * Ask the parser for what the bytes mean, one event at a time, for as
+   * long as the flow lets the connection read (flow.ts): what is not asked
+   * for waits in the parser, unread. The end of the input is told even
+   * while the reading is stopped, once nothing before it is left to read:
+   * a client that leaves is heard at once.
+   */
+  private pump(): void {
+    const parser = this.parser;
+    for (;;) {
+      if (this.flow.paused && !parser.endIsNext) return;
+      const event = parser.next();
+      switch (event.kind) {
+        case "need-data":
+          return;
+        case "head":
+          this.onHead(event.head);
+          break;
+        case "continue":
+          this.onContinue();
+          break;
+        case "body":
+          this.onBody(event.piece);
+          break;
+        case "request":
+          this.onRequest(event.request);
+          break;
+        case "error":
+          this.onError(event.error);
+          break;
+        case "input-end":
+          this.onInputEnd();
+          return;
+      }
+    }
+  }
 
-  onHead(head: RequestHead): void {
+  // ---- What the parser found ----
+
+  /**
+   * A head: its exchange joins the queue, and before any of its body is read
+   * its service has its say (its body limit, its body in pieces, or a refusal
+   * from the head alone).
+   */
+  private onHead(head: RequestHead): void {
     const exchange = this.protocol.head(head, this.hooks.onExchange === undefined ? 0 : performance.now());
     this.heads++;
     this.trace?.head(head);
@@ -284,22 +331,20 @@ export class Connection implements ParserSink, LiveConnection {
       if (this.protocol.mayHandOn(exchange)) return;
     }
     // Its handler gets it once the answers before it are out (writeReady); nothing of its body, and nothing
-    // after it, is read meanwhile.
+    // after it, is read meanwhile: the parser is not asked (holdsNext), so even a request without a body is
+    // whole only once its turn has come.
     exchange.waiting = true;
     this.updateFlow();
   }
 
-  /** A request that waited for the answers before it is at the front now: its handler gets it, head and (if whole) request. */
+  /**
+   * A request that waited for the answers before it is at the front now: a
+   * streamed handler gets its head; its body and its end, as a plain
+   * handler its whole request, come as the parser is asked again.
+   */
   private handOnWaiting(exchange: Exchange): void {
     exchange.waiting = false;
-    const request = exchange.request;
-    if (this.streamed !== null) {
-      this.streamHead(exchange, exchange.head!);
-      const streamed = exchange.streamed;
-      if (request === null || streamed === null) return;
-      exchange.streamed = null;
-      streamed.end(request);
-    } else if (request !== null) this.handle(exchange, request);
+    if (this.streamed !== null) this.streamHead(exchange, exchange.head!);
   }
 
   /** A streamed service takes the request at its head; its body follows in pieces (onBody), its end with onRequest. */
@@ -326,27 +371,22 @@ export class Connection implements ParserSink, LiveConnection {
     } else this.settle(exchange, response);
   }
 
-  onBody(piece: Buffer): void {
+  private onBody(piece: Buffer): void {
     this.protocol.reading?.streamed?.body(piece);
   }
 
   /** The parser awaits the body of the head just taken, within every limit: the 100 Continue it asked for is owed now. */
-  onContinue(): void {
+  private onContinue(): void {
     const exchange = this.protocol.reading;
     if (exchange !== null && this.protocol.continueNow(exchange)) this.sendContinue(exchange);
   }
 
-  onRequest(request: Request): void {
+  private onRequest(request: Request): void {
     // Shutting down: the request begun before it is answered, and is the last one read.
     if (this.protocol.ending) this.parser.stop();
     this.flow.request();
     const exchange = this.protocol.request(request);
     this.trace?.request(request);
-    if (exchange.waiting) {
-      // Its head announced no body: the request waits whole for its turn (handOnWaiting).
-      this.updateFlow();
-      return;
-    }
     const streamed = exchange.streamed;
     if (streamed !== null) {
       // Its handler has it since its head: it hears that the body is whole, and what follows is a next request.
@@ -383,11 +423,12 @@ export class Connection implements ParserSink, LiveConnection {
   /** Answer from the head and close, the body never read (see Protocol.refuse). */
   private refuseFromHead(exchange: Exchange, response: Response): void {
     this.parser.stop();
+    this.trace?.refusedFromHead?.();
     this.protocol.refuse(exchange);
     this.settle(exchange, response);
   }
 
-  onError(error: ProtocolError): void {
+  private onError(error: ProtocolError): void {
     this.trace?.error(error);
     if (this.errorTaken(error)) return;
     this.abortBody(false);
@@ -655,10 +696,10 @@ export class Connection implements ParserSink, LiveConnection {
 
   /**
    * The client half-closed: it will send nothing more, and the parser has
-   * read all it sent before (RequestParser.end). Requests it completed are
+   * read all it sent before (pump). Requests it completed are
    * answered, the last response closes; one it left unfinished is dropped.
    */
-  onInputEnd(): void {
+  private onInputEnd(): void {
     if (!isOpen(this.state)) return;
     this.parser.stop();
     this.abortBody(true);

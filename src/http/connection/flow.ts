@@ -9,11 +9,12 @@
 // lifecycle (lifecycle.ts): a paused connection is still Busy, or reading a
 // head, as before.
 //
-// Stopping is in two steps. The parser stops first: it takes no further
-// request, and keeps the read the socket brings meanwhile. Only when bytes
+// Stopping is in two steps. The parser is no longer asked first (the
+// connection's pump looks at `paused`): it reads no further, and what the
+// socket brings meanwhile waits in it, received and unread. Only when bytes
 // do arrive behind it does the socket pause, so that the client's next bytes
 // wait in the kernel (TCP's own back-pressure); and it reads again only once
-// the parser has taken all it kept. A client that waits for each answer
+// the parser has read all it held. A client that waits for each answer
 // before it sends the next request, as most do, never has its socket paused
 // and resumed for a request whose answer comes later.
 
@@ -25,7 +26,7 @@ import { REQUESTS_PER_TURN, type Turns } from "./turns.js";
 const enum Hold {
   /** Reading and parsing. */
   None,
-  /** The parser takes no further request; what the socket brings waits in it. */
+  /** The parser is not asked; what the socket brings waits in it. */
   Parser,
   /** Bytes came while the parser was held: the socket is paused too. */
   Socket,
@@ -36,7 +37,7 @@ export class Flow {
   private readonly parser: RequestParser;
   private readonly turns: Turns;
   private readonly maxUnanswered: number;
-  /** Parse what the parser holds (called on resuming). */
+  /** Ask the parser again, for what it holds (called on resuming). */
   private readonly resumeParsing: () => void;
   /** The connection's own look at its flow: it calls update() while it is open (a closing one reads and drops). */
   private readonly refresh: () => void;
@@ -57,7 +58,7 @@ export class Flow {
     this.refresh = refresh;
   }
 
-  /** True while the connection has stopped reading (the parser at least). */
+  /** True while the connection has stopped reading (the parser is not asked, at least). */
   get paused(): boolean {
     return this.hold !== Hold.None;
   }
@@ -126,13 +127,12 @@ export class Flow {
   private apply(stop: boolean): void {
     if (stop && this.hold === Hold.None) {
       this.hold = Hold.Parser;
-      this.parser.pause();
     } else if (!stop && this.hold !== Hold.None) {
       const socketPaused = this.hold === Hold.Socket;
       this.hold = Hold.None;
       this.turnRequests = 0;
       this.resumeParsing();
-      // The socket reads again only once the parser has taken all it held: stopped again on those bytes (the
+      // The socket reads again only once the parser has read all it held: stopped again on those bytes (the
       // next answer in the making), it would otherwise take one more read at every answer, and in time all
       // the client sends. A release() meanwhile (closing) left the hold at None: the socket reads, and drops.
       if (socketPaused) {

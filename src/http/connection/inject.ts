@@ -3,12 +3,16 @@
 // The bytes go through the same parser, handler and writer as on a socket,
 // with the same ordering, keep-alive and error rules; what comes back is every
 // byte the server would have written. Used by tests and by tools that show
-// the wire, without opening a port.
+// the wire, without opening a port: those watch the run through the
+// connection's trace hook (trace-hook.ts), so what they show is what this
+// one run read.
 
 import { Duplex } from "node:stream";
 import { Connection } from "./connection.js";
 import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
+import type { ConnectionTrace } from "./trace-hook.js";
+import type { Response } from "../message/response.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
 
 export interface InjectOptions {
@@ -27,9 +31,26 @@ export interface InjectOptions {
   /**
    * Stepwise, and keep at most this many bytes of output (plus the head of the
    * response that crosses it): once a response has reached it, no further
-   * request is parsed or run. The rest of that response is counted, not kept.
+   * request is run. The rest of that response is counted, not kept. The input
+   * after it is still read, as the connection reads it (so that a trace sees
+   * every request), but each request is answered without its handler, and
+   * nothing written from then on is kept, counted or logged.
    */
   readonly keepBytes?: number;
+  /**
+   * Told everything the connection reads and writes, as TRACE=1 is
+   * (trace-hook.ts): its parser's spans and verdicts, its decisions, its
+   * responses.
+   */
+  readonly trace?: ConnectionTrace;
+  /**
+   * Stepwise, and stopped when it aborts: no further chunk is delivered, and
+   * the result holds what was written until then. Aborted from inside the
+   * run (a trace that has seen enough), the rest of the read being parsed
+   * still goes through the connection; the caller's handler decides whether
+   * it runs.
+   */
+  readonly signal?: AbortSignal;
   /**
    * The address of the client the input stands for, as a socket would
    * report its peer (RequestHead.peer, the access log): the wire view runs
@@ -63,8 +84,9 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
     ...DEFAULT_CONNECTION_OPTIONS,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     ...(options.maxUnanswered === undefined ? {} : { maxUnanswered: checkMaxUnanswered(options.maxUnanswered) }),
+    ...(options.trace === undefined ? {} : { trace: () => options.trace! }),
   };
-  if (options.stepwise === true || options.keepBytes !== undefined) return stepwise(handler, chunks, connectionOptions, options);
+  if (options.stepwise === true || options.keepBytes !== undefined || options.signal !== undefined) return stepwise(handler, chunks, connectionOptions, options);
   const written: Buffer[] = [];
   const exchanges: Exchange[] = [];
   return new Promise((resolve) => {
@@ -99,6 +121,9 @@ export function inject(handler: Handler | Service, input: string | Buffer | read
 /** Room past `keepBytes` for the head of the response that crosses it (this server's heads are far smaller). */
 const HEAD_ROOM = 8 * 1024;
 
+/** The answer to a request read once the output is full: its handler is not called, and nothing of it is kept or counted. */
+const NOT_RUN: Response = { status: 204 };
+
 /**
  * Every write is acknowledged from setImmediate, with a write buffer of one
  * byte, so the connection stops reading until each response is taken; the
@@ -123,6 +148,8 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
   let next = 0;
   let feeding = false;
   let done = false;
+  /** The output has reached `keep`: from now on requests are read, not run, and nothing written counts. */
+  let full = false;
   const exchanges: Exchange[] = [];
 
   return new Promise((resolve) => {
@@ -133,6 +160,7 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
     };
     /** Counts a chunk, keeping what fits: the output kept is always a prefix of what was written. */
     const take = (chunk: Buffer | string, encoding: BufferEncoding) => {
+      if (full) return;
       const size = typeof chunk === "string" ? Buffer.byteLength(chunk, encoding) : chunk.length;
       const room = keptBytes === written ? Math.max(keep, exchangeStart + HEAD_ROOM) - keptBytes : 0;
       if (room >= size) {
@@ -165,16 +193,12 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
         }
       });
     };
-    /** After a turn: once a response is all out, stop if the output has reached its limit, else go on. */
+    /** After a turn: once a response is all out, whether the output has reached its limit; then go on. */
     const later = (callback: (error?: Error | null) => void, length: number) =>
       setImmediate(() => {
         if (done) return;
         if (wire.writableLength === length && busy() === 0) {
-          if (written >= keep) {
-            wire.destroy();
-            finish();
-            return;
-          }
+          reached();
           exchangeStart = written;
         }
         callback();
@@ -203,14 +227,33 @@ function stepwise(service: Handler | Service, chunks: readonly Buffer[], connect
       },
     });
     wire.on("close", finish);
+    const signal = options.signal;
+    if (signal !== undefined) {
+      const stop = () => {
+        wire.destroy();
+        finish();
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    }
     const { handle, admit } = asService(service);
+    // Full once the output has reached the limit: found when the write that reached it is acknowledged, or, for a
+    // body sent in pieces, at its exchange (logged after its last write). The connection reads no next request before
+    // then, so even an answer it gives itself (a 400, a refusal from the head) is not counted. The handler's call
+    // looks again, so that no request can run past the limit.
+    const reached = () => {
+      if (written >= keep) full = true;
+    };
     const counted: Handler = (request) => {
       handled++;
-      return handle(request);
+      reached();
+      return full ? NOT_RUN : handle(request);
     };
     new Connection(asPeer(wire, options.peer), admit === undefined ? { handle: counted } : { handle: counted, admit }, connectionOptions, {
       onExchange: (e) => {
-        exchanges.push(e);
+        // Once the run is over (stopped by its signal), nothing more is its result: the exchanges were handed over.
+        if (!full && !done) exchanges.push(e);
+        reached();
         // Responses go out in order, and one the parser or admission gave (not a handler) comes after every handled one.
         if (answered < handled) answered++;
         feed();

@@ -1,7 +1,8 @@
 // What a connection serves: a handler, and optionally a judge of heads that
 // may refuse a request before its body is read. Kept apart from the
-// connection so that whoever replays a connection's reading (the wire view)
-// applies the very same judgement.
+// connection, which alone applies the judgement (onHead), so that whoever
+// makes or wraps a service (the application, the wire view's run) needs
+// these types and not the connection.
 
 import type { Request, RequestHead } from "../message/request.js";
 import type { Response } from "../message/response.js";

@@ -1,38 +1,5 @@
 // What the parser hands on: one request, framed and checked.
 
-import type { ProtocolError } from "../parse/errors.js";
-
-/** Where the parser hands on what it reads. */
-export interface ParserSink {
-  /**
-   * The head is complete and valid; the body (if any) follows. The sink may
-   * lower this request's body limit here (RequestParser.limitBody), or stop
-   * the parser to answer from the head alone.
-   */
-  onHead(head: RequestHead): void;
-  /**
-   * After onHead, only for a head with `expectContinue` and a body: the body
-   * is now awaited, within every limit, so the 100 Continue it asked for may
-   * be sent (RFC 9110 §10.1.1). Never called for a head refused after onHead.
-   */
-  onContinue?(): void;
-  /**
-   * A piece of a body the sink asked to have streamed (RequestParser.streamBody),
-   * as it arrives: a view into the read, which nobody modifies afterwards.
-   */
-  onBody?(piece: Buffer): void;
-  /** The whole request has arrived (for a streamed body: its last piece, and its trailers). */
-  onRequest(request: Request): void;
-  /** The bytes broke a rule; the parser accepts nothing more. */
-  onError(error: ProtocolError): void;
-  /**
-   * The client sends nothing more (RequestParser.end), and every byte it sent
-   * before has been read: a request it completed was handed on first, even
-   * one that waited in a paused parser when the end came.
-   */
-  onInputEnd?(): void;
-}
-
 /** What the head of a request says, once every framing rule has been checked. */
 export interface RequestHead {
   /** Case-sensitive token, exactly as sent (RFC 9110 §9.1). */
@@ -80,7 +47,7 @@ export type Framing =
   | { readonly kind: "chunked" };
 
 export interface Request extends RequestHead {
-  /** The whole body; empty when it was streamed to a reader instead (RequestParser.streamBody). */
+  /** The whole body; empty when it was handed out in pieces instead (RequestParser.streamBody). */
   readonly body: Buffer;
   /** A streamed body's trailer fields, flattened: name as sent, value...; undefined when it had none. */
   readonly trailers?: readonly string[];

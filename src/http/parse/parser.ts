@@ -1,10 +1,23 @@
-// The incremental HTTP/1.1 request parser (RFC 9112).
+// The incremental HTTP/1.1 request parser (RFC 9112), sans I/O.
 //
-// Bytes go in through `feed`, in chunks of any size split anywhere; complete
-// requests, or exactly one named error, come out through the sink. The parser
-// is a small state machine over lines and body bytes:
+// It is given bytes (`receive`, in chunks of any size split anywhere) and
+// the end of the input (`end`), and asked for what they mean (`next`): the
+// head of a request, a piece of its body, the whole request, the 100
+// Continue its client waits for, an error, the end of the input, or that
+// more bytes are needed. It never calls out: whoever drives it (the
+// connection, inject, the wire view, the tests) acts on each event and then
+// asks for the next one, so nothing can reach into the parser while it
+// reads, and it keeps no flag against that. Asking is how the reader holds
+// back, too: bytes not asked for simply wait, received and unread (`held`).
+// As h11's `receive_data` and `next_event`.
 //
-//   RequestLine -> HeaderLine* -> (FixedBody | (ChunkSize -> ChunkData -> ChunkDataEnd)* -> ChunkSize(0) -> TrailerLine*) -> RequestLine
+// Inside, a small state machine over lines and body bytes:
+//
+//   RequestLine -> HeaderLine* -> HeadTaken -> (FixedBody | (ChunkSize -> ChunkData -> ChunkDataEnd)* -> ChunkSize(0) -> TrailerLine*) -> RequestLine
+//
+// HeadTaken is the pause after a head is handed out: what its reader says
+// about it (a lower body limit, a body streamed in pieces, the socket taken
+// over, or refused: stop) applies before any of its body is read.
 //
 // Every line, whole or cut, is read by the one scanner (line-scan.ts), which
 // runs the grammar's table (in the same file) over its bytes, finds its end, and
@@ -18,27 +31,57 @@
 // Strings are made once per token, never per byte.
 //
 // The parts of each line go to a span listener when there is one (the wire
-// view, TRACE=1): on the very path every request takes, where a listener
-// that is null costs one branch per line.
+// view, TRACE=1), as `next` reads them: on the very path every request
+// takes, where a listener that is null costs one branch per line. A listener
+// only watches: it is told byte ranges, and has no way back in.
 //
 // Strict by default: anything RFC 9112 lets a server reject, it rejects, since
 // every leniency is a place where this server and a proxy in front of it could
 // disagree about where a request ends (request smuggling).
 
 import { BodyBuffer } from "./body-buffer.js";
-import { protocolError, type ProtocolErrorCode } from "./errors.js";
+import { protocolError, type ProtocolError, type ProtocolErrorCode } from "./errors.js";
 import { headAgain, headOf, judgeHead, newHeadFields, readField, resetHeadFields } from "./head-framing.js";
 import { HeadMemory } from "./head-memory.js";
 import { latin1 } from "./latin1.js";
 import { checkLimits, DEFAULT_LIMITS, MAX_BODY_LIMIT, type ParserLimits } from "./limits.js";
 import { isLineError, NO_REQUEST_LINE, readRequestLine, type RequestLine } from "./request-line.js";
-import type { ParserSink, Request } from "../message/request.js";
+import type { Request, RequestHead } from "../message/request.js";
 import { isEmptyLine, MAX_CHUNK_SIZE_DIGITS, MORE, newScan, scanLine, startChunkDataEnd, startChunkSizeLine, startFieldLine, startRequestLine, type LineError, type LineRules } from "./line-scan.js";
 import { newSection, sectionRule, startSection, type Section } from "./section-rules.js";
 import { chunkSizeSpans, fieldSpans, requestLineSpans, type SpanKind, type SpanListener } from "./spans.js";
 
 export { DEFAULT_LIMITS, type ParserLimits } from "./limits.js";
-export type { ParserSink } from "../message/request.js";
+
+/** What `next` found in the bytes. */
+export type ParseEvent =
+  /**
+   * A head, complete and valid; its body (if any) follows. Before asking
+   * again, its reader may lower this request's body limit (limitBody), ask
+   * for the body in pieces (streamBody), take the bytes past it over
+   * (handOver), or stop the parser to answer from the head alone.
+   */
+  | { readonly kind: "head"; readonly head: RequestHead }
+  /**
+   * After a head with `expectContinue` and a body: the body is now awaited,
+   * within every limit, so the 100 Continue it asked for may be sent (RFC
+   * 9110 §10.1.1). Never for a head refused after it was handed out.
+   */
+  | { readonly kind: "continue" }
+  /** A piece of a body asked for in pieces (streamBody), as it arrived: a view into a received chunk, which nobody modifies afterwards. */
+  | { readonly kind: "body"; readonly piece: Buffer }
+  /** The whole request has arrived (for a streamed body: after its last piece, with its trailers). */
+  | { readonly kind: "request"; readonly request: Request }
+  /** The bytes broke a rule; the parser reads nothing more. */
+  | { readonly kind: "error"; readonly error: ProtocolError }
+  /** The input ended (`end`), and every byte before the end has been read: told once. */
+  | { readonly kind: "input-end" }
+  /** Nothing more can be said until more bytes are received (or the end). */
+  | { readonly kind: "need-data" };
+
+const NEED_DATA: ParseEvent = Object.freeze({ kind: "need-data" });
+const CONTINUE: ParseEvent = Object.freeze({ kind: "continue" });
+const INPUT_END: ParseEvent = Object.freeze({ kind: "input-end" });
 
 // The parser's states: plain constants (an enum's members are property loads under this project's settings).
 const S_REQUEST_LINE = 0;
@@ -50,8 +93,19 @@ const S_TRAILER_LINE = 4;
 // The states above read lines (the scanner); the two below count body bytes out.
 const S_FIXED_BODY = 5;
 const S_CHUNK_DATA = 6;
-/** After an error, or after a request that closes the connection (RFC 9112 §9.6). */
+/** After an error, or after a request that closes the connection (RFC 9112 §9.6), or when told to stop. */
 const S_CLOSED = 7;
+// The two below read nothing: each is one step that waits for the next ask.
+/** A head was handed out: its framing applies at the next ask, after its reader had its say. */
+const S_HEAD_TAKEN = 8;
+/** A streamed fixed-length body's last piece was handed out: the request follows at the next ask. */
+const S_MESSAGE_END = 9;
+
+// Where the end of the input stands.
+const INPUT_OPEN = 0;
+/** `end` was called; the event is owed once every byte before it is read. */
+const INPUT_ENDED = 1;
+const INPUT_TOLD = 2;
 
 /** Empty lines tolerated before a request line (RFC 9112 §2.2 asks for at least one). */
 const MAX_LEADING_EMPTY_LINES = 8;
@@ -69,8 +123,8 @@ export interface ReadingOptions {
 
 export class RequestParser {
   private state: number = S_REQUEST_LINE;
+  private input = INPUT_OPEN;
   private readonly limits: ParserLimits;
-  private readonly sink: ParserSink;
   /** Null unless someone asked to see the parts (spans.ts); then told of every one. */
   private readonly spans: SpanListener | null;
   /** Keep each field's name as sent beside its lower-cased form (RequestHead.rawNames): only when asked, off the hot path. */
@@ -79,6 +133,14 @@ export class RequestParser {
   private readonly peer: string;
   /** The names as sent of the head being read, when kept. */
   private names: string[] | null = null;
+
+  /** The chunk being read, and where its unread bytes start; chunks received behind it wait in `queue`. */
+  private buf: Buffer = NO_BYTES;
+  private pos = 0;
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  /** The event the step just taken found; null while none. */
+  private found: ParseEvent | null = null;
 
   /** Where the scan of the current line stands, and what its verdict depends on. */
   private readonly scan = newScan();
@@ -89,7 +151,7 @@ export class RequestParser {
   private carryLen = 0;
   /** The head read last: a head that repeats it is not read again (head-memory.ts). */
   private readonly memory = new HeadMemory();
-  /** Reads so far, and lines carried over from one read to the next: a head is kept only when its lines came in one. */
+  /** Chunks read so far, and lines carried over from one chunk to the next: a head is kept only when its lines came in one. */
   private reads = 0;
   /** The read the current head came in, and where in it the head starts. */
   private headRead = -1;
@@ -97,19 +159,8 @@ export class RequestParser {
   /** A line is being scanned (its scan was started). */
   private inLine = false;
 
-  private paused = false;
-  /** A read is being parsed: what is fed meanwhile (by a handler) waits, and comes after the read's rest. */
-  private running = false;
-  /** Bytes not yet read: held while paused, or fed while a read was parsed. */
-  private pending: Buffer | null = null;
-  /** The client's end of input came while bytes were pending or a read was parsed: the sink hears of it after them. */
-  private endPending = false;
-
   /** Bytes of the stream taken so far (lines and body), for span offsets. */
   private consumed = 0;
-  /** The read being parsed, and where its first byte lies in the stream: what lies past a head handed over is found from them. */
-  private buf: Buffer = NO_BYTES;
-  private bufAt = 0;
   /** Bytes of the current message before the line being parsed (for error offsets). */
   private msgBytes = 0;
   private lineBase = 0;
@@ -120,22 +171,23 @@ export class RequestParser {
   private start: RequestLine = NO_REQUEST_LINE;
   private readonly fields = newHeadFields();
   private head: Request | null = null;
+  /** Where the handed-out head's empty line starts in the line last entered: a body too large is refused there. */
+  private headEnd = 0;
 
   // The body being received.
   private remaining = 0;
   private readonly body = new BodyBuffer();
-  /** This request's body limit: the server's, or less where the handler said so in onHead. */
+  /** This request's body limit: the server's, or less where its reader said so (limitBody). */
   private bodyLimit = 0;
   /** The body limit in force was lowered by the resource (limitBody), not the server's own. */
   private bodyLimitIsOwn = false;
   private chunkExtensionBytes = 0;
-  /** This request's body goes to the sink in pieces as they arrive (streamBody), not gathered whole. */
+  /** This request's body is handed out in pieces as they arrive (streamBody), not gathered whole. */
   private streaming = false;
   /** A streamed body's trailer fields: name as sent, value, name, value... */
   private trailers: string[] | null = null;
 
-  constructor(sink: ParserSink, limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null, reading: ReadingOptions = {}) {
-    this.sink = sink;
+  constructor(limits: ParserLimits = DEFAULT_LIMITS, spans: SpanListener | null = null, reading: ReadingOptions = {}) {
     this.limits = checkLimits(limits);
     this.spans = spans;
     this.keepNames = reading.keepNames ?? false;
@@ -151,22 +203,105 @@ export class RequestParser {
     };
   }
 
-  /** Bytes fed and not yet read (held while paused). */
+  // ---- Bytes in ----
+
+  /**
+   * The next bytes of the stream; nothing is read until asked (next). The
+   * chunk must not be modified afterwards: body slices handed out may point
+   * into it. Bytes after the parser stopped are dropped.
+   */
+  receive(chunk: Buffer): void {
+    if (this.state === S_CLOSED || chunk.length === 0) return;
+    if (this.pos === this.buf.length) this.take(chunk);
+    else {
+      this.queue.push(chunk);
+      this.queued += chunk.length;
+    }
+  }
+
+  /**
+   * The client sends nothing more (a TCP FIN): like h11's end of data, it
+   * comes after the bytes before it, so a client that pipelines and
+   * half-closes gets every request it sent read first.
+   */
+  end(): void {
+    if (this.input === INPUT_OPEN) this.input = INPUT_ENDED;
+  }
+
+  /** `chunk` is the one read from now. */
+  private take(chunk: Buffer): void {
+    this.buf = chunk;
+    this.pos = 0;
+    this.reads++;
+  }
+
+  // ---- Events out ----
+
+  /** Read on until the next event (see ParseEvent). */
+  next(): ParseEvent {
+    for (;;) {
+      switch (this.state) {
+        case S_HEAD_TAKEN:
+          this.frame();
+          break;
+        case S_MESSAGE_END:
+          this.complete();
+          break;
+        case S_CLOSED:
+          return this.inputEvent();
+        default: {
+          if (this.pos === this.buf.length) {
+            // The chunk is read: let go of it (body slices keep what they need), and read the next one if any.
+            this.buf = NO_BYTES;
+            this.pos = 0;
+            const chunk = this.queue.shift();
+            if (chunk === undefined) return this.inputEvent();
+            this.queued -= chunk.length;
+            this.take(chunk);
+          }
+          if (this.carryLen > 0) this.goOn(this.buf);
+          else if (this.state <= S_TRAILER_LINE) this.lineStep(this.buf, this.pos);
+          else this.bodyStep(this.buf, this.pos);
+        }
+      }
+      const found = this.found;
+      if (found !== null) {
+        this.found = null;
+        return found;
+      }
+    }
+  }
+
+  /** With nothing left to read: the end of the input, once, or more bytes needed. */
+  private inputEvent(): ParseEvent {
+    if (this.input !== INPUT_ENDED) return NEED_DATA;
+    this.input = INPUT_TOLD;
+    return INPUT_END;
+  }
+
+  /** True when the next ask can only find the end of the input: it was ended, and nothing before it is left to read. */
+  get endIsNext(): boolean {
+    return this.input === INPUT_ENDED && this.held === 0 && this.state !== S_HEAD_TAKEN && this.state !== S_MESSAGE_END;
+  }
+
+  // ---- What the driver may ask and say ----
+
+  /** Bytes received and not yet read. */
   get held(): number {
-    return this.pending === null ? 0 : this.pending.length;
+    return this.buf.length - this.pos + this.queued;
   }
 
   /** True between requests: no byte of a next request has arrived yet. */
   get idle(): boolean {
-    return !this.begun && this.pending === null;
+    return !this.begun && this.held === 0;
   }
 
-  /** True once a request's first bytes are taken (its line, head or body), until it is handed on; bytes held while paused are not taken. */
+  /** True once a request's first bytes are read (its line, head or body), until it is handed out whole; bytes received and not asked for are not. */
   get begun(): boolean {
     return this.state !== S_REQUEST_LINE || this.msgBytes !== 0 || this.carryLen !== 0;
   }
 
-  /** True once the parser has stopped accepting bytes (error, or a closing request done). */
+  /** True once the parser has stopped accepting bytes (error, a closing request done, or told to stop). */
   get closed(): boolean {
     return this.state === S_CLOSED;
   }
@@ -181,51 +316,60 @@ export class RequestParser {
     return this.start;
   }
 
-  /** Stop reading: every later byte is ignored (after an error, and when the connection closes or times out, answers from the head, or the client half-closes). */
+  /** True while a request's body is being received (or its head waits to be framed). */
+  get inBody(): boolean {
+    return (this.state >= S_CHUNK_SIZE && this.state <= S_CHUNK_DATA) || this.state === S_MESSAGE_END;
+  }
+
+  /** Stop reading: every byte held and every later one is dropped (after an error, and when the connection closes or times out, answers from the head, or the client half-closes). */
   stop(): void {
     this.state = S_CLOSED;
-    this.pending = null;
+    this.buf = NO_BYTES;
+    this.pos = 0;
+    this.queue.length = 0;
+    this.queued = 0;
     this.carry = null;
     this.carryLen = 0;
     this.body.reset(0);
   }
 
   /**
-   * Lower the body limit for the request whose head was just handed to
-   * onHead (a resource that takes small bodies says so before any body byte
-   * is read). Only valid inside onHead; the next request starts from the
-   * server's limit again.
+   * Lower the body limit for the request whose head was just handed out (a
+   * resource that takes small bodies says so before any body byte is read).
+   * Only right after a head; the next request starts from the server's
+   * limit again.
    */
   limitBody(bytes: number): void {
-    if (bytes < this.bodyLimit) {
+    if (this.state === S_HEAD_TAKEN && bytes < this.bodyLimit) {
       this.bodyLimit = bytes;
       this.bodyLimitIsOwn = true;
     }
   }
 
   /**
-   * Hand the body of the request whose head was just handed to onHead to the
-   * sink in pieces as they arrive (onBody), never gathered whole; its
+   * Hand out the body of the request whose head was just handed out in
+   * pieces as they arrive ("body" events), never gathered whole; its
    * trailer fields come with the request (Request.trailers). The server's
    * body limit does not apply to it: whoever reads the pieces bounds what
-   * it keeps, and stops the reading (pause) while it cannot take more. Only
-   * valid inside onHead.
+   * it keeps, and stops asking while it cannot take more. Only right after
+   * a head.
    */
   streamBody(): void {
+    if (this.state !== S_HEAD_TAKEN) return;
     this.streaming = true;
     this.bodyLimit = MAX_BODY_LIMIT;
     this.bodyLimitIsOwn = false;
   }
 
   /**
-   * The connection switches protocols after the head just handed to onHead
-   * (RFC 9110 §7.8): the parser stops, and returns the bytes read past that
+   * The connection switches protocols after the head just handed out (RFC
+   * 9110 §7.8): the parser stops, and returns the bytes received past that
    * head (h11's "trailing data"), which belong to the new protocol. Only
-   * valid inside onHead.
+   * right after a head.
    */
   handOver(): Buffer {
-    const rest = this.buf.subarray(this.consumed - this.bufAt);
-    const out = this.pending === null ? rest : Buffer.concat([rest, this.pending]);
+    const rest = this.buf.subarray(this.pos);
+    const out = this.queued === 0 ? rest : Buffer.concat([rest, ...this.queue]);
     this.stop();
     return out;
   }
@@ -237,124 +381,43 @@ export class RequestParser {
     return raise === undefined ? "; that limit is the server's" : `; that limit is the server's, and ${raise}`;
   }
 
-  /** True while a request's body is being received. */
-  get inBody(): boolean {
-    return this.state >= S_CHUNK_SIZE && this.state <= S_CHUNK_DATA;
-  }
+  // ---- Steps: each reads a line or a piece of body, or frames a head, and may find an event ----
 
-  /**
-   * Parse the next bytes of the stream. The chunk must not be modified
-   * afterwards: body slices handed to the sink may point into it. Bytes fed
-   * from the sink (a handler) while a read is parsed come after that read's
-   * rest, as if the client had sent them next: reads are parsed one at a
-   * time, never one inside another.
-   */
-  feed(chunk: Buffer): void {
-    if (this.state === S_CLOSED || chunk.length === 0) return;
-    if (this.paused || this.running) {
-      this.pending = this.pending === null ? chunk : Buffer.concat([this.pending, chunk]);
-      return;
-    }
-    this.running = true;
-    try {
-      this.read(chunk);
-    } finally {
-      this.running = false;
-      this.buf = NO_BYTES;
-    }
-    // What the sink fed or ended while the read was parsed, now that it is.
-    if (!this.paused && (this.pending !== null || this.endPending)) this.resume();
-  }
-
-  /** Stop before the next line or piece of body (so, called from onRequest, right after that request); later bytes wait for resume(). */
-  pause(): void {
-    this.paused = true;
-  }
-
-  resume(): void {
-    this.paused = false;
-    // Called from the sink while a read is parsed: the read goes on, and feed() takes what waits after it.
-    if (this.running) return;
-    if (this.pending !== null) {
-      const pending = this.pending;
-      this.pending = null;
-      this.feed(pending);
-    }
-    if (this.endPending && this.pending === null) this.end();
-  }
-
-  /**
-   * The client sends nothing more (a TCP FIN): like h11's end of data, it
-   * comes after the bytes before it. A request they complete is handed on
-   * before the sink hears onInputEnd, even one held while paused; so a
-   * client that pipelines and half-closes gets every answer it asked for.
-   */
-  end(): void {
-    if (this.pending !== null || this.running) {
-      this.endPending = true;
-      return;
-    }
-    this.endPending = false;
-    this.sink.onInputEnd?.();
-  }
-
-  private read(buf: Buffer): void {
-    let pos = 0;
-    this.reads++;
-    // buf[0] follows the bytes taken and those carried (a cut line, taken when it ends).
-    this.buf = buf;
-    this.bufAt = this.consumed + this.carryLen;
-    if (this.carryLen > 0) {
-      pos = this.goOn(buf);
-      if (pos < 0) return;
-    }
-    const len = buf.length;
-    while (pos < len) {
-      if (this.state === S_CLOSED) return;
-      if (this.paused) {
-        // Before what the sink fed while this read was parsed.
-        const rest = buf.subarray(pos);
-        this.pending = this.pending === null ? rest : Buffer.concat([rest, this.pending]);
-        return;
-      }
-      if (this.state <= S_TRAILER_LINE) {
-        if (!this.inLine) {
-          // A head the connection sent last time, byte for byte, is taken as it was then (head-memory.ts).
-          // An empty line before a request line (CR or LF) is no head's start: it is read, not counted as a miss.
-          if (this.state === S_REQUEST_LINE && buf[pos] !== 0x0d && buf[pos] !== 0x0a) {
-            const n = this.memory.recall(buf, pos, this.reads);
-            if (n !== 0) {
-              if (!this.recalled(pos, n)) return;
-              pos += n;
-              continue;
-            }
-          }
-          this.beginLine();
-        }
-        const lf = scanLine(buf, pos, len, this.scan, this.rules);
-        if (lf >= 0) {
-          this.inLine = false;
-          if (!this.line(buf, pos, lf)) return;
-          pos = lf + 1;
-        } else {
-          if (lf === MORE) this.keep(buf, pos, len);
-          else this.refuseLine();
+  /** Reads a line of buf from pos (or its start, when the chunk ends first). */
+  private lineStep(buf: Buffer, pos: number): void {
+    if (!this.inLine) {
+      // A head the connection sent last time, byte for byte, is taken as it was then (head-memory.ts).
+      // An empty line before a request line (CR or LF) is no head's start: it is read, not counted as a miss.
+      if (this.state === S_REQUEST_LINE && buf[pos] !== 0x0d && buf[pos] !== 0x0a) {
+        const n = this.memory.recall(buf, pos, this.reads);
+        if (n !== 0) {
+          this.pos = pos + n;
+          this.recalled(pos, n);
           return;
         }
-      } else {
-        pos += this.bytes(buf, pos);
       }
+      this.beginLine();
+    }
+    const len = buf.length;
+    const lf = scanLine(buf, pos, len, this.scan, this.rules);
+    if (lf >= 0) {
+      this.inLine = false;
+      this.pos = lf + 1;
+      this.line(buf, pos, lf);
+    } else {
+      this.pos = len;
+      if (lf === MORE) this.append(buf, pos, len);
+      else this.refuseLine();
     }
   }
 
   /**
-   * The next bytes of a line cut by the end of the last read: they are
+   * The next bytes of a line cut by the end of the last chunk: they are
    * copied behind it, a window at a time, and the scan goes on from where it
-   * stopped. Returns where the rest of buf starts, or -1 when nothing more is
-   * to be read from it now.
+   * stopped.
    */
-  private goOn(buf: Buffer): number {
-    let from = 0;
+  private goOn(buf: Buffer): void {
+    let from = this.pos;
     let window = Math.max(CARRY_WINDOW, this.carryLen);
     for (;;) {
       const to = Math.min(buf.length, from + window);
@@ -365,27 +428,26 @@ export class RequestParser {
       const lf = scanLine(line, 0, this.carryLen, this.scan, this.rules);
       if (lf >= 0) {
         // The bytes copied after the LF are read again from buf, where they are.
-        const after = from - (this.carryLen - (lf + 1));
+        this.pos = from - (this.carryLen - (lf + 1));
         this.carry = null;
         this.carryLen = 0;
         this.inLine = false;
-        // The carried line counts as a read of its own: a head with a line in it is not whole in any one buffer.
+        // The carried line counts as a read of its own: a head with a line in it is not whole in any one chunk.
         this.reads++;
-        const ok = this.line(line, 0, lf);
+        this.line(line, 0, lf);
         this.reads++;
-        return ok ? after : -1;
+        return;
       }
       if (lf !== MORE) {
+        this.pos = buf.length;
         this.refuseLine();
-        return -1;
+        return;
       }
-      if (from === buf.length) return -1;
+      if (from === buf.length) {
+        this.pos = from;
+        return;
+      }
     }
-  }
-
-  /** Keeps buf[pos, len), the start of a line the read cut: its scan goes on in the copy. */
-  private keep(buf: Buffer, pos: number, len: number): void {
-    this.append(buf, pos, len);
   }
 
   private append(src: Buffer, start: number, end: number): void {
@@ -401,10 +463,10 @@ export class RequestParser {
 
   /**
    * The head buf[pos, pos + n) is the one the memory holds: taken with what it
-   * meant then, its parts reported as when it was read, and handed on (handOn)
-   * as a head read now would be. Returns false when parsing must stop.
+   * meant then, its parts reported as when it was read, and handed out as a
+   * head read now would be.
    */
-  private recalled(pos: number, n: number): boolean {
+  private recalled(pos: number, n: number): void {
     const memory = this.memory;
     const line = memory.line;
     const blank = memory.blank;
@@ -412,12 +474,12 @@ export class RequestParser {
     memory.headTaken();
     this.start = line;
     this.section.minor = line.minor;
-    this.take(blank);
+    this.count(blank);
     const lineAbs = this.enter(pos + blank, pos + n - 1);
     this.emit("blank-line", lineAbs, lineAbs + n - blank);
     const head = headAgain(memory.head);
     if (this.keepNames) (head as { rawNames?: readonly string[] }).rawNames = memory.head.rawNames;
-    return this.handOn(head, pos + blank);
+    this.handOut(head, pos + blank);
   }
 
   /** Start the scan of the next line: its first phase and what it may hold. */
@@ -455,30 +517,28 @@ export class RequestParser {
   }
 
   /**
-   * Body bytes: a fixed body, or one chunk's data. They are counted out, not
-   * read: what they hold is the application's. Returns how many were taken.
+   * Body bytes from buf[pos]: a fixed body, or one chunk's data. They are
+   * counted out, not read: what they hold is the application's.
    */
-  private bytes(buf: Buffer, pos: number): number {
+  private bodyStep(buf: Buffer, pos: number): void {
     const n = Math.min(this.remaining, buf.length - pos);
     const fixed = this.state === S_FIXED_BODY;
-    if (!this.streaming) this.body.append(buf, pos, pos + n);
+    this.pos = pos + n;
+    if (this.streaming) this.found = { kind: "body", piece: buf.subarray(pos, pos + n) };
+    else this.body.append(buf, pos, pos + n);
     this.emit(fixed ? "body" : "chunk-data", this.consumed, this.consumed + n);
-    this.take(n);
+    this.count(n);
     this.remaining -= n;
-    if (this.streaming) {
-      // The reader may stop the parser (the connection closes) or pause it (it is full): the loop looks before the next piece.
-      this.sink.onBody!(buf.subarray(pos, pos + n));
-      if (this.state === S_CLOSED) return n;
-    }
     if (this.remaining === 0) {
-      if (fixed) this.complete();
-      else this.state = S_CHUNK_DATA_END;
+      if (!fixed) this.state = S_CHUNK_DATA_END;
+      // A piece is out already: the request comes at the next ask.
+      else if (this.streaming) this.state = S_MESSAGE_END;
+      else this.complete();
     }
-    return n;
   }
 
-  /** `n` bytes of the message were taken. */
-  private take(n: number): void {
+  /** `n` bytes of the message were read. */
+  private count(n: number): void {
     this.msgBytes += n;
     this.consumed += n;
   }
@@ -487,8 +547,8 @@ export class RequestParser {
     if (this.spans !== null) this.spans.span(kind, start, end);
   }
 
-  /** One line, buf[start, lf] with lf at its LF, that the scan found sound. Returns false when parsing must stop. */
-  private line(buf: Buffer, start: number, lf: number): boolean {
+  /** One line, buf[start, lf] with lf at its LF, that the scan found sound. */
+  private line(buf: Buffer, start: number, lf: number): void {
     const lineAbs = this.enter(start, lf);
     const scan = this.scan;
     const end = start + scan.end;
@@ -506,47 +566,43 @@ export class RequestParser {
       case S_CHUNK_DATA_END:
         this.emit("chunk-end", lineAbs, lineAbs + lineBytes);
         this.state = S_CHUNK_SIZE;
-        return true;
+        return;
       case S_TRAILER_LINE:
         if (isEmptyLine(scan)) {
           this.emit("trailer-end", lineAbs, lineAbs + lineBytes);
-          this.complete();
-          return !this.closed;
+          return this.complete();
         }
         sectionRule(this.section, "line-end", "", lineBytes);
         // Trailers never reach the request's fields: a trailer cannot rewrite Content-Length or Host. A streamed
         // body's reader gets them apart, as sent (RFC 9110 §6.5: the recipient decides what to make of them).
         if (this.streaming) (this.trailers ??= []).push(latin1(buf, start, start + scan.split), latin1(buf, start + scan.mark, start + scan.valueEnd));
         if (this.spans !== null) fieldSpans(this.spans, true, start, start + scan.split, start + scan.mark, start + scan.valueEnd, lineAbs, lineBytes);
-        return true;
-      default:
-        return false;
+        return;
     }
   }
 
-  /** The line buf[start, lf] is taken: errors in it are placed from here. Returns where it began in the stream. */
+  /** The line buf[start, lf] is read: errors in it are placed from here. Returns where it began in the stream. */
   private enter(start: number, lf: number): number {
     const lineAbs = this.consumed;
     this.lineBase = this.msgBytes;
     this.lineStart = start;
-    this.take(lf + 1 - start);
+    this.count(lf + 1 - start);
     return lineAbs;
   }
 
   // ---- Request line (RFC 9112 §3) ----
 
   /** RFC 9112 §2.2: empty lines received before the request line are ignored (a few of them). */
-  private emptyLine(s: number, lineAbs: number): boolean {
+  private emptyLine(s: number, lineAbs: number): void {
     if (++this.leadingEmptyLines > MAX_LEADING_EMPTY_LINES) {
       return this.fail("INVALID_REQUEST_LINE", "Too many empty lines before the request line", s);
     }
     this.emit("empty-line", lineAbs, lineAbs + this.msgBytes - this.lineBase);
     this.msgBytes = 0;
-    return true;
   }
 
   /** What a request line buf[s, e) means, its syntax judged sound by the scan. */
-  private requestLine(buf: Buffer, s: number, methodEnd: number, versionStart: number, e: number, lf: number, lineAbs: number): boolean {
+  private requestLine(buf: Buffer, s: number, methodEnd: number, versionStart: number, e: number, lf: number, lineAbs: number): void {
     const query = this.scan.query;
     const read = readRequestLine(buf, s, e, methodEnd, versionStart, query === -1 ? -1 : s + query);
     if (isLineError(read)) return this.failWith(read);
@@ -562,13 +618,12 @@ export class RequestParser {
     }
     this.state = S_HEADER_LINE;
     startSection(this.section, false);
-    return true;
   }
 
   // ---- Header and trailer sections: field-name ":" OWS field-value OWS (RFC 9112 §5) ----
 
   /** What a header field line means, its syntax and its place in the section judged sound by the scan. */
-  private headerLine(buf: Buffer, s: number, colon: number, vs: number, ve: number, lf: number, lineAbs: number): boolean {
+  private headerLine(buf: Buffer, s: number, colon: number, vs: number, ve: number, lf: number, lineAbs: number): void {
     const fields = this.fields;
     const name = this.scan.name;
     const error = readField(fields, name, buf, vs, ve);
@@ -579,11 +634,10 @@ export class RequestParser {
       const from = this.headFrom;
       this.memory.markField(s - from, colon - from, vs - from, ve - from, lf + 1 - s);
     }
-    return true;
   }
 
-  /** The empty line buf[at, lf]: judge the head (RFC 9112 §3.2, §6.3) and hand it on. */
-  private endOfHead(buf: Buffer, at: number, lf: number, lineAbs: number): boolean {
+  /** The empty line buf[at, lf]: judge the head (RFC 9112 §3.2, §6.3) and hand it out. */
+  private endOfHead(buf: Buffer, at: number, lf: number, lineAbs: number): void {
     // The line itself is sound: it is reported before the head it ends is judged, and refused, at its first byte.
     this.emit("blank-line", lineAbs, lineAbs + lf + 1 - at);
     const refused = sectionRule(this.section, "section-end", "", 0);
@@ -597,26 +651,29 @@ export class RequestParser {
     }
     // A head whose lines all came in this read lies whole in buf: the memory may keep it.
     if (this.headRead === this.reads) this.memory.keep(buf, this.headFrom, lf + 1 - this.headFrom, at - this.headFrom, this.start, head);
-    return this.handOn(head, at);
+    this.handOut(head, at);
+  }
+
+  /** A sound head, read or recalled, whose empty line starts at `at`: out, and its framing applied at the next ask (frame). */
+  private handOut(head: Request, at: number): void {
+    this.head = head;
+    this.headEnd = at;
+    this.bodyLimit = this.limits.maxBodyBytes;
+    this.bodyLimitIsOwn = false;
+    this.state = S_HEAD_TAKEN;
+    this.found = { kind: "head", head };
   }
 
   /**
-   * A sound head, read or recalled, whose empty line starts at `at`: to the
-   * sink, then to its body. What is asked here depends on more than the
-   * head's bytes (the handler's limit), so it is asked for every head.
+   * The head handed out is followed by its body, framed as the head said,
+   * within the limit its reader left (limitBody, streamBody). What is asked
+   * here depends on more than the head's bytes, so it is asked for every
+   * head, recalled ones too.
    */
-  private handOn(head: Request, at: number): boolean {
+  private frame(): void {
+    const head = this.head!;
     const framing = head.framing;
-    this.head = head;
-    this.bodyLimit = this.limits.maxBodyBytes;
-    this.bodyLimitIsOwn = false;
-    // The handler learns of the head first: it may refuse it, or lower this request's body limit (limitBody).
-    this.sink.onHead(head);
-    if (this.closed) return false;
-    if (framing.kind === "none") {
-      this.complete();
-      return !this.closed;
-    }
+    if (framing.kind === "none") return this.complete();
     if (framing.kind === "chunked") {
       this.state = S_CHUNK_SIZE;
       startSection(this.section, true);
@@ -624,21 +681,20 @@ export class RequestParser {
     } else {
       // RFC 9110 §15.5.14: a body announced past the limit is refused before any of it is read.
       if (framing.length > this.bodyLimit) {
-        return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${framing.length} bytes; ${head.path} takes at most ${this.bodyLimit}${this.bodyLimitOwner()}`, at);
+        return this.fail("CONTENT_TOO_LARGE", `Content-Length announces ${framing.length} bytes; ${head.path} takes at most ${this.bodyLimit}${this.bodyLimitOwner()}`, this.headEnd);
       }
       this.state = S_FIXED_BODY;
       this.remaining = framing.length;
       this.body.reset(framing.length);
     }
     // Only now, with every limit the head is judged by passed, may the client be told to send the body (RFC 9110 §10.1.1).
-    if (head.expectContinue) this.sink.onContinue?.();
-    return true;
+    if (head.expectContinue) this.found = CONTINUE;
   }
 
   // ---- Chunked body (RFC 9112 §7.1) ----
 
   /** A chunk-size line buf[s, e), its size read by the scan, its extensions [digitsEnd, e) sound and within their limit. */
-  private chunkSizeLine(s: number, digitsEnd: number, e: number, lineAbs: number): boolean {
+  private chunkSizeLine(s: number, digitsEnd: number, e: number, lineAbs: number): void {
     const size = this.scan.size;
     this.chunkExtensionBytes += e - digitsEnd;
     if (this.spans !== null) chunkSizeSpans(this.spans, s, digitsEnd, e, size === 0, lineAbs, this.consumed - lineAbs);
@@ -648,7 +704,6 @@ export class RequestParser {
       this.state = S_CHUNK_DATA;
       this.remaining = size;
     }
-    return true;
   }
 
   // ---- Completion, errors ----
@@ -659,8 +714,9 @@ export class RequestParser {
     const request: Request = trailers !== null ? { ...head, trailers } : this.body.length === 0 ? head : { ...head, body: this.body.take() };
     this.reset();
     // RFC 9112 §9.6: nothing after a request that closes the connection is read.
-    this.state = head.keepAlive ? S_REQUEST_LINE : S_CLOSED;
-    this.sink.onRequest(request);
+    if (head.keepAlive) this.state = S_REQUEST_LINE;
+    else this.stop();
+    this.found = { kind: "request", request };
   }
 
   private reset(): void {
@@ -677,21 +733,20 @@ export class RequestParser {
     this.trailers = null;
   }
 
-  private failWith(error: LineError): false {
-    return this.fail(error.code, error.what, error.at);
+  private failWith(error: LineError): void {
+    this.fail(error.code, error.what, error.at);
   }
 
-  /** Report an error at index `at` of the line being parsed. Always returns false. */
-  private fail(code: ProtocolErrorCode, what: string, at: number): false {
-    return this.failAt(code, what, this.lineBase + (at - this.lineStart));
+  /** Report an error at index `at` of the line being parsed. */
+  private fail(code: ProtocolErrorCode, what: string, at: number): void {
+    this.failAt(code, what, this.lineBase + (at - this.lineStart));
   }
 
   /** `offset` counts from the start of the message; the error span, from the start of the stream. */
-  private failAt(code: ProtocolErrorCode, what: string, offset: number): false {
+  private failAt(code: ProtocolErrorCode, what: string, offset: number): void {
     const absolute = this.consumed - this.msgBytes + offset;
     this.stop();
     this.emit("error", absolute, absolute);
-    this.sink.onError(protocolError(code, what, offset));
-    return false;
+    this.found = { kind: "error", error: protocolError(code, what, offset) };
   }
 }

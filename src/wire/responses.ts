@@ -4,9 +4,9 @@
 // spent); `written` says how much there really was, so a body cut short still
 // spans its real length and says how much of it is left out.
 
-import { charge, type Budget } from "./wire-budget.js";
-import { latin1, partMaker, utf8, type PartMaker, type WirePart } from "./wire-parts.js";
-import type { RequestAccount } from "./wire.js";
+import { charge, type Budget } from "./budget.js";
+import { latin1, partMaker, utf8, type PartMaker, type WirePart } from "./parts.js";
+import type { RequestAccount } from "./requests.js";
 
 const CR = 0x0d;
 const LF = 0x0a;

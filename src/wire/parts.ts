@@ -1,10 +1,10 @@
 // The parts of a message in the wire view: byte ranges with their text, made
-// within the answer's budget (wire-budget.ts). A part that does not fit whole
+// within the answer's budget (budget.ts). A part that does not fit whole
 // shows its first bytes and says how many it leaves out; once nothing more
 // fits, the rest of a message becomes one "omitted" stretch, so the parts
 // still tile the bytes and no text past the budget is ever decoded.
 
-import { charge, fitText, fittingBytes, jsonBytes, left, notShown, partsLeft, sizeText, type Budget, type Side } from "./wire-budget.js";
+import { charge, fitText, fittingBytes, jsonBytes, left, notShown, partsLeft, sizeText, type Budget, type Side } from "./budget.js";
 
 export type PartKind =
   | "empty-line"

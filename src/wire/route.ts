@@ -1,8 +1,9 @@
 // POST /api/wire: run the exact bytes of a raw HTTP/1.1 request through the
-// server's own connection code in memory (src/http/connection/inject.ts: the same parser,
-// router, handlers and writer as on a socket, with the same limits; the
-// request's own Authorization decides what it may do), and answer with the
-// bytes that came back and the parser's account of both directions.
+// server's own connection code in memory (run.ts, with inject(): the same
+// parser, router, handlers and writer as on a socket, with the same limits;
+// the request's own Authorization decides what it may do), and answer with
+// the bytes that came back and the account of both directions: the
+// requests as that run read them, the responses as it wrote them.
 
 import type { CacheDeclared } from "../policies/cache.js";
 import { setImmediate as nextTurn } from "node:timers/promises";
@@ -10,17 +11,17 @@ import { json } from "../representation/json.js";
 import { chooseFormat } from "../representation/negotiate.js";
 import type { RequestHead } from "../http/message/request.js";
 import type { Admission, Handler, Service } from "../http/connection/service.js";
-import { inject } from "../http/connection/inject.js";
 import { mediaType } from "../http/message/media.js";
 import type { ParserLimits } from "../http/parse/parser.js";
 import { fail, problem } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { Route } from "../router/route.js";
-import { countHeads, readRequests, type RequestAccount, type RequestStreamAccount } from "./wire.js";
-import { createBudget, fitText, left, sizeText, type Budget } from "./wire-budget.js";
-import { utf8 } from "./wire-parts.js";
-import { accountOfResponses } from "./wire-responses.js";
-import { wireViewSchema } from "./wire-schema.js";
+import type { RequestAccount } from "./requests.js";
+import { createBudget, fitText, left, sizeText, type Budget } from "./budget.js";
+import { utf8 } from "./parts.js";
+import { accountOfResponses } from "./responses.js";
+import { runRequests } from "./run.js";
+import { wireViewSchema } from "./schema.js";
 
 export const WIRE_PATH = "/api/wire";
 /**
@@ -56,6 +57,13 @@ export function requestBudget(): Budget {
 
 /** Kept free for what is written last: `cut`, the protocol error, the wrapping objects. */
 const RESERVE = 4 * 1024;
+/**
+ * Output kept of one run. The output is shown twice (raw, and in the parts),
+ * so half of the answer is all worth keeping; what the account of the
+ * requests takes (at most REQUEST_SHARE) is known only once they are read,
+ * and the parts and raw made afterwards fit in what it leaves.
+ */
+const KEEP_BYTES = Math.floor((WIRE_OUTPUT_BUDGET - RESERVE) / 2);
 
 export interface WireOptions {
   /** The application's own handler, the one sockets are served by. */
@@ -127,24 +135,6 @@ function refuseCrossSite(request: Request): void {
   if (site !== undefined && site !== "same-origin" && site !== "none") refuse(`Sec-Fetch-Site: ${site.slice(0, 40)}: the browser says a page of another origin sent this request.`);
   const origin = headerValue(request, "origin");
   if (origin !== undefined && !sameOrigin(origin, request.host)) refuse(`Origin ${origin.slice(0, 200)} is not the origin of this server (Host ${request.host.slice(0, 200)}).`);
-}
-
-/** Most input the parser or a request reads in one turn of the event loop. */
-const SLICE = 64 * 1024;
-
-/**
- * The input cut where each request ends (so the connection reads one
- * request, runs it, and only then sees the next), and into slices of at most
- * SLICE bytes.
- */
-function pieces(input: Buffer, account: RequestStreamAccount): Buffer[] {
-  const ends = [...account.requests.map((r) => r.end), input.length];
-  const out: Buffer[] = [];
-  let at = 0;
-  for (const end of ends) {
-    for (; at < end; at = Math.min(end, at + SLICE)) out.push(input.subarray(at, Math.min(end, at + SLICE)));
-  }
-  return out;
 }
 
 /** What the answer leaves out, said once at the top; null when nothing is. */
@@ -225,29 +215,36 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
       // After the body check: on a request without a body, negotiation would read Content-Type as a wish.
       chooseFormat(request, ["json"]);
       const budget = requestBudget();
-      const tooMany = (count: number) =>
-        fail(422, {
-          kind: "too-many-requests-in-wire-view",
-          title: "Too many requests",
-          detail: `The body holds ${count} requests; the wire view runs at most ${MAX_WIRE_REQUESTS} at a time.`,
-          instance: request.target,
-        });
-      // Counted before any part is made: a megabyte of tiny requests costs no account.
-      const heads = await countHeads(input, options.limits, admit, SLICE);
-      if (heads > MAX_WIRE_REQUESTS) tooMany(heads);
-      const account = await readRequests(input, options.limits, budget, admit, SLICE);
-      if (account.requests.length > MAX_WIRE_REQUESTS) tooMany(account.requests.length);
-      budget.ceiling = budget.limit - RESERVE;
-      budget.partCeiling = budget.partLimit;
-      await nextTurn();
-      // The output is shown twice (raw, and in the parts), so half of what is left is all worth keeping.
-      const result = await inject(service, pieces(input, account), {
+      // One run: the connection reads the bytes, runs each request as it reads it, and the account grows as it goes.
+      // The run stops at the head of a request past the limit (a megabyte of tiny requests costs no account beyond it).
+      const run = await runRequests(input, {
+        service,
         limits: options.limits,
-        keepBytes: Math.floor(left(budget) / 2),
+        budget,
+        maxRequests: MAX_WIRE_REQUESTS,
+        keepBytes: KEEP_BYTES,
         // The bytes are this client's: a handler that names its peer (the lab's ip) names it here as on a socket.
         peer: request.peer,
         ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
       });
+      if ("tooMany" in run) {
+        const { start, ran } = run.tooMany;
+        const before =
+          ran === MAX_WIRE_REQUESTS
+            ? `The ${MAX_WIRE_REQUESTS} requests before it ran`
+            : `${ran} of the ${MAX_WIRE_REQUESTS} requests before it ran (the answer's budget was spent before the others' turn)`;
+        fail(422, {
+          kind: "too-many-requests-in-wire-view",
+          title: "Too many requests",
+          detail:
+            `The body holds more than ${MAX_WIRE_REQUESTS} requests: request ${MAX_WIRE_REQUESTS + 1} begins at byte ${start}, and the wire view runs at most ${MAX_WIRE_REQUESTS} at a time. ` +
+            `${before}, and their answers are not shown; it and everything after it were not run. Send at most ${MAX_WIRE_REQUESTS} requests in one body.`,
+          instance: request.target,
+        });
+      }
+      const { requests: account, result } = run;
+      budget.ceiling = budget.limit - RESERVE;
+      budget.partCeiling = budget.partLimit;
       // Each large step on its own turn of the event loop, so other connections are served in between.
       await nextTurn();
       const responses = accountOfResponses(result.output, account.requests, budget, result.written);

@@ -1,7 +1,8 @@
 // The parser's decisions in words, for people: shared by the wire view
 // (POST /api/wire) and the terminal trace (TRACE=1), so both say the same
 // thing about the same bytes. Only the wording lives here; every decision is
-// the parser's own (a RequestHead it handed on).
+// the parser's own (a RequestHead it handed on), or the connection's (the
+// response head it wrote).
 
 import { headerValue, type RequestHead } from "../http/message/request.js";
 
@@ -43,6 +44,15 @@ export function keepAliveOf(head: RequestHead): KeepAliveAccount {
   return head.keepAlive
     ? { value: true, reason: "HTTP/1.0 with Connection: keep-alive: the connection stays open (RFC 9112 §9.3)" }
     : { value: false, reason: "HTTP/1.0 without Connection: keep-alive: the server closes the connection after its answer (RFC 9112 §9.3)" };
+}
+
+/**
+ * Whether the connection closes after the response whose head this is: it
+ * says so whenever it does (RFC 9112 §9.6), and only then: a handler cannot
+ * write the Connection field itself (response.ts).
+ */
+export function closesAfter(responseHead: string): boolean {
+  return /\r\nconnection: close\r\n/i.test(responseHead);
 }
 
 /** Roles of the fields the parser itself reads; the rest are for the handler. */

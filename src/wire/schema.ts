@@ -1,4 +1,4 @@
-// JSON Schema of what POST /api/wire answers (src/docs/wire.ts builds it):
+// JSON Schema of what POST /api/wire answers (route.ts builds it):
 // published in the OpenAPI document, and checked against real answers in the tests.
 
 const offset = { type: "integer", minimum: 0 } as const;

@@ -1,29 +1,30 @@
-// The request side of the wire view: the parser's own account of the bytes.
+// The request side of the wire view: the connection's own account of the
+// bytes, as it read them.
 //
-// The real RequestParser (the class and limits the server uses) reads the
-// bytes with a SpanListener (src/http/parse/spans.ts), and every part shown is made
-// from what it reported: each line with its offsets and the parts inside it,
-// the pieces of each body, the byte where a rule broke; framing, keep-alive
-// and the error are the verdicts it handed its sink. Nothing here reads HTTP's
-// grammar again, so the view cannot disagree with the parser. The one thing
+// The account is a ConnectionTrace (src/http/connection/trace-hook.ts) of
+// the one run that reads the bytes (run.ts): every part shown is made from
+// what the connection's parser reported to it (src/http/parse/spans.ts):
+// each line with its offsets and the parts inside it, the pieces of each
+// body, the byte where a rule broke; framing, keep-alive and the error are
+// the verdicts the parser handed on, a refusal from the head and the close
+// after a response are the connection's decisions. Nothing here reads HTTP's
+// grammar again, so the view cannot disagree with the server. The one thing
 // looked up in the bytes is where a refused line ends (its LF), so that the
 // line is shown whole around the offending byte.
 //
-// Parts are made within the answer's budget (wire-parts.ts): past it, the
+// Parts are made within the answer's budget (parts.ts): past it, the
 // spans still arrive, and only stretch one omitted part per request.
 
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { PROTOCOL_ERRORS, type ProtocolError, type ProtocolErrorCode } from "../http/parse/errors.js";
-import { RequestParser, type ParserLimits, type ParserSink } from "../http/parse/parser.js";
 import type { RequestHead } from "../http/message/request.js";
-import { admitHead, type Service } from "../http/connection/service.js";
-import type { SpanKind, SpanListener } from "../http/parse/spans.js";
+import type { ConnectionTrace } from "../http/connection/trace-hook.js";
+import type { SpanKind } from "../http/parse/spans.js";
 import { SpanParts } from "../http/parse/span-parts.js";
-import { EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
-import { charge, type Budget } from "./wire-budget.js";
-import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./wire-parts.js";
+import { closesAfter, EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
+import { charge, type Budget } from "./budget.js";
+import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./parts.js";
 
-export type { PartKind, WirePart } from "./wire-parts.js";
+export type { PartKind, WirePart } from "./parts.js";
 
 export interface RequestAccount {
   readonly start: number;
@@ -63,9 +64,6 @@ export interface RequestStreamAccount {
   /** Bytes the server never read: after a protocol error, a request that closes the connection, or one refused from its head. */
   readonly unread: WirePart | null;
 }
-
-/** The service's judge of heads (src/http/connection/service.ts), applied as a connection applies it. */
-export type Admit = Service["admit"];
 
 /** What the parser was reading: it names the part that bytes without a span of their own make. */
 const enum Section {
@@ -115,16 +113,24 @@ interface Open {
 
 const LF = 0x0a;
 
-/** A parser's sink and span listener in one: the account grows as the parser reads. */
-class Reader implements ParserSink, SpanListener {
-  readonly parser: RequestParser;
+/** A connection's trace whose account grows as the connection reads `bytes` (fed to it from their first byte). */
+export class RequestReader implements ConnectionTrace {
   private readonly bytes: Buffer;
   private readonly budget: Budget | null;
-  private readonly admit: Admit;
+  /** Heads the account may hold; the next one stops it (see over). */
+  private readonly maxHeads: number;
+  private readonly onOver: () => void;
+  private heads = 0;
+  /** Where the request past maxHeads begins; -1 while there is none. Past it, nothing more is told or made. */
+  over = -1;
+  /** Bytes the connection was given to read. */
+  private received_ = 0;
+  /** The connection wrote a response after which it closes (Connection: close): it reads nothing more. */
+  private closing = false;
   private refused = false;
   private readonly m: PartMaker;
   private readonly requests: RequestAccount[] = [];
-  private error: WireError | null = null;
+  private broken: WireError | null = null;
   private cur: Open | null = null;
   /** Where the last span ended: the parts made so far tile the bytes up to here. */
   private pos = 0;
@@ -134,18 +140,26 @@ class Reader implements ParserSink, SpanListener {
   private omitFrom = -1;
   private omitError = false;
 
-  constructor(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit) {
+  /**
+   * `maxHeads`: the heads the account may hold; at the head of one more,
+   * `onOver` is called (once), and the account stops growing.
+   */
+  constructor(bytes: Buffer, budget: Budget | null, maxHeads = Infinity, onOver: () => void = () => {}) {
     this.bytes = bytes;
     this.budget = budget;
-    this.admit = admit;
+    this.maxHeads = maxHeads;
+    this.onOver = onOver;
     this.m = partMaker(bytes, budget, "request");
-    this.parser = new RequestParser(this, limits, this);
   }
 
-  // ---- SpanListener ----
+  // ---- What the connection read ----
+
+  received(chunk: Buffer): void {
+    this.received_ += chunk.length;
+  }
 
   span(kind: SpanKind, start: number, end: number): void {
-    if (this.inLine.note(kind, start, end)) return;
+    if (this.over >= 0 || this.inLine.note(kind, start, end)) return;
     switch (kind) {
       case "body":
       case "chunk-data": {
@@ -214,25 +228,35 @@ class Reader implements ParserSink, SpanListener {
     }
   }
 
-  // ---- ParserSink ----
+  // ---- The parser's verdicts, the connection's decisions ----
 
-  onHead(head: RequestHead): void {
+  head(head: RequestHead): void {
+    if (this.over >= 0) return;
     const r = this.open();
+    if (++this.heads > this.maxHeads) {
+      this.over = r.start;
+      this.onOver();
+      return;
+    }
     r.head = head;
     r.section = head.framing.kind === "chunked" ? Section.ChunkSize : Section.Body;
-    if (judge(this.parser, this.admit, head) === "refused") {
-      this.refused = true;
-      this.finish(r, "refused");
-    }
   }
 
-  onRequest(): void {
+  refusedFromHead(): void {
+    if (this.over >= 0) return;
+    this.refused = true;
+    this.finish(this.open(), "refused");
+  }
+
+  request(): void {
+    if (this.over >= 0) return;
     const r = this.cur!;
     this.flushPiece(r);
     this.finish(r, "complete");
   }
 
-  onError(e: ProtocolError): void {
+  error(e: ProtocolError): void {
+    if (this.over >= 0) return;
     const r = this.open();
     this.flushEmpties(r);
     this.flushPiece(r);
@@ -255,9 +279,15 @@ class Reader implements ParserSink, SpanListener {
     const kind = PROTOCOL_ERRORS[e.code];
     const error: WireError = { code: e.code, status: e.status, title: kind.title, rule: kind.rule, detail: e.detail, offset: at, request: this.requests.length, offsetInRequest: e.offset };
     if (this.budget !== null) charge(this.budget, error);
-    this.error = error;
+    this.broken = error;
     this.finish(r, "error");
   }
+
+  response(head: string): void {
+    if (closesAfter(head)) this.closing = true;
+  }
+
+  closed(): void {}
 
   // ---- Parts ----
 
@@ -328,7 +358,7 @@ class Reader implements ParserSink, SpanListener {
     this.cur = null;
   }
 
-  /** The account, once every byte has been fed. */
+  /** The account, once the connection has read all it will (the run is over). */
   account(): RequestStreamAccount {
     const len = this.bytes.length;
     let unread: WirePart | null = null;
@@ -343,13 +373,16 @@ class Reader implements ParserSink, SpanListener {
       if (this.pos < len && !this.skip(this.pos, len)) this.add(r, "incomplete", UNFINISHED[r.section], this.pos, len, INCOMPLETE_NOTE);
       this.finish(r, "incomplete");
     } else if (this.pos < len) {
-      if (this.parser.closed) {
+      // The connection stopped reading, or was never given these bytes; else they begin a request it was still reading.
+      if (this.broken !== null || this.refused || this.closing || this.received_ < len) {
         const why =
-          this.error !== null
+          this.broken !== null
             ? "Never read: after a protocol error the server answers and closes the connection"
             : this.refused
               ? "Never read: the request before it was answered from its head, and its body could not be told from a next request, so the connection closes (RFC 9112 §9.6)"
-              : "Never read: the request before it closes the connection (RFC 9112 §9.6)";
+              : this.closing
+                ? "Never read: the request before it closes the connection (RFC 9112 §9.6)"
+                : "Never read: the connection was closed before it read them";
         unread = this.m.part("unread", why, this.pos, len, undefined, utf8);
       } else {
         // The first line of a next request, unfinished: the parser has reported nothing of it yet.
@@ -359,78 +392,6 @@ class Reader implements ParserSink, SpanListener {
       }
     }
     if (unread?.kind === "omitted" && this.budget !== null) charge(this.budget, unread);
-    return { bytes: len, requests: this.requests, error: this.error, unread };
+    return { bytes: len, requests: this.requests, error: this.broken, unread };
   }
-}
-
-/**
- * What a connection does with the service's word on a head (connection.ts,
- * onHead): refused, it answers at once and reads nothing more; otherwise the
- * body may have a tighter limit.
- */
-function judge(parser: RequestParser, admit: Admit, head: RequestHead): "refused" | "admitted" {
-  const admission = admitHead(admit, head);
-  if (admission === undefined) return "admitted";
-  if ("refuse" in admission) {
-    parser.stop();
-    return "refused";
-  }
-  parser.limitBody(admission.maxBodyBytes);
-  return "admitted";
-}
-
-export interface RequestReader {
-  /** Feed it `bytes`, in order, in pieces of any size. */
-  readonly parser: RequestParser;
-  /** The account, once the parser has been fed every byte it will read. */
-  account(): RequestStreamAccount;
-}
-
-/** A parser over `bytes` whose account grows as it reads them (for the route). */
-export function requestReader(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestReader {
-  return new Reader(bytes, limits, budget, admit);
-}
-
-/** The parser's account of a request stream read at once, as the server would read it from one connection. */
-export function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, admit: Admit = undefined): RequestStreamAccount {
-  const reader = requestReader(bytes, limits, budget, admit);
-  reader.parser.feed(bytes);
-  return reader.account();
-}
-
-/** Feeds `parser` the bytes `slice` at a time, each slice on a turn of the event loop of its own (as a socket delivers them). */
-async function feedStepwise(parser: RequestParser, bytes: Buffer, slice: number): Promise<void> {
-  for (let at = 0; at < bytes.length && !parser.closed; at += slice) {
-    if (at > 0) await nextTurn();
-    parser.feed(bytes.subarray(at, at + slice));
-  }
-}
-
-/**
- * The same account, read `slice` bytes per turn of the event loop: a
- * megabyte of tiny chunks costs the parser a while, and other connections
- * are served in between.
- */
-export async function readRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null, admit: Admit, slice: number): Promise<RequestStreamAccount> {
-  const reader = requestReader(bytes, limits, budget, admit);
-  await feedStepwise(reader.parser, bytes, slice);
-  return reader.account();
-}
-
-/** How many heads the parser accepts in `bytes`, found without making any part (a megabyte of tiny requests costs no account). */
-export async function countHeads(bytes: Buffer, limits: ParserLimits, admit: Admit, slice: number): Promise<number> {
-  let heads = 0;
-  const parser: RequestParser = new RequestParser(
-    {
-      onHead: (head) => {
-        heads++;
-        judge(parser, admit, head);
-      },
-      onRequest: () => {},
-      onError: () => {},
-    },
-    limits,
-  );
-  await feedStepwise(parser, bytes, slice);
-  return heads;
 }
