@@ -17,7 +17,8 @@
 //   over a hundred files was most of this tier's time.
 // - The files are tap tests, run compiled (`node dist/test/x.test.js`), a
 //   few processes at a time. Files share processes, up to 40 s of their last
-//   runs to a process (test/batch.mjs runs them one after another): starting
+//   runs to a process, or a seventh of the files' last times when a loaded
+//   last run made that more (test/batch.mjs runs them one after another): starting
 //   Node and tap costs about 0.3 s of CPU, more than most files' own work, and
 //   each process loads and warms up the modules its files share again. A
 //   long file, a file that measures its process's memory (it mentions
@@ -111,17 +112,19 @@ const TIMES = path.join(root, "dist", ".test-times.json");
 const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : {};
 
 // Files share processes in groups of at most SHARED_MS of last times (measured with others running
-// beside them). The fast tier's last times add up to some 270 s, run three processes at a time: groups of
-// 40 s, longest first, still end the three together, and start 10 processes where groups of 20 s started
-// 17 (each costs 0.3 to 1 s of CPU: Node, tap, and the modules its files share, loaded and warmed up
-// again). Much longer groups would leave one running alone at the end. A file never
+// beside them). The fast tier's last times add up to some 280 s on a quiet machine, run three processes at
+// a time: groups of 40 s, longest first, still end the three together, and start 10 processes where groups
+// of 20 s started 17 (each costs 0.3 to 1 s of CPU: Node, tap, and the modules its files share, loaded and
+// warmed up again). Much longer groups would leave one running alone at the end. A last run beside other
+// jobs stretches every time alike (the tier's came to 450 to 640 s): the bound is a seventh of their sum
+// when that is more, so that such a run does not split the next into 15 to 32 processes. A file never
 // timed (a first run) is counted as UNTIMED_MS, so a first run shares processes too. Two kinds would not
 // be themselves in company and always run alone: one that measures its process's memory (it would count
 // the others' garbage), and one that runs its tests side by side (t.jobs on tap's root, which the files
 // after it would inherit).
-const SHARED_MS = 40_000;
 const UNTIMED_MS = 3_000;
 const estimate = (file) => lastTimes[file] ?? UNTIMED_MS;
+const SHARED_MS = Math.max(40_000, files.reduce((sum, file) => sum + estimate(file), 0) / 7);
 const solitary = (file) => /memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
 const shares = (file) => estimate(file) < SHARED_MS && !solitary(file);
 /** The processes to run, each a list of files, longest first. */
