@@ -5,8 +5,10 @@
 // root) run, and a last test named `<file> ended` marks the end of its share
 // of the output. After it, a line `# startline-file <file> <ms> <cpu-ms>`
 // gives the runner the file's time and its CPU time, the processes it started
-// included (test/cpu-time.mjs; "-" where that is not known). A file that
-// fails to load is a failure of its own, and the next file still runs.
+// and has seen end included (test/cpu-time.mjs; "-" where that is not known:
+// a process that a top-level teardown stops ends after the group's last file,
+// and counts only in the run's total). A file that fails to load is a failure
+// of its own, and the next file still runs.
 //
 // What a file gives the root to undo (`t.teardown` at its top level: a
 // temporary directory, a server it started there) is undone here, in the
