@@ -236,7 +236,8 @@ export const PAGE_SCRIPT = String.raw`
       if (r.notRun) facts.push(el("li", null, [el("strong", { text: r.notRun })]));
       if (facts.length) box.appendChild(el("ul", { class: "facts" }, facts));
     });
-    if (rq.unread) box.appendChild(partsTable("Not read", [rq.unread], null));
+    // Past the requests one body may hold, the run stopped at a head it had read: those bytes were not run, rather than not read.
+    if (rq.unread) box.appendChild(partsTable(view.cut && view.cut.pastRequestLimit === rq.unread.start ? "Not run" : "Not read", [rq.unread], null));
     box.appendChild(el("h4", { text: "Response: " + rs.bytes + " bytes, as the server wrote them" }));
     rs.responses.forEach(function (r, i) {
       box.appendChild(partsTable("Response " + (i + 1) + (r.answers == null ? " (interim)" : " to request " + (r.answers + 1)) + ": " + r.statusLine, r.parts, null));

@@ -4,7 +4,7 @@
 // fits, the rest of a message becomes one "omitted" stretch, so the parts
 // still tile the bytes and no text past the budget is ever decoded.
 
-import { charge, fitText, fittingBytes, jsonBytes, left, notShown, partsLeft, sizeText, type Budget, type Side } from "./budget.js";
+import { fitText, fittingBytes, jsonBytes, left, notShown, partsLeft, sizeText, type Budget, type Side } from "./budget.js";
 
 export type PartKind =
   | "empty-line"
@@ -35,7 +35,10 @@ export interface WirePart {
   readonly note?: string;
   /** The protocol error was found in this part. */
   readonly error?: true;
-  /** Bytes at the end of the part that `text` leaves out: the answer's budget was spent. */
+  /**
+   * Bytes at the end of the part that `text` leaves out: the answer's budget was spent, or (the unread bytes past
+   * the request limit) they follow the first PAST_LIMIT_SHOWN (requests.ts).
+   */
   readonly omitted?: number;
 }
 

@@ -21,7 +21,7 @@ import type { ConnectionTrace } from "../http/connection/trace-hook.js";
 import type { SpanKind } from "../http/parse/spans.js";
 import { SpanParts } from "../http/parse/span-parts.js";
 import { closesAfter, EMPTY_LINE_LABEL, fieldRole, framingOf, keepAliveOf, TRAILER_NOTE, versionNote, type FramingAccount, type KeepAliveAccount } from "./explain.js";
-import { charge, type Budget } from "./budget.js";
+import { charge, jsonBytes, sizeText, type Budget } from "./budget.js";
 import { latin1, partMaker, utf8, type Decode, type PartKind, type PartMaker, type WirePart } from "./parts.js";
 
 export type { PartKind, WirePart } from "./parts.js";
@@ -61,7 +61,10 @@ export interface RequestStreamAccount {
   readonly bytes: number;
   readonly requests: RequestAccount[];
   readonly error: WireError | null;
-  /** Bytes the server never read: after a protocol error, a request that closes the connection, or one refused from its head. */
+  /**
+   * Bytes the server never read: after a protocol error, a request that closes the connection, or one refused from its
+   * head; or, from its first byte on, a request past the limit of one body (the run stops at its head, and runs none of them).
+   */
   readonly unread: WirePart | null;
 }
 
@@ -93,6 +96,12 @@ const UNFINISHED: Readonly<Record<Section, string>> = {
   [Section.Trailer]: "Line of the trailer section (unfinished)",
 };
 const INCOMPLETE_NOTE = "The input ends here; on a socket the server would wait for the rest (and time out)";
+/**
+ * Bytes of text shown from the head past the limit on (the unread part):
+ * the start of what was not run, and however much follows, no more work or
+ * answer than that.
+ */
+export const PAST_LIMIT_SHOWN = 16 * 1024;
 
 /** A request whose parts are being made. */
 interface Open {
@@ -123,6 +132,10 @@ export class RequestReader implements ConnectionTrace {
   private heads = 0;
   /** Where the request past maxHeads begins; -1 while there is none. Past it, nothing more is told or made. */
   over = -1;
+  /** Bytes past the limit that the unread part leaves out for PAST_LIMIT_SHOWN (not for the budget); set by account(). */
+  pastLimitNotShown = 0;
+  /** The budget as it stood when the open request began: a request past maxHeads gives back what its head cost. */
+  private readonly before = { spent: 0, parts: 0, notShown: 0 };
   /** Bytes the connection was given to read. */
   private received_ = 0;
   /** The connection wrote a response after which it closes (Connection: close): it reads nothing more. */
@@ -234,7 +247,19 @@ export class RequestReader implements ConnectionTrace {
     if (this.over >= 0) return;
     const r = this.open();
     if (++this.heads > this.maxHeads) {
+      // Not a request of the account: the bytes from its start (its head, the empty lines before it) are the
+      // unread part (account()), so the parts made of its head are dropped, their cost given back, and the
+      // reader left as it was at that first byte.
       this.over = r.start;
+      this.cur = null;
+      this.pos = r.start;
+      this.omitFrom = -1;
+      this.omitError = false;
+      if (this.budget !== null) {
+        this.budget.spent = this.before.spent;
+        this.budget.parts = this.before.parts;
+        this.budget.requestBytesNotShown = this.before.notShown;
+      }
       this.onOver();
       return;
     }
@@ -293,7 +318,13 @@ export class RequestReader implements ConnectionTrace {
 
   /** The request being read, opened where the last one ended. */
   private open(): Open {
-    this.cur ??= { start: this.pos, parts: [], empties: [], head: null, section: Section.RequestLine, pieceStart: -1, pieceEnd: -1, chunkSize: 0 };
+    if (this.cur !== null) return this.cur;
+    if (this.budget !== null) {
+      this.before.spent = this.budget.spent;
+      this.before.parts = this.budget.parts;
+      this.before.notShown = this.budget.requestBytesNotShown;
+    }
+    this.cur = { start: this.pos, parts: [], empties: [], head: null, section: Section.RequestLine, pieceStart: -1, pieceEnd: -1, chunkSize: 0 };
     return this.cur;
   }
 
@@ -358,12 +389,45 @@ export class RequestReader implements ConnectionTrace {
     this.cur = null;
   }
 
+  /**
+   * The bytes from the head past the limit to the end, as one unread part
+   * whose text is at most their first PAST_LIMIT_SHOWN bytes; the rest is
+   * counted in `omitted` and in pastLimitNotShown, never decoded.
+   */
+  private pastLimit(len: number): WirePart {
+    const n = this.maxHeads;
+    const label = `Not run: the wire view runs at most ${n} requests of one body, and stopped at the head of request ${n + 1}, which begins here; send it and what follows in another body`;
+    let end = Math.min(len, this.over + PAST_LIMIT_SHOWN);
+    // Never inside a UTF-8 sequence: its first bytes would show as U+FFFD, a character the input does not hold.
+    while (end > this.over && end < len && (this.bytes[end]! & 0xc0) === 0x80) end--;
+    const p = this.m.part("unread", label, this.over, end, undefined, utf8);
+    const rest = len - end;
+    if (rest === 0) return p;
+    this.pastLimitNotShown = rest;
+    // What the budget left out of the first bytes (all of them, for an omitted part), and the rest.
+    const cut = p.omitted ?? 0;
+    const part: WirePart = {
+      ...p,
+      end: len,
+      omitted: cut + rest,
+      note:
+        `The first ${end - this.over - cut} of these ${len - this.over} bytes are shown: the wire view shows at most ${sizeText(PAST_LIMIT_SHOWN)} of the bytes it did not run` +
+        (cut === 0 ? "" : ", and its output budget was spent before those"),
+    };
+    // An omitted part is charged whole once made (account()); another was charged as made, and now grows.
+    if (this.budget !== null && p.kind !== "omitted") this.budget.spent += jsonBytes(part) - jsonBytes(p);
+    return part;
+  }
+
   /** The account, once the connection has read all it will (the run is over). */
   account(): RequestStreamAccount {
     const len = this.bytes.length;
     let unread: WirePart | null = null;
     const r = this.cur;
-    if (r !== null && r.parts.length === 0 && r.method === undefined && r.pieceStart < 0 && this.omitFrom < 0 && this.pos === len) {
+    if (this.over >= 0) {
+      // The run stopped at the head of a request past the limit: neither it nor anything after it was run, or read on.
+      unread = this.pastLimit(len);
+    } else if (r !== null && r.parts.length === 0 && r.method === undefined && r.pieceStart < 0 && this.omitFrom < 0 && this.pos === len) {
       // Only empty lines since the last request: ignored, and no request began.
       unread = this.m.part("unread", "Empty lines after the last request: ignored (RFC 9112 §2.2)", r.start, len);
       this.cur = null;

@@ -16,11 +16,11 @@ import type { ParserLimits } from "../http/parse/parser.js";
 import { fail, problem } from "../http/message/problem.js";
 import { headerValue, type Request } from "../http/message/request.js";
 import type { Route } from "../router/route.js";
-import type { RequestAccount } from "./requests.js";
+import { PAST_LIMIT_SHOWN, type RequestAccount } from "./requests.js";
 import { createBudget, fitText, left, sizeText, type Budget } from "./budget.js";
 import { utf8 } from "./parts.js";
 import { accountOfResponses } from "./responses.js";
-import { runRequests } from "./run.js";
+import { runRequests, type Run } from "./run.js";
 import { wireViewSchema } from "./schema.js";
 
 export const WIRE_PATH = "/api/wire";
@@ -137,23 +137,42 @@ function refuseCrossSite(request: Request): void {
   if (origin !== undefined && !sameOrigin(origin, request.host)) refuse(`Origin ${origin.slice(0, 200)} is not the origin of this server (Host ${request.host.slice(0, 200)}).`);
 }
 
-/** What the answer leaves out, said once at the top; null when nothing is. */
-function cutSummary(budget: Budget, notRun: readonly number[], requests: number, rawBytesNotShown: number) {
-  if (notRun.length === 0 && budget.requestBytesNotShown === 0 && budget.responseBytesNotShown === 0 && rawBytesNotShown === 0) return null;
+/**
+ * What the answer leaves out, said once at the top; null when nothing is.
+ * `pastLimit`: where the request past MAX_WIRE_REQUESTS begins, and the
+ * bytes the unread part leaves out past its first PAST_LIMIT_SHOWN (null
+ * when there is none); the requests before it are shown as any others.
+ */
+function cutSummary(budget: Budget, notRun: readonly number[], requests: number, rawBytesNotShown: number, pastLimit: Run["pastLimit"]) {
+  const budgetCut = notRun.length > 0 || budget.requestBytesNotShown > 0 || budget.responseBytesNotShown > 0 || rawBytesNotShown > 0;
+  if (!budgetCut && pastLimit === null) return null;
+  // The budget's count, and the bytes past the limit that the unread part leaves out whatever the budget.
+  const requestBytesNotShown = budget.requestBytesNotShown + (pastLimit?.notShown ?? 0);
   // Not locale-dependent: the same digits whatever the server's environment says.
   const bytes = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, ",");
-  const sentences = [`The wire view's output budget is ${sizeText(budget.limit)} of answer, in at most ${budget.partLimit} parts.`];
-  if (notRun.length > 0) {
-    sentences.push(`${notRun.length} of the ${requests} requests were not run (${notRun.join(", ")}, counted from 0): the budget was spent before their turn; send them on their own.`);
+  const sentences: string[] = [];
+  if (pastLimit !== null) {
+    sentences.push(
+      `The body holds more than ${MAX_WIRE_REQUESTS} requests, and the wire view runs at most ${MAX_WIRE_REQUESTS} of one body: ` +
+        `it stopped at the head of request ${MAX_WIRE_REQUESTS + 1} (byte ${bytes(pastLimit.start)}), and neither that request nor anything after it was run ` +
+        `(their bytes are request.unread, which shows at most the first ${sizeText(PAST_LIMIT_SHOWN)} of them); send them in another body.`,
+    );
   }
-  sentences.push(
-    `Not shown: ${bytes(budget.requestBytesNotShown)} bytes of the requests and ${bytes(budget.responseBytesNotShown)} bytes of the responses (the parts with "omitted"), ${bytes(rawBytesNotShown)} bytes of raw.`,
-  );
+  if (budgetCut) {
+    sentences.push(`The wire view's output budget is ${sizeText(budget.limit)} of answer, in at most ${budget.partLimit} parts.`);
+    if (notRun.length > 0) {
+      sentences.push(`${notRun.length} of the ${requests} requests were not run (${notRun.join(", ")}, counted from 0): the budget was spent before their turn; send them on their own.`);
+    }
+    sentences.push(
+      `Not shown: ${bytes(requestBytesNotShown)} bytes of the requests and ${bytes(budget.responseBytesNotShown)} bytes of the responses (the parts with "omitted"), ${bytes(rawBytesNotShown)} bytes of raw.`,
+    );
+  }
   return {
     budget: budget.limit,
     detail: sentences.join(" "),
     requestsNotRun: notRun,
-    requestBytesNotShown: budget.requestBytesNotShown,
+    pastRequestLimit: pastLimit === null ? null : pastLimit.start,
+    requestBytesNotShown,
     responseBytesNotShown: budget.responseBytesNotShown,
     rawBytesNotShown,
   };
@@ -186,7 +205,9 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
       description:
         "The exact bytes of one or more HTTP/1.1 requests (CR LF line endings), as a client would write them on a connection, " +
         `as ${WIRE_TYPE} only (text/plain is refused: a page of another site could send it without a CORS preflight). ` +
-        `At most ${MAX_WIRE_REQUESTS} requests; requests to ${WIRE_PATH} itself are refused. The answer holds at most ${sizeText(WIRE_OUTPUT_BUDGET)}: ` +
+        `At most ${MAX_WIRE_REQUESTS} requests are run: the run stops at the head of request ${MAX_WIRE_REQUESTS + 1}, and neither it nor what follows runs ` +
+        "(their bytes are `request.unread`, and `cut.pastRequestLimit` says where they begin); the requests before it are answered as usual. " +
+        `Requests to ${WIRE_PATH} itself are refused. The answer holds at most ${sizeText(WIRE_OUTPUT_BUDGET)}: ` +
         "past that, text is left out (parts say how much), and requests whose turn comes after it are not run (`cut` lists them).",
       mediaTypes: [WIRE_TYPE],
       why: TEXT_PLAIN_REFUSED,
@@ -195,7 +216,9 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
     },
     responses: {
       200: {
-        description: `The requests ran (whatever they answered, malformed bytes included): the response bytes, and the account of every part, within ${sizeText(WIRE_OUTPUT_BUDGET)}`,
+        description:
+          `The requests ran (whatever they answered, malformed bytes included; at most ${MAX_WIRE_REQUESTS} of them, the bytes after those shown as not run): ` +
+          `the response bytes, and the account of every part, within ${sizeText(WIRE_OUTPUT_BUDGET)}`,
         mediaTypes: ["application/json"],
         schema: wireViewSchema,
       },
@@ -203,7 +226,6 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
       403: { description: "Sent from a page of another origin (Sec-Fetch-Site other than same-origin, or an Origin that is not this server's)" },
       406: { description: "Accept rules out JSON" },
       415: { description: `The body is not ${WIRE_TYPE} (text/plain included: a cross-site page could send it without a preflight)`, headers: { "Accept-Post": WIRE_TYPE } },
-      422: { description: `More than ${MAX_WIRE_REQUESTS} requests in one body` },
     },
     handler: async (request) => {
       requireType(request);
@@ -216,7 +238,8 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
       chooseFormat(request, ["json"]);
       const budget = requestBudget();
       // One run: the connection reads the bytes, runs each request as it reads it, and the account grows as it goes.
-      // The run stops at the head of a request past the limit (a megabyte of tiny requests costs no account beyond it).
+      // The run stops at the head of a request past the limit (a megabyte of tiny requests costs no account beyond it,
+      // and no read past the one that holds that head).
       const run = await runRequests(input, {
         service,
         limits: options.limits,
@@ -227,22 +250,9 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
         peer: request.peer,
         ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
       });
-      if ("tooMany" in run) {
-        const { start, ran } = run.tooMany;
-        const before =
-          ran === MAX_WIRE_REQUESTS
-            ? `The ${MAX_WIRE_REQUESTS} requests before it ran`
-            : `${ran} of the ${MAX_WIRE_REQUESTS} requests before it ran (the answer's budget was spent before the others' turn)`;
-        fail(422, {
-          kind: "too-many-requests-in-wire-view",
-          title: "Too many requests",
-          detail:
-            `The body holds more than ${MAX_WIRE_REQUESTS} requests: request ${MAX_WIRE_REQUESTS + 1} begins at byte ${start}, and the wire view runs at most ${MAX_WIRE_REQUESTS} at a time. ` +
-            `${before}, and their answers are not shown; it and everything after it were not run. Send at most ${MAX_WIRE_REQUESTS} requests in one body.`,
-          instance: request.target,
-        });
-      }
-      const { requests: account, result } = run;
+      // Past the limit, the requests that ran are answered as any others (what they did, a POST that published, is
+      // shown), and the bytes from the head past them are the account's `unread`, which `cut` points to.
+      const { requests: account, result, pastLimit } = run;
       budget.ceiling = budget.limit - RESERVE;
       budget.partCeiling = budget.partLimit;
       // Each large step on its own turn of the event loop, so other connections are served in between.
@@ -260,7 +270,7 @@ export function wireRoute(options: WireOptions): Route & CacheDeclared {
         notRun.push(i);
         return { ...r, notRun: NOT_RUN };
       });
-      const cut = cutSummary(budget, notRun, account.requests.length, result.written - raw.shown);
+      const cut = cutSummary(budget, notRun, account.requests.length, result.written - raw.shown, pastLimit);
       return json(200, { request: { ...account, requests }, response: { bytes: result.written, raw: raw.text, responses }, cut });
     },
   };

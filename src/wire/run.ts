@@ -30,10 +30,16 @@ export interface RunOptions {
   readonly onHandlerError?: (error: unknown) => void;
 }
 
-export type Run =
-  | { readonly requests: RequestStreamAccount; readonly result: InjectResult }
-  /** More than maxRequests: the run stopped at the head of the first request past them (its offset), and `ran` had run. */
-  | { readonly tooMany: { readonly start: number; readonly ran: number } };
+export interface Run {
+  readonly requests: RequestStreamAccount;
+  readonly result: InjectResult;
+  /**
+   * When the input holds more than maxRequests: where the first request past them begins (the run stopped at its
+   * head, and the account's `unread` holds it and every byte after it, none of them run), and how many of those
+   * bytes the unread part leaves out past its first PAST_LIMIT_SHOWN (requests.ts). null when there is none.
+   */
+  readonly pastLimit: { readonly start: number; readonly notShown: number } | null;
+}
 
 /** Most input the connection reads in one turn of the event loop, unless said. */
 export const SLICE = 64 * 1024;
@@ -64,8 +70,8 @@ export async function runRequests(input: Buffer, options: RunOptions): Promise<R
     ...(options.peer === undefined ? {} : { peer: options.peer }),
     ...(options.onHandlerError === undefined ? {} : { onHandlerError: options.onHandlerError }),
   });
-  if (reader.over >= 0) return { tooMany: { start: reader.over, ran: result.exchanges.length } };
-  return { requests: reader.account(), result };
+  const requests = reader.account();
+  return { requests, result, pastLimit: reader.over >= 0 ? { start: reader.over, notShown: reader.pastLimitNotShown } : null };
 }
 
 /** A handler that answers every request at once, for an account of the requests alone. */
@@ -77,7 +83,5 @@ const ANSWER: Handler = () => ({ status: 200, body: "ok" });
  * read.
  */
 export async function accountOfRequests(bytes: Buffer, limits: ParserLimits, budget: Budget | null = null, slice = SLICE): Promise<RequestStreamAccount> {
-  const run = await runRequests(bytes, { service: { handle: ANSWER }, limits, budget, slice });
-  // Without maxRequests, a run is never stopped for too many.
-  return (run as { requests: RequestStreamAccount }).requests;
+  return (await runRequests(bytes, { service: { handle: ANSWER }, limits, budget, slice })).requests;
 }

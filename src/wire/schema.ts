@@ -1,6 +1,9 @@
 // JSON Schema of what POST /api/wire answers (route.ts builds it):
 // published in the OpenAPI document, and checked against real answers in the tests.
 
+import { sizeText } from "./budget.js";
+import { PAST_LIMIT_SHOWN } from "./requests.js";
+
 const offset = { type: "integer", minimum: 0 } as const;
 
 const wirePartSchema = {
@@ -20,7 +23,10 @@ const wirePartSchema = {
     text: { type: "string", description: "The bytes, line ending included: head lines as Latin-1, bodies as UTF-8; only the first ones when `omitted` is set" },
     note: { type: "string", description: "What the parser made of the part" },
     error: { const: true, description: "The protocol error was found in this part" },
-    omitted: { ...offset, description: "Bytes at the end of the part that `text` leaves out: the answer's budget was spent" },
+    omitted: {
+      ...offset,
+      description: `Bytes at the end of the part that \`text\` leaves out: the answer's budget was spent, or (\`request.unread\` past the request limit) they follow its first ${sizeText(PAST_LIMIT_SHOWN)}`,
+    },
   },
 } as const;
 
@@ -96,14 +102,20 @@ const wireResponseSchema = {
 
 const wireCutSchema = {
   title: "WireCut",
-  description: "What the answer leaves out to stay within its budget",
+  description: "What the answer leaves out: to stay within its budget, or past the requests one body may hold",
   type: "object",
   additionalProperties: false,
-  required: ["budget", "detail", "requestsNotRun", "requestBytesNotShown", "responseBytesNotShown", "rawBytesNotShown"],
+  required: ["budget", "detail", "requestsNotRun", "pastRequestLimit", "requestBytesNotShown", "responseBytesNotShown", "rawBytesNotShown"],
   properties: {
     budget: { ...offset, description: "Most bytes of JSON one answer holds" },
     detail: { type: "string", description: "What was cut, for people" },
     requestsNotRun: { type: "array", items: offset, description: "Requests (from 0) the parser accepted but that were not run: their turn came after the budget was spent" },
+    pastRequestLimit: {
+      anyOf: [offset, { type: "null" }],
+      description:
+        "Where the first request past the most one body may hold (the request body's description says how many) begins, as a byte offset in the input: the run stopped at its head, " +
+        "and neither it nor anything after it was run (`request.unread` holds those bytes); null when the body holds no more than that",
+    },
     requestBytesNotShown: { ...offset, description: "Bytes of the input whose text the parts leave out" },
     responseBytesNotShown: { ...offset, description: "Bytes the server wrote whose text the parts leave out" },
     rawBytesNotShown: { ...offset, description: "Bytes the server wrote that `response.raw` leaves out" },
@@ -125,7 +137,12 @@ export const wireViewSchema = {
         bytes: offset,
         requests: { type: "array", items: wireRequestSchema },
         error: { anyOf: [wireErrorSchema, { type: "null" }] },
-        unread: { anyOf: [wirePartSchema, { type: "null" }] },
+        unread: {
+          anyOf: [wirePartSchema, { type: "null" }],
+          description:
+            "Bytes the server never read (after a protocol error, a request that closes the connection, or one refused from its head), " +
+            `or the bytes from the head of a request past the most one body may hold, where the run stopped (none of them run; its text at most their first ${sizeText(PAST_LIMIT_SHOWN)}); or null`,
+        },
       },
     },
     response: {

@@ -85,6 +85,31 @@ t.test("the output budget: 10 big lists answer within it, say what was cut, and 
   t.equal(body.response.raw, body.response.raw.slice(0, Buffer.byteLength(body.response.raw)), "raw is a prefix");
 });
 
+t.test("past the request limit and past the budget at once: the answer says both, and neither cut request ran", async (t) => {
+  const { app, store } = await docsApp({ kept: { responseBytes: 0, yamlBytes: 0 } });
+  await bigPosts(store);
+  const fact = (text: string) => `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
+  // Ten requests (the fifth a fact the budget leaves no turn to), then an eleventh (a fact) past the limit, and a list.
+  const ten = LIST.repeat(4) + fact("Sent after the budget.") + LIST.repeat(5);
+  const raw = ten + fact("Sent past the limit.") + LIST;
+  const { status, body, response } = await wire(app, raw);
+  t.equal(status, 200);
+  t.ok(Buffer.byteLength(response.body) <= BUDGET, `the answer is ${Buffer.byteLength(response.body)} bytes, at most ${BUDGET}`);
+  t.ok(isWireView(body), `matches the documented schema ${JSON.stringify(isWireView.errors)}`);
+  t.equal(body.request.requests.length, 10, "the ten requests before the limit are described");
+  const ran = body.response.responses.length;
+  t.ok(ran >= 1 && ran < 4, `the first lists ran (${ran}), the budget stopped the rest`);
+  const cut = body.cut;
+  t.same(cut.requestsNotRun, Array.from({ length: 10 - ran }, (_, i) => ran + i), "the requests after the budget, by index");
+  t.equal(cut.pastRequestLimit, ten.length, "and where the request past the limit begins");
+  t.same([body.request.unread.kind, body.request.unread.start, body.request.unread.end], ["unread", ten.length, raw.length], "its bytes and those after it are the unread part");
+  t.match(cut.detail, /^The body holds more than 10 requests, and the wire view runs at most 10 of one body: it stopped at the head of request 11 \(byte /);
+  t.match(cut.detail, new RegExp(`The wire view's output budget is 4 MiB of answer, in at most 4096 parts\\. ${10 - ran} of the 10 requests were not run`));
+  const texts = (await store.facts.list()).map((f) => f.text);
+  t.notOk(texts.includes("Sent after the budget."), "the fact the budget left no turn to did not run");
+  t.notOk(texts.includes("Sent past the limit."), "nor did the one past the limit");
+});
+
 t.test("the output budget covers the account of the request too: 1-byte chunks", async (t) => {
   const { app } = await docsApp();
   const count = 170_000; // 1 MiB of input: 3 parts per 6 bytes, each part some 100 bytes of JSON

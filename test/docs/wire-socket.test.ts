@@ -123,6 +123,19 @@ t.test("a request pipelined after a response over 16 KiB is answered, as on a so
   t.same(body.response.responses.map((r: any) => r.answers), [0, 1, 2], "every request the view calls complete has its answer");
 });
 
+t.test("a body of more requests than the wire view runs: its responses are the first ones a socket sends for those bytes", async (t) => {
+  // Ten pipelined requests of several kinds (a list streamed, an article from the store, the status), then two more.
+  const kinds = ["GET /api/v2/status", "GET /api/v1/posts", "GET /api/v1/artigo/1"].map((line) => `${line} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  const requests = Array.from({ length: 12 }, (_, i) => kinds[i % kinds.length]!);
+  const raw = requests.join("");
+  const socket = maskEtag(await overSocket(raw, 12));
+  const { heads: wireHeads, body } = await throughWire(raw);
+  t.equal(socket.length, 12, "the socket answers all twelve");
+  t.same(maskEtag(wireHeads), socket.slice(0, 10), "the wire view's ten responses are the socket's first ten");
+  t.same(body.response.responses.map((r: any) => r.answers), Array.from({ length: 10 }, (_, i) => i), "each answers its request");
+  t.equal(body.request.unread.start, requests.slice(0, 10).join("").length, "the rest is shown as not run");
+});
+
 t.test("a head its route refuses is refused as on a socket: answered at once, its body and what follows never read", async (t) => {
   const status = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n";
   const json = '{"text": "A fact."}';

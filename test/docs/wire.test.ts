@@ -3,17 +3,18 @@
 
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
-import t from "tap";
+import t, { type Test } from "tap";
 import { ConfigError } from "../../src/config-error.js";
 import { loadConfig } from "../../src/config.js";
-import type { WirePart } from "../../src/wire/requests.js";
-import { accountOfRequests } from "../../src/wire/run.js";
+import { PAST_LIMIT_SHOWN, type WirePart } from "../../src/wire/requests.js";
+import { accountOfRequests, runRequests, SLICE } from "../../src/wire/run.js";
 import { MAX_WIRE_REQUESTS } from "../../src/wire/route.js";
-import { createBudget } from "../../src/wire/budget.js";
+import { createBudget, jsonBytes } from "../../src/wire/budget.js";
 import { wireViewSchema } from "../../src/wire/schema.js";
 import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
 import type { SpanKind } from "../../src/http/parse/spans.js";
 import { ADMIN, docsApp, request, wire } from "../helpers/app.js";
+import { listen, splitResponses, talk } from "../helpers/wire.js";
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 const isWireView = ajv.compile(wireViewSchema);
@@ -200,44 +201,199 @@ t.test("what the wire view refuses", async (t) => {
   t.match(plain.body.detail, /cross-site request forgery/);
   t.equal((await wire(app, "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n", "message/http")).status, 200, "message/http is accepted");
   t.equal((await request(app, "POST", "/api/wire", { "Content-Type": "message/http" }, "")).status, 400, "an empty body");
-  const many = "GET /api/v2/status HTTP/1.1\r\nHost: x\r\n\r\n".repeat(MAX_WIRE_REQUESTS + 1);
-  const tooMany = await wire(app, many);
-  t.equal(tooMany.status, 422);
-  t.match(tooMany.body.detail, `at most ${MAX_WIRE_REQUESTS}`);
-  t.equal((await wire(app, many.slice(0, -((many.length / (MAX_WIRE_REQUESTS + 1)))))).status, 200, `${MAX_WIRE_REQUESTS} are fine`);
   const nested = await wire(app, "POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: message/http\r\nContent-Length: 3\r\n\r\nabc");
   t.equal(nested.status, 200);
   t.equal(nested.body.response.responses[0].status, 403, "a request through the wire view cannot ask for the wire view");
 });
 
-t.test(`more than ${MAX_WIRE_REQUESTS} requests: the run stops at the head past them, and that request and all after it never run`, async (t) => {
-  const fact = (i: number) => {
-    const text = `Fact number ${i}.`;
-    return `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
-  };
-  const facts = Array.from({ length: MAX_WIRE_REQUESTS + 2 }, (_, i) => fact(i));
-  const { app, store } = await docsApp();
-  const tooMany = await wire(app, facts.join(""));
-  t.equal(tooMany.status, 422);
+const fact = (i: number) => {
+  const text = `Fact number ${i}.`;
+  return `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
+};
+/** The cut's byte counts are written with thousands separators. */
+const digits = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * Checks the answer to `facts` (more than MAX_WIRE_REQUESTS fact POSTs) and
+ * the store after it: the first MAX_WIRE_REQUESTS ran and are shown with
+ * their responses, and the bytes from the head of the next one on are
+ * shown as not run (the unread part), none of them stored.
+ */
+async function checkPastLimit(t: Test, body: any, facts: readonly string[], stored: Set<string>): Promise<void> {
+  const raw = facts.join("");
   const start = facts.slice(0, MAX_WIRE_REQUESTS).join("").length;
-  t.match(tooMany.body.detail, `request ${MAX_WIRE_REQUESTS + 1} begins at byte ${start}`, "the detail says where the request past the limit begins");
-  t.match(tooMany.body.detail, `The ${MAX_WIRE_REQUESTS} requests before it ran`, "and, truthfully, that those before it ran");
-  const stored = new Set((await store.facts.list()).map((f) => f.text));
+  t.ok(isWireView(body), `matches the documented schema ${JSON.stringify(isWireView.errors)}`);
   t.same(
     facts.map((_, i) => stored.has(`Fact number ${i}.`)),
     facts.map((_, i) => i < MAX_WIRE_REQUESTS),
-    "the requests before the limit ran; the one past it, and the one after, did not",
+    "the requests before the limit ran (stored); the one past it, and those after, did not",
   );
+  const requests = body.request.requests;
+  t.same(
+    requests.map((r: any) => [r.state, r.method, r.start, r.end, r.notRun]),
+    facts.slice(0, MAX_WIRE_REQUESTS).map((_, i) => ["complete", "POST", facts.slice(0, i).join("").length, facts.slice(0, i + 1).join("").length, undefined]),
+    "the requests that ran are in the account, as any others, and only they",
+  );
+  const responses = body.response.responses;
+  t.same(
+    responses.map((r: any) => [r.status, r.answers]),
+    facts.slice(0, MAX_WIRE_REQUESTS).map((_, i) => [201, i]),
+    "and each one's response is shown",
+  );
+  t.same(
+    responses.map((r: any) => JSON.parse(r.parts.at(-1).text).text),
+    facts.slice(0, MAX_WIRE_REQUESTS).map((_, i) => `Fact number ${i}.`),
+    "their bodies are the facts they stored",
+  );
+  t.equal(body.response.bytes, Buffer.byteLength(body.response.raw), "every byte they wrote is in raw");
+  const unread = body.request.unread;
+  t.same([unread.kind, unread.start, unread.end], ["unread", start, raw.length], "from the head past the limit to the end: the unread part");
+  t.equal(unread.text, raw.slice(start), "its bytes are shown");
+  t.equal(
+    unread.label,
+    `Not run: the wire view runs at most ${MAX_WIRE_REQUESTS} requests of one body, and stopped at the head of request ${MAX_WIRE_REQUESTS + 1}, which begins here; send it and what follows in another body`,
+    "and said why, and what to do",
+  );
+  t.equal([...requests.flatMap((r: any) => r.parts), unread].map((p: WirePart) => p.text).join(""), raw, "the parts and the unread bytes tile the input");
+  const cut = body.cut;
+  t.equal(cut.pastRequestLimit, start, "cut says where the request past the limit begins");
+  t.same(cut.requestsNotRun, [], "no request before it was left out");
+  t.same([cut.requestBytesNotShown, cut.responseBytesNotShown, cut.rawBytesNotShown], [0, 0, 0], "and nothing was cut for the budget");
+  t.equal(
+    cut.detail,
+    `The body holds more than ${MAX_WIRE_REQUESTS} requests, and the wire view runs at most ${MAX_WIRE_REQUESTS} of one body: it stopped at the head of request ${MAX_WIRE_REQUESTS + 1} ` +
+      `(byte ${digits(start)}), and neither that request nor anything after it was run (their bytes are request.unread, which shows at most the first 16 KiB of them); ` +
+      "send them in another body.",
+    "its detail says so, and what to do",
+  );
+}
 
-  // A megabyte of tiny requests: the same 422, and still only the first ten ran.
-  const { app: other, store: otherStore } = await docsApp();
-  const before = (await otherStore.facts.list()).length;
+t.test(`more than ${MAX_WIRE_REQUESTS} requests: the ${MAX_WIRE_REQUESTS} that ran are shown with their responses; from the next head on, nothing runs`, async (t) => {
+  const facts = Array.from({ length: MAX_WIRE_REQUESTS + 2 }, (_, i) => fact(i));
+  const { app, store } = await docsApp();
+  const { status, body } = await wire(app, facts.join(""));
+  t.equal(status, 200, "the normal answer: what ran is never hidden");
+  await checkPastLimit(t, body, facts, new Set((await store.facts.list()).map((f) => f.text)));
+
+  // Exactly the limit: nothing is cut.
+  const { app: exact, store: exactStore } = await docsApp();
+  const ten = await wire(exact, facts.slice(0, MAX_WIRE_REQUESTS).join(""));
+  t.equal(ten.status, 200);
+  t.equal(ten.body.request.requests.length, MAX_WIRE_REQUESTS);
+  t.equal(ten.body.request.unread, null, `${MAX_WIRE_REQUESTS} requests: nothing unread`);
+  t.equal(ten.body.cut, null, "and nothing cut");
+  const storedTen = new Set((await exactStore.facts.list()).map((f) => f.text));
+  t.ok(
+    facts.slice(0, MAX_WIRE_REQUESTS).every((_, i) => storedTen.has(`Fact number ${i}.`)),
+    `all ${MAX_WIRE_REQUESTS} stored`,
+  );
+});
+
+t.test(`more than ${MAX_WIRE_REQUESTS} requests over a real socket: the same answer`, async (t) => {
+  const facts = Array.from({ length: MAX_WIRE_REQUESTS + 2 }, (_, i) => fact(i));
+  const { app, store } = await docsApp();
+  const running = await listen(app);
+  t.teardown(() => running.close());
+  const inner = Buffer.from(facts.join(""), "latin1");
+  const out = await talk(running.port, [
+    `POST /api/wire HTTP/1.1\r\nHost: x\r\nContent-Type: message/http\r\nContent-Length: ${inner.length}\r\nConnection: close\r\n\r\n`,
+    inner,
+  ]);
+  const [answer] = splitResponses(out);
+  t.equal(answer!.status, 200);
+  await checkPastLimit(t, JSON.parse(answer!.body), facts, new Set((await store.facts.list()).map((f) => f.text)));
+});
+
+t.test("a megabyte of tiny requests: the run stops reading at the head past the limit, and costs no account beyond it", async (t) => {
+  const { app, store } = await docsApp();
+  const before = (await store.facts.list()).length;
   const tiny = "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\nx";
-  const megabyte = tiny.repeat(Math.floor((1024 * 1024) / tiny.length)); // within the server's body limit (1 MiB)
-  const refused = await wire(other, megabyte);
-  t.equal(refused.status, 422);
-  t.match(refused.body.detail, `begins at byte ${MAX_WIRE_REQUESTS * tiny.length}`);
-  t.equal((await otherStore.facts.list()).length, before + MAX_WIRE_REQUESTS, `${MAX_WIRE_REQUESTS} facts stored, not one more`);
+  const megabyte = Buffer.from(tiny.repeat(Math.floor((1024 * 1024) / tiny.length)), "latin1"); // within the server's body limit (1 MiB)
+  // What the parser that reads the inner bytes is given (told apart by its first bytes, as in wire-once.test.ts).
+  const first = new WeakMap<object, boolean>();
+  let read = 0;
+  const receive = RequestParser.prototype.receive;
+  RequestParser.prototype.receive = function (this: RequestParser, chunk: Buffer) {
+    if (!first.has(this) && chunk.length > 0) first.set(this, chunk.subarray(0, tiny.length).equals(megabyte.subarray(0, tiny.length)));
+    if (first.get(this) === true) read += chunk.length;
+    return receive.call(this, chunk);
+  };
+  let answer: Awaited<ReturnType<typeof wire>>;
+  try {
+    answer = await wire(app, megabyte);
+  } finally {
+    RequestParser.prototype.receive = receive;
+  }
+  const { status, body, response } = answer;
+  t.equal(status, 200);
+  t.ok(isWireView(body), `matches the documented schema ${JSON.stringify(isWireView.errors)}`);
+  t.ok(read > 0 && read <= SLICE, `the connection read ${read} bytes: the one read that holds the head past the limit, not the ${megabyte.length}`);
+  t.equal((await store.facts.list()).length, before + MAX_WIRE_REQUESTS, `${MAX_WIRE_REQUESTS} facts stored, not one more`);
+  t.equal(body.request.requests.length, MAX_WIRE_REQUESTS, "the account holds the requests that ran, and no other");
+  t.same(
+    body.response.responses.map((r: any) => r.status),
+    Array(MAX_WIRE_REQUESTS).fill(201),
+    "each with its response",
+  );
+  const start = MAX_WIRE_REQUESTS * tiny.length;
+  const unread = body.request.unread;
+  t.same([unread.kind, unread.start, unread.end], ["unread", start, megabyte.length], "the rest is one unread part");
+  t.equal(unread.text, megabyte.toString("utf8", start, start + PAST_LIMIT_SHOWN), `whose text is its first ${PAST_LIMIT_SHOWN} bytes`);
+  t.equal(unread.omitted, megabyte.length - start - PAST_LIMIT_SHOWN, "and which says how many it leaves out");
+  t.equal(unread.note, `The first ${PAST_LIMIT_SHOWN} of these ${megabyte.length - start} bytes are shown: the wire view shows at most 16 KiB of the bytes it did not run`, "and why");
+  t.equal(body.cut.pastRequestLimit, start);
+  t.equal(body.cut.requestBytesNotShown, unread.omitted, "cut counts them as not shown");
+  t.match(body.cut.detail, /which shows at most the first 16 KiB of them\); send them in another body\.$/, "and says why, not blaming the budget");
+  // Ten requests, their responses and 16 KiB of text: what follows the limit costs no more, however long.
+  t.ok(Buffer.byteLength(response.body) < 64 * 1024, `the answer is ${Buffer.byteLength(response.body)} bytes`);
+});
+
+t.test("the head past the limit is given back what its parts cost: the budget counts only what the answer holds", async (t) => {
+  const requests = Array.from({ length: MAX_WIRE_REQUESTS + 1 }, (_, i) => `GET /api/v2/status?n=${i} HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nX-Filler: ${"f".repeat(40)}\r\n\r\n`);
+  const service = { handle: () => ({ status: 200, body: "ok" }) };
+  const run = async (raw: string, limit = 1024 * 1024) => {
+    const budget = createBudget(limit);
+    const result = await runRequests(Buffer.from(raw, "latin1"), { service, limits: DEFAULT_LIMITS, budget, maxRequests: MAX_WIRE_REQUESTS });
+    return { budget, run: result };
+  };
+  const ten = await run(requests.slice(0, MAX_WIRE_REQUESTS).join(""));
+  const past = await run(requests.join("") + "trailing bytes");
+  t.equal(ten.run.pastLimit, null);
+  t.same(past.run.pastLimit, { start: requests.slice(0, MAX_WIRE_REQUESTS).join("").length, notShown: 0 });
+  t.same(past.run.requests.requests, ten.run.requests.requests, "the same account of the requests before the limit");
+  const unread = past.run.requests.unread!;
+  t.equal(unread.text, requests.at(-1) + "trailing bytes");
+  t.equal(past.budget.parts, ten.budget.parts + 1, "parts: those of the ten, and the unread one; none for the head past the limit");
+  t.equal(past.budget.spent, ten.budget.spent + jsonBytes(unread), "bytes: the same, and the unread part's");
+
+  // A head past the limit that the budget cuts short: the bytes it left out are not counted as left out, as it is not shown.
+  const big = `GET /api/v2/status HTTP/1.1\r\nHost: x\r\nX-Filler: ${"f".repeat(5000)}\r\n\r\n`;
+  const cut = await run(requests.slice(0, MAX_WIRE_REQUESTS).join("") + big, ten.budget.spent + 2000);
+  const cutUnread = cut.run.requests.unread!;
+  t.ok(cutUnread.omitted! > 0, "the unread bytes are cut short by the budget");
+  t.equal(cut.budget.requestBytesNotShown, cutUnread.omitted, "and only they count as not shown");
+  t.equal(cut.run.pastLimit!.notShown, 0, "none of them past the first 16 KiB");
+
+  // More than PAST_LIMIT_SHOWN past the limit, and the budget spent before those: both counted, each where it belongs.
+  const long = requests.slice(0, MAX_WIRE_REQUESTS).join("") + big.repeat(5);
+  const both = await run(long, ten.budget.spent + 2000);
+  const bothUnread = both.run.requests.unread!;
+  const beyond = long.length - PAST_LIMIT_SHOWN - both.run.pastLimit!.start;
+  t.equal(both.run.pastLimit!.notShown, beyond, "the bytes after the first 16 KiB are left out for the limit");
+  t.equal(both.budget.requestBytesNotShown + beyond, bothUnread.omitted, "the rest of what the part leaves out, for the budget");
+  t.equal(bothUnread.end, long.length);
+  t.equal(Buffer.byteLength(bothUnread.text, "utf8"), PAST_LIMIT_SHOWN - both.budget.requestBytesNotShown, "its text is what neither left out");
+  t.match(bothUnread.note, /the wire view shows at most 16 KiB of the bytes it did not run, and its output budget was spent before those$/);
+  t.ok(both.budget.spent >= ten.budget.spent + jsonBytes(bothUnread), "the budget is charged for the part as sent, its note and count included");
+
+  // The first 16 KiB end inside a UTF-8 sequence: the text stops before it, and shows no character the input lacks.
+  const head = "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 40000\r\n\r\n";
+  const pad = (PAST_LIMIT_SHOWN - head.length) % 2 === 0 ? "a" : "";
+  const accented = Buffer.from(requests.slice(0, MAX_WIRE_REQUESTS).join("") + head + pad + "é".repeat(20_000), "utf8");
+  const split = (await runRequests(accented, { service, limits: DEFAULT_LIMITS, budget: createBudget(1024 * 1024), maxRequests: MAX_WIRE_REQUESTS })).requests.unread!;
+  t.notOk(split.text.includes("\uFFFD"), "no replacement character");
+  t.equal(Buffer.byteLength(split.text, "utf8"), PAST_LIMIT_SHOWN - 1, "one byte short of 16 KiB: the split character is left out whole");
+  t.equal(Buffer.byteLength(split.text, "utf8") + split.omitted!, split.end - split.start, "shown + omitted = the bytes");
 });
 
 t.test("WIRE_VIEW=0: the route is not served (404), not documented, not offered by the page", async (t) => {

@@ -104,8 +104,11 @@ t.test("the walks a connection takes", async (t) => {
 });
 
 t.test("the connection changes its state only through the table", async (t) => {
-  const source = readFileSync(path.join(ROOT, "src", "http", "connection", "connection.ts"), "utf8");
-  const assignments = source.match(/this\.state\s*=[^=]/g) ?? [];
+  // The state lives in the connection's record (steps.ts), and step() moves it in one place, move(), to the table's answer.
+  const steps = readFileSync(path.join(ROOT, "src", "http", "connection", "steps.ts"), "utf8");
+  const assignments = steps.match(/\.life\s*=[^=]/g) ?? [];
   t.equal(assignments.length, 1, "one assignment of the state, in move()");
-  t.match(source, /const to = next\(from, event\);\s*if \(to === -1\) return false;\s*this\.state = to;/, "and it is the table's answer");
+  t.match(steps, /const to = next\(s\.life, event\);\s*if \(to === -1\) return REFUSED;\s*s\.life = to;/, "and it is the table's answer");
+  const connection = readFileSync(path.join(ROOT, "src", "http", "connection", "connection.ts"), "utf8");
+  t.notMatch(connection, /\.life\s*=[^=]/, "the connection assigns no state of its own");
 });

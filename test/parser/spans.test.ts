@@ -7,7 +7,7 @@
 //    the error's offset names: after the last span, or at the start of the
 //    blank line for a head refused as a whole;
 //  - the spans are the same however the stream is cut (body pieces merged);
-//  - a listener changes nothing the sink is told.
+//  - a listener changes nothing of the events the parser hands out.
 
 import fc from "fast-check";
 import t from "tap";
@@ -101,7 +101,7 @@ function check(input: Buffer, cuts: readonly number[], limits: ParserLimits): vo
   if (inner.length > 0) throw new Error(`${inner.map((s) => s[0]).join(", ")} without the line around them`);
   const whole = JSON.stringify(record(input, [], limits));
   if (JSON.stringify(events) !== whole) throw new Error(`cut at ${cuts.join(",")}: ${JSON.stringify(events)}\nwhole: ${whole}`);
-  // A listener is only told: the sink hears the same with or without one.
+  // A listener is only told: the events are the same with or without one.
   const withListener = events.filter((e) => e[0] === "head" || e[0] === "request" || e[0] === "error!").length;
   const outcome = feedAt(input, cuts, limits).outcome.events.length;
   if (withListener !== outcome) throw new Error(`${withListener} sink calls with a listener, ${outcome} without`);

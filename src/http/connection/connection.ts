@@ -4,10 +4,11 @@
 // queue of exchanges, 100-continue, keep-alive and close), to the handler,
 // and back as responses through the writer and the outbox (outbox.ts);
 // bodies too large to hand over at once leave as the client reads them
-// (send-body.ts). The connection's state moves only through the lifecycle's
-// table (lifecycle.ts); its deadlines follow from that state (deadlines.ts);
-// whether it reads now is the flow's (flow.ts). This file decides nothing
-// of its own: it passes events and carries out decisions. A streamed
+// (send-body.ts). The connection's own state is one record, changed only
+// by the step function (steps.ts: its life in the lifecycle's table,
+// whether it reads, what it times), to which this file tells what happened
+// and whose effects it carries out. This file decides nothing of its own:
+// it passes events and carries out decisions. A streamed
 // service (streamed.ts) gets each request at its head and its body in
 // pieces, and may take the socket over.
 
@@ -15,17 +16,48 @@ import { protocolError, type ProtocolError } from "../parse/errors.js";
 import { RequestParser } from "../parse/parser.js";
 import { protocolProblem } from "../message/problem.js";
 import type { Request, RequestHead } from "../message/request.js";
-import { CONTINUE, serialize, type Response, type Serialized, type WriteOptions } from "../message/response.js";
-import { Deadlines, Expired } from "./deadlines.js";
-import { Flow } from "./flow.js";
+import { CONTINUE, serialize, type Response, type Serialized } from "../message/response.js";
+import { Deadlines } from "./deadlines.js";
 import { answerFailure } from "./handler-failure.js";
-import { Event, isOpen, next, State } from "./lifecycle.js";
+import { isOpen, State } from "./lifecycle.js";
 import type { ConnectionHooks, ConnectionOptions, LiveConnection, Transport } from "./options.js";
 import { Outbox } from "./outbox.js";
 import { Protocol, type Exchange } from "./protocol.js";
 import { isLargeBody, sendStream, sendWhole } from "./send-body.js";
 import { admitHead, asService, type Admission, type Handler, type Service } from "./service.js";
 import { isStreamedService, type Link, type Streamed, type StreamedService } from "./streamed.js";
+import {
+  ASK,
+  AWAITING_CONTINUE,
+  BEGUN,
+  BODY_TIMEOUT,
+  BUSY,
+  CUT,
+  DATA,
+  DESTROY,
+  END_OUTPUT,
+  FULL,
+  HAND_OVER,
+  HEAD_TIMEOUT,
+  HOLDS_NEXT,
+  IN_BODY,
+  Input,
+  NEED_DRAIN,
+  newConnectionState,
+  PAUSE_SOCKET,
+  QUEUING,
+  Reading,
+  REFUSED,
+  RESUME_SOCKET,
+  SENDING,
+  SPENT,
+  step,
+  STREAMED_BODY,
+  THEN_ASKED,
+  TIMED_OUT,
+  WAIT_TURN,
+  type ConnectionState,
+} from "./steps.js";
 import type { ConnectionTrace } from "./trace-hook.js";
 import { LONE_TURNS, type Turns } from "./turns.js";
 
@@ -45,8 +77,6 @@ export class Connection implements LiveConnection {
   /** The service abandons what is in flight when the client half-closes (StreamedService.abortOnHalfClose). */
   private readonly abortOnHalfClose: boolean = false;
   private readonly link: Link | null;
-  /** The streamed body's reader is full: the body is not read until it has room. */
-  private bodyFull = false;
   /** The exchange whose head a streamed handler is being given now: only then may it take the socket over. */
   private atHead: Exchange | null = null;
   /** Takes the connection's listeners off the socket, when a streamed handler takes it over. */
@@ -55,20 +85,15 @@ export class Connection implements LiveConnection {
   private readonly hooks: ConnectionHooks;
   private readonly parser: RequestParser;
   private readonly trace: ConnectionTrace | null;
-  private readonly protocol = new Protocol();
-  private readonly flow: Flow;
+  private readonly protocol: Protocol;
   /** The server's turns of the event loop (turns.ts): reads and bodies sent in pieces take them. */
   private readonly turns: Turns;
-  private readonly deadlines: Deadlines;
-  /** The one state; changed only by move(), through the lifecycle's table. */
-  private state = State.Idle;
-  /** Heads seen so far: the headers and whole-request deadlines are per request. */
-  private heads = 0;
+  /** The connection's own state, whole: changed only by step() (steps.ts), through this.step(). */
+  private readonly s: ConnectionState;
+  private readonly maxUnanswered: number;
   private readonly client: string; // read once, up front: a destroyed socket forgets its peer
   /** A flush of answers that came outside a read waits for the microtask queue to drain (settle). */
   private flushQueued = false;
-  /** How most answers are written (HTTP/1.1, not HEAD, the connection stays open): made once, not per response. */
-  private readonly plainWrite: WriteOptions;
 
   constructor(socket: Transport, service: Handler | Service | StreamedService, options: ConnectionOptions, hooks: ConnectionHooks) {
     this.socket = socket;
@@ -96,16 +121,16 @@ export class Connection implements LiveConnection {
     // A streamed service is given each field's name as sent too (node:http's rawHeaders).
     this.parser = new RequestParser(options.limits, this.trace, { keepNames: this.streamed !== null, peer: this.client });
     this.turns = options.turns ?? LONE_TURNS;
-    this.flow = new Flow(socket, this.parser, this.turns, options.maxUnanswered, () => this.parse(null), () => this.updateFlow());
-    this.deadlines = new Deadlines(options);
-    this.plainWrite = Object.freeze({ omitBody: false, close: false, confirmKeepAlive: false, extraFields: options.responseFields, chunked: true });
+    this.maxUnanswered = options.maxUnanswered;
+    this.s = newConnectionState(new Deadlines(options));
+    this.protocol = new Protocol(options.responseFields);
     // Responses are written whole; waiting for more (Nagle) would only add latency.
     socket.setNoDelay?.(true);
     const onData = (chunk: Buffer) => this.onData(chunk);
     // The client finished sending (half-close): it is told after what the parser still holds is read (pump).
     const onEnd = () => {
       this.parser.end();
-      if (!this.flow.inRead) this.pump();
+      if (!this.s.parsing) this.pump();
     };
     const onDrain = () => this.updateFlow();
     socket.on("data", onData);
@@ -122,9 +147,9 @@ export class Connection implements LiveConnection {
     // Resets and broken pipes end in "close"; there is nobody left to answer.
     socket.on("error", () => {});
     socket.on("close", () => {
-      const handedOver = this.state === State.HandedOver;
+      const handedOver = this.s.life === State.HandedOver;
       this.abortBody(true);
-      if (!this.move(Event.SocketClosed, false)) return;
+      if (this.step(Input.SocketClosed) & REFUSED) return;
       this.protocol.closed();
       if (!handedOver) this.trace?.closed();
       hooks.onClose(this);
@@ -138,9 +163,7 @@ export class Connection implements LiveConnection {
       remoteAddress: this.client,
       remotePort,
       holdBody: (full: boolean) => {
-        if (full === this.bodyFull) return;
-        this.bodyFull = full;
-        this.updateFlow();
+        this.step(Input.BodyRoom, this.flowFacts(), full ? 1 : 0);
       },
       handOver: () => this.handOver(),
       holdContinue: () => {
@@ -153,7 +176,7 @@ export class Connection implements LiveConnection {
         exchange.continueHeld = false;
         if (this.protocol.continueNow(exchange)) this.sendContinue(exchange);
         // Awaited now: the body's deadline runs from here.
-        if (!this.flow.inRead) this.update(false);
+        if (!this.s.parsing) this.update(false);
       },
     };
   }
@@ -168,7 +191,7 @@ export class Connection implements LiveConnection {
    */
   private handOver(): Buffer | null {
     const exchange = this.atHead;
-    if (exchange === null || !isOpen(this.state) || !this.protocol.alone(exchange)) return null;
+    if (exchange === null || !isOpen(this.s.life) || !this.protocol.alone(exchange)) return null;
     const rest = this.parser.handOver();
     this.letGo();
     return rest;
@@ -178,17 +201,12 @@ export class Connection implements LiveConnection {
   private letGo(): void {
     this.out.flush();
     this.protocol.closed();
-    this.flow.release();
-    this.move(Event.HandOver, false);
-    this.detach!();
-    // Neither flowing nor paused, as node:http leaves an upgraded socket: its bytes wait until its new reader
-    // listens for them (or resumes it), so none is lost between the hand-over and that reader.
-    (this.socket as { readableFlowing: boolean | null }).readableFlowing = null;
+    this.step(Input.HandOver);
   }
 
   /** A streamed service that answers protocol errors itself takes the socket, when nothing before the error waits to be written. */
   private errorTaken(error: ProtocolError): boolean {
-    if (this.clientError === null || !isOpen(this.state)) return false;
+    if (this.clientError === null || !isOpen(this.s.life)) return false;
     const reading = this.protocol.reading;
     if (reading === null ? !this.protocol.idle : !this.protocol.alone(reading) || reading.response !== null) return false;
     this.parser.stop();
@@ -209,29 +227,88 @@ export class Connection implements LiveConnection {
   }
 
   /**
-   * The one way the state changes: the table's move for `event`, and what
-   * entering the new state takes (its deadline; for Closing, the end of the
-   * output). False when the table refuses the event here: the caller then
-   * does nothing.
+   * The one way the connection's state changes: step() (steps.ts) moves the
+   * record on for `input`, judged by `facts` and `arg`, and what it says to
+   * do is done here. Returns those effects (REFUSED: the input came too late,
+   * and nothing was done).
    */
-  private move(event: Event, data: boolean): boolean {
-    const from = this.state;
-    const to = next(from, event);
-    if (to === -1) return false;
-    this.state = to;
-    this.deadlines.enter(to, event, data, this.heads);
-    if (to === State.Closing) {
+  private step(input: Input, facts = 0, arg = 0, now = 0): number {
+    const effects = step(this.s, input, facts, arg, now);
+    if (effects !== 0) this.carryOut(effects);
+    return effects;
+  }
+
+  /** What step() said to do, in its order: the socket's reading, the turn, the end of the output, the hand-over, asking the parser again, a timeout. */
+  private carryOut(effects: number): void {
+    const socket = this.socket;
+    if (effects & PAUSE_SOCKET) socket.pause();
+    if (effects & WAIT_TURN) this.turns.wait(this.takeTurn);
+    if (effects & END_OUTPUT) {
       this.abortBody(false);
-      // Close after what is written: end() sends FIN once the writes are out, and the socket keeps
-      // reading (and dropping) what the client still sends, so the kernel does not answer those bytes
-      // with a reset that could destroy the response before the client has read it.
       this.parser.stop();
       this.protocol.closed();
-      this.flow.release();
-      this.out.end();
     }
-    return true;
+    if (effects & RESUME_SOCKET) socket.resume();
+    // Close after what is written: end() sends FIN once the writes are out; the socket keeps reading (and dropping)
+    // what the client still sends.
+    if (effects & END_OUTPUT) this.out.end();
+    if (effects & HAND_OVER) {
+      this.detach!();
+      // Neither flowing nor paused, as node:http leaves an upgraded socket: its bytes wait until its new reader
+      // listens for them (or resumes it), so none is lost between the hand-over and that reader.
+      (socket as { readableFlowing: boolean | null }).readableFlowing = null;
+    }
+    if (effects & ASK) {
+      this.parse(null);
+      if (effects & THEN_ASKED) this.step(Input.Asked);
+    }
+    if (effects & TIMED_OUT) {
+      const options = this.options;
+      this.timedOut(
+        effects & HEAD_TIMEOUT
+          ? `The request head was not complete ${options.headersTimeoutMs} ms after its first byte`
+          : effects & BODY_TIMEOUT
+            ? `The request body stalled for ${options.bodyTimeoutMs} ms`
+            : `The request was not complete ${options.requestTimeoutMs} ms after its first byte`,
+      );
+    }
+    if (effects & CUT) this.cutStalled();
+    if (effects & DESTROY) socket.destroy();
   }
+
+  /**
+   * What the parser, the queue and the socket say now, as the facts step()
+   * judges by (steps.ts): what the connection waits for, then whether
+   * anything holds its reading. Each is looked for only where step() reads
+   * it (the first of IN_BODY, BEGUN, BUSY; of the holding facts, the first
+   * found), since this runs after every read and every answer.
+   */
+  private facts(): number {
+    const parser = this.parser;
+    const protocol = this.protocol;
+    let facts: number;
+    if (parser.inBody) facts = protocol.awaitingContinue ? IN_BODY | AWAITING_CONTINUE : IN_BODY;
+    else if (!parser.idle && !parser.closed) facts = BEGUN;
+    else facts = protocol.idle ? 0 : BUSY;
+    return facts | this.flowFacts();
+  }
+
+  /** Whether anything holds the reading: a streamed body (whose reader's room alone decides), else the first fact found that holds it. */
+  private flowFacts(): number {
+    const protocol = this.protocol;
+    if (protocol.reading?.streamed != null) return STREAMED_BODY;
+    if (protocol.unanswered >= this.maxUnanswered) return FULL;
+    if (protocol.sending) return SENDING;
+    if (protocol.holdsNext) return HOLDS_NEXT;
+    return this.socket.writableNeedDrain ? NEED_DRAIN : 0;
+  }
+
+  /** The turn this connection waited for came: it reads on, the bytes it holds counted toward the turn's; returns how many requests that served. */
+  private readonly takeTurn = (): number => {
+    this.turns.read(this.parser.held);
+    this.step(Input.TurnCame, this.flowFacts());
+    return this.s.turnRequests;
+  };
 
   /** True when nothing is in flight: shutting the connection down now loses nothing. */
   get idle(): boolean {
@@ -239,18 +316,19 @@ export class Connection implements LiveConnection {
   }
 
   get handedOver(): boolean {
-    return this.state === State.HandedOver;
+    return this.s.life === State.HandedOver;
   }
 
   /** When the current state runs out (ms since the epoch). */
   get deadline(): number {
-    return this.deadlines.at;
+    return this.s.timing.at;
   }
 
   private onData(chunk: Buffer): void {
     if (this.parser.closed) return; // lingering after a closing response: read and drop
     this.trace?.received(chunk);
-    this.flow.read(chunk.length);
+    const turns = this.turns;
+    this.step(Input.Read, (turns.read(chunk.length) ? SPENT : 0) | (turns.queuing ? QUEUING : 0));
     this.parse(chunk);
   }
 
@@ -261,19 +339,18 @@ export class Connection implements LiveConnection {
    */
   private parse(chunk: Buffer | null): void {
     if (chunk !== null) this.parser.receive(chunk);
-    const flow = this.flow;
-    if (flow.inRead) return;
+    if (this.s.parsing) return;
     this.out.hold();
-    flow.inRead = true;
+    this.step(Input.ParseBegin);
     this.pump();
-    flow.inRead = false;
+    this.step(Input.ParseEnd);
     this.out.release();
     this.update(true);
   }
 
   /**
    * Ask the parser for what the bytes mean, one event at a time, for as
-   * long as the flow lets the connection read (flow.ts): what is not asked
+   * long as the connection reads (steps.ts): what is not asked
    * for waits in the parser, unread. The end of the input is told even
    * while the reading is stopped, once nothing before it is left to read:
    * a client that leaves is heard at once.
@@ -281,7 +358,7 @@ export class Connection implements LiveConnection {
   private pump(): void {
     const parser = this.parser;
     for (;;) {
-      if (this.flow.paused && !parser.endIsNext) return;
+      if (this.s.reading !== Reading.Asking && !parser.endIsNext) return;
       const event = parser.next();
       switch (event.kind) {
         case "need-data":
@@ -317,7 +394,7 @@ export class Connection implements LiveConnection {
    */
   private onHead(head: RequestHead): void {
     const exchange = this.protocol.head(head, this.hooks.onExchange === undefined ? 0 : performance.now());
-    this.heads++;
+    this.step(Input.HeadRead);
     this.trace?.head(head);
     if (this.streamed !== null) {
       this.parser.streamBody();
@@ -349,7 +426,7 @@ export class Connection implements LiveConnection {
 
   /** A streamed service takes the request at its head; its body follows in pieces (onBody), its end with onRequest. */
   private streamHead(exchange: Exchange, head: RequestHead): void {
-    this.bodyFull = false;
+    this.step(Input.BodyReader);
     let streamed: Streamed;
     this.atHead = exchange;
     try {
@@ -360,7 +437,7 @@ export class Connection implements LiveConnection {
     } finally {
       this.atHead = null;
     }
-    if (this.state === State.HandedOver) return;
+    if (this.s.life === State.HandedOver) return;
     exchange.streamed = streamed;
     const response = streamed.response;
     if (isPromise(response)) {
@@ -384,14 +461,14 @@ export class Connection implements LiveConnection {
   private onRequest(request: Request): void {
     // Shutting down: the request begun before it is answered, and is the last one read.
     if (this.protocol.ending) this.parser.stop();
-    this.flow.request();
+    this.step(Input.Request);
     const exchange = this.protocol.request(request);
     this.trace?.request(request);
     const streamed = exchange.streamed;
     if (streamed !== null) {
       // Its handler has it since its head: it hears that the body is whole, and what follows is a next request.
       exchange.streamed = null;
-      this.bodyFull = false;
+      this.step(Input.BodyReader);
       streamed.end(request);
       this.updateFlow();
       return;
@@ -436,7 +513,7 @@ export class Connection implements LiveConnection {
     if (exchange === null) {
       // The request was answered before its body broke the rule: nothing can answer it now, and its bytes
       // cannot be told from a next request's. The connection closes once what is written is out.
-      if (!this.protocol.sending && isOpen(this.state)) this.move(Event.Close, false);
+      if (!this.protocol.sending && isOpen(this.s.life)) this.step(Input.Close);
       return;
     }
     this.settle(exchange, protocolProblem(error, exchange.head?.target ?? this.parser.current.target));
@@ -445,12 +522,12 @@ export class Connection implements LiveConnection {
   // ---- Responses ----
 
   private settle(exchange: Exchange, response: Response): void {
-    if (!isOpen(this.state)) return;
+    if (!isOpen(this.s.life)) return;
     exchange.response = response;
     // An answer that comes outside a read (a later microtask) while other handlers of this connection are at work
     // side by side: theirs typically come in the same run of the microtask queue, and all leave in one write once it
     // is drained (a tick scheduled from a microtask runs after the queue is empty), not a write each.
-    if (!this.flow.inRead && this.protocol.unanswered > 1) {
+    if (!this.s.parsing && this.protocol.unanswered > 1) {
       if (!this.flushQueued) {
         this.flushQueued = true;
         process.nextTick(this.queuedFlush);
@@ -463,7 +540,7 @@ export class Connection implements LiveConnection {
   /** Answers gathered since settle() queued it: written now, those that can be. */
   private readonly queuedFlush = (): void => {
     this.flushQueued = false;
-    if (isOpen(this.state)) this.flush();
+    if (isOpen(this.s.life)) this.flush();
   };
 
   private flush(): void {
@@ -472,7 +549,7 @@ export class Connection implements LiveConnection {
     const closed = this.writeReady();
     this.out.release();
     if (closed) return;
-    if (this.flow.inRead) this.updateFlow(); // whether to read on; the state follows once the read is parsed
+    if (this.s.parsing) this.updateFlow(); // whether to read on; the state follows once the read is parsed
     else this.update(false);
   }
 
@@ -482,7 +559,7 @@ export class Connection implements LiveConnection {
     for (let exchange = protocol.front(); exchange !== null; exchange = protocol.front()) {
       // Its handler learns of it first: it may hold the 100 Continue, or answer at once.
       if (exchange.waiting) this.handOnWaiting(exchange);
-      if (!isOpen(this.state) || protocol.front() !== exchange) return !isOpen(this.state);
+      if (!isOpen(this.s.life) || protocol.front() !== exchange) return !isOpen(this.s.life);
       if (exchange.continueOwed) {
         if (!exchange.continueHeld) this.sendContinue(exchange);
         else if (exchange.response !== null) this.answeredWithoutContinue(exchange);
@@ -492,38 +569,27 @@ export class Connection implements LiveConnection {
       this.write(exchange, exchange.response);
       // A body sent in pieces finishes later; what follows it waits (see sent).
       if (protocol.sending) break;
-      if (exchange.close) return this.move(Event.Close, false);
+      if (exchange.close) return (this.step(Input.Close) & REFUSED) === 0;
     }
     return false;
   }
 
   private write(exchange: Exchange, response: Response): void {
-    const head = exchange.head;
-    // The handler may close the connection after its answer (node:http's "Connection: close"); it is the handler's, unchecked.
-    if ((response as Response | undefined)?.close === true) exchange.close = true;
-    const chunked = this.protocol.chunked(exchange, response);
-    const omitBody = head?.method === "HEAD";
-    const close = exchange.close;
-    const confirmKeepAlive = head?.minor === 0 && !close;
+    const writing = this.protocol.writing(exchange, response);
     let out: Serialized;
     try {
-      out = serialize(
-        response,
-        chunked && !omitBody && !close && !confirmKeepAlive
-          ? this.plainWrite
-          : { omitBody, close, confirmKeepAlive, extraFields: this.options.responseFields, chunked },
-      );
+      out = serialize(response, writing);
     } catch (error) {
       // The handler produced a response that cannot be written safely (bad field, bad status).
       response = this.internalError(error, exchange.request);
-      out = serialize(response, { omitBody: head?.method === "HEAD", close: exchange.close, confirmKeepAlive: false, extraFields: this.options.responseFields });
+      out = serialize(response, this.protocol.writing(exchange, response));
     }
     const body = out.body;
     this.trace?.response(out.head, body, out.stream !== undefined);
     if (out.stream !== undefined) {
       const stream = out.stream;
       // Trailers are asked of the response itself (a method may need its `this`).
-      const framing = { chunked, length: response.length ?? -1, trailers: response.trailers === undefined ? undefined : () => response.trailers!() };
+      const framing = { chunked: writing.chunked === true, length: response.length ?? -1, trailers: response.trailers === undefined ? undefined : () => response.trailers!() };
       this.sendInPieces(exchange, response.status, out.head, () => sendStream(this.socket, stream, framing, this.turns));
       return;
     }
@@ -573,8 +639,8 @@ export class Connection implements LiveConnection {
     const close = this.protocol.sent(exchange);
     if (bytes >= 0 && this.hooks.onExchange !== undefined) this.logExchange(exchange, status, bytes);
     if (bytes >= 0) exchange.response?.onSent?.();
-    if (!isOpen(this.state) || bytes < 0) return;
-    if (close) this.move(Event.Close, false);
+    if (!isOpen(this.s.life) || bytes < 0) return;
+    if (close) this.step(Input.Close);
     else this.flush();
   }
 
@@ -595,7 +661,7 @@ export class Connection implements LiveConnection {
   private sendContinue(exchange: Exchange): void {
     exchange.continueOwed = false;
     // The client sends its body from now: the whole request is timed again from here.
-    this.deadlines.continued();
+    this.step(Input.Continued);
     this.out.send(CONTINUE);
     this.trace?.response(CONTINUE, undefined, false);
   }
@@ -620,61 +686,19 @@ export class Connection implements LiveConnection {
 
   // ---- State and flow ----
 
-  /**
-   * Find what the connection waits for, after bytes arrived (`data`) or a
-   * response left, and move there.
-   */
+  /** After bytes arrived (`data`) or a response left: what the connection waits for now, and whether it reads on. */
   private update(data: boolean): void {
-    if (!isOpen(this.state)) return;
-    const parser = this.parser;
-    let event: Event;
-    // A body the server has not yet asked for (its 100 Continue waits behind earlier answers), or has stopped
-    // reading (back-pressure, answers in the making, a turn), is not late.
-    if (parser.inBody) event = this.protocol.awaitingContinue || this.flow.paused ? Event.Busy : Event.Body;
-    // Bytes the server itself stopped parsing (back-pressure, a turn) are not a client that is slow to send.
-    else if (!parser.idle && !parser.closed) event = this.flow.paused ? Event.Busy : Event.Head;
-    else if (!this.protocol.idle) event = Event.Busy;
-    else event = Event.Idle;
-    this.move(event, data);
-    this.updateFlow();
+    this.step(Input.Settled, this.facts() | (data ? DATA : 0));
   }
 
+  /** Whether it reads on. */
   private updateFlow(): void {
-    if (!isOpen(this.state)) return;
-    // A streamed body being read: only its reader's room says whether to read on (flow.ts, updateBody).
-    if (this.protocol.reading?.streamed != null) this.flow.updateBody(this.bodyFull);
-    else this.flow.update(this.protocol.unanswered, this.protocol.sending, this.protocol.holdsNext);
+    this.step(Input.Flow, this.flowFacts());
   }
 
   /** Called by the server's sweep; acts when what the connection waits for has run out (Draining included: deadlines.ts). */
   checkDeadline(now: number): void {
-    // A socket handed over is the new protocol's to time.
-    if (this.state >= State.HandedOver) return;
-    switch (this.deadlines.check(now, this.socket.writableLength)) {
-      case Expired.Nothing:
-        return;
-      case Expired.SendStalled:
-        this.cutStalled();
-        return;
-      case Expired.SendDone:
-        this.update(false);
-        return;
-      case Expired.Request:
-        this.timedOut(`The request was not complete ${this.options.requestTimeoutMs} ms after its first byte`);
-        return;
-      case Expired.Head:
-        this.timedOut(`The request head was not complete ${this.options.headersTimeoutMs} ms after its first byte`);
-        return;
-      case Expired.Body:
-        this.timedOut(`The request body stalled for ${this.options.bodyTimeoutMs} ms`);
-        return;
-      case Expired.KeepAlive:
-        this.move(Event.Close, false);
-        return;
-      case Expired.Linger:
-        this.socket.destroy();
-        return;
-    }
+    this.step(Input.Sweep, this.facts(), this.socket.writableLength, now);
   }
 
   /** A request being read ran out of time: a 408, and the connection closes (protocolProblem). */
@@ -685,13 +709,13 @@ export class Connection implements LiveConnection {
 
   /** Server shutdown: finish what is in flight (bounded by the timeouts and the grace), then close. */
   drain(): void {
-    if (!isOpen(this.state)) return;
+    if (!isOpen(this.s.life)) return;
     this.protocol.shutdown();
     // No request is read after those begun: with answers in the making, each one out would otherwise
     // let the parser take the next, and a client that keeps pipelining would hold the shutdown for good.
     if (!this.parser.begun) this.parser.stop();
     // Idle closes at once; otherwise the last response closes (Protocol.take), or the state finds nothing left.
-    if (this.move(Event.Shutdown, false) && this.state === State.Draining) this.update(false);
+    this.step(Input.Shutdown, this.facts());
   }
 
   /**
@@ -700,16 +724,16 @@ export class Connection implements LiveConnection {
    * answered, the last response closes; one it left unfinished is dropped.
    */
   private onInputEnd(): void {
-    if (!isOpen(this.state)) return;
+    if (!isOpen(this.s.life)) return;
     this.parser.stop();
     this.abortBody(true);
     // The service's choice (streamed.ts): what is still in flight is not answered; the connection ends its side now.
     if (this.abortOnHalfClose && !this.protocol.idle) {
-      this.move(Event.Close, false);
+      this.step(Input.Close);
       return;
     }
     this.protocol.halfClose();
-    if (this.move(Event.HalfClose, false) && this.state === State.Draining) this.update(false);
+    this.step(Input.HalfClose, this.facts());
   }
 
   /**

@@ -5,7 +5,7 @@
 // half-close after the closing response, a second shutdown.
 //
 // Flow control (paused, waiting for a turn) is not here: it says whether the
-// connection reads now, not where it is in its life (flow.ts). Which
+// connection reads now, not where it is in its life (steps.ts joins the two). Which
 // response is next, whether it closes the connection and whether a 100
 // Continue is owed are the protocol's (protocol.ts); a streamed body going
 // out is a response in flight, so the connection is Busy (or Draining).

@@ -2,7 +2,8 @@
 // clock: events in (a head arrived, a request is whole, a response is
 // ready, the client half-closed, the server shuts down), decisions out
 // (which response is written next, whether a 100 Continue is owed now,
-// whether the connection closes after a response, how a body is framed).
+// whether the connection closes after a response, how a response is
+// written: its body framed, omitted for HEAD, keep-alive confirmed).
 //
 // Requests on a connection are answered strictly in order (RFC 9112 §9.3.2),
 // even when a later handler finishes first, so every request gets an
@@ -11,7 +12,7 @@
 // decided here too (mayHandOn, holdsNext), beside the RFC's rule.
 
 import type { Request, RequestHead } from "../message/request.js";
-import type { Response } from "../message/response.js";
+import type { Response, WriteOptions } from "../message/response.js";
 import { isBodyStream } from "../message/stream-body.js";
 import type { Streamed } from "./streamed.js";
 
@@ -57,6 +58,16 @@ function sideBySide(head: RequestHead): boolean {
 }
 
 export class Protocol {
+  /** How most answers are written (HTTP/1.1, not HEAD, the connection stays open): made once, not per response. */
+  private readonly plain: WriteOptions;
+  /** Field lines the server adds to every response (ConnectionOptions.responseFields). */
+  private readonly extraFields: string | undefined;
+
+  constructor(extraFields?: string) {
+    this.extraFields = extraFields;
+    this.plain = Object.freeze({ omitBody: false, close: false, confirmKeepAlive: false, extraFields, chunked: true });
+  }
+
   /** Exchanges in order of arrival; the front one is answered next. */
   private readonly queue: Exchange[] = [];
   /** The exchange whose head has arrived and whose body is still being read. */
@@ -214,13 +225,33 @@ export class Protocol {
    * has no chunked coding, so the body ends when the connection closes
    * (RFC 9112 §6.3).
    */
-  chunked(exchange: Exchange, response: Response): boolean {
+  private chunked(exchange: Exchange, response: Response): boolean {
     const chunked = exchange.head?.minor !== 0;
     // `response` is the handler's, unchecked: the writer refuses what is not a response. A stream of a
     // declared length is framed by its Content-Length, in either version.
     const checked = response as Response | undefined;
     if (!chunked && isBodyStream(checked?.body) && checked?.length === undefined) exchange.close = true;
     return chunked;
+  }
+
+  /**
+   * How `response` to `exchange` is written: a body produced in pieces is
+   * chunked or, in HTTP/1.0, ends with the connection (chunked); a response
+   * to HEAD has every field GET's would, and no body (RFC 9110 §9.3.2); a
+   * closing response (the exchange's, or one its handler asked to close
+   * after) says so (RFC 9112 §9.6); an HTTP/1.0 client that asked
+   * to keep the connection is told it is kept (RFC 9112 §9.3, Appendix C.2.2).
+   */
+  writing(exchange: Exchange, response: Response): WriteOptions {
+    // The handler may close the connection after its answer (node:http's "Connection: close"); `response` is the
+    // handler's, unchecked.
+    if ((response as Response | undefined)?.close === true) exchange.close = true;
+    const chunked = this.chunked(exchange, response);
+    const head = exchange.head;
+    const omitBody = head?.method === "HEAD";
+    const close = exchange.close;
+    const confirmKeepAlive = head?.minor === 0 && !close;
+    return chunked && !omitBody && !close && !confirmKeepAlive ? this.plain : { omitBody, close, confirmKeepAlive, extraFields: this.extraFields, chunked };
   }
 
   /** A body went out in pieces and is done: whether the connection closes now. */

@@ -18,7 +18,7 @@
 // flag test per read.
 //
 // The queue also carries the connections that yield after REQUESTS_PER_TURN
-// requests of one read (flow.ts): they resume on the next turn, after
+// requests of one read (steps.ts): they resume on the next turn, after
 // the reads that were already waiting.
 //
 // Bodies sent in pieces (send-body.ts) share a budget too: all of a server's
@@ -36,7 +36,7 @@
 // Bytes read share a budget as well: once READ_BYTES_PER_TURN have come
 // in since the last turn, from all connections together, a connection that
 // reads more holds that read and waits for a coming turn, and its socket
-// stops reading at once (flow.ts); a turn resumes waiting connections only
+// stops reading at once (steps.ts); a turn resumes waiting connections only
 // while the bytes they held fit in its budget (ARRIVAL_READ_BYTES while
 // connections arrive). Why: libuv reads a readable socket up to 32 times
 // over in one poll, and accepts one connection per poll, so forty clients

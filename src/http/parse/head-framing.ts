@@ -133,7 +133,7 @@ export function judgeHead(h: HeadFields, minor: 0 | 1): HeadVerdict | { readonly
     if (problem !== null) return { code: problem.code, what: `${problem.what}Transfer-Encoding: ${h.transferEncoding.slice(0, 80)}` };
     framing = CHUNKED;
   } else if (h.contentLength > 0) {
-    // Whether the body fits is asked once the handler has had its say on the limit (parser.ts handOn).
+    // Whether the body fits is asked once the connection has had its say on the limit (parser.ts frame).
     framing = { kind: "length", length: h.contentLength };
   }
 

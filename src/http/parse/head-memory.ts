@@ -16,7 +16,7 @@
 // section starts afresh at each request line, so the same bytes, found sound
 // once, are sound again. What depends on more than the head (a route's lower
 // body limit, a body too large for it, the 100 Continue) is asked after it,
-// for a recalled head as for a read one (parser.ts, handOn).
+// for a recalled head as for a read one (parser.ts, frame).
 //
 // Cheap when heads do not repeat: a head of another length is told apart by
 // one byte (no LF where the kept head's last LF was), one of the same length
