@@ -112,12 +112,12 @@ const TIMES = path.join(root, "dist", ".test-times.json");
 const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : {};
 
 // Files share processes in groups of at most SHARED_MS of last times (measured with others running
-// beside them). The fast tier's last times add up to some 280 s on a quiet machine, run three processes at
-// a time: groups of 40 s, longest first, still end the three together, and start 10 processes where groups
-// of 20 s started 17 (each costs 0.3 to 1 s of CPU: Node, tap, and the modules its files share, loaded and
-// warmed up again). Much longer groups would leave one running alone at the end. A last run beside other
-// jobs stretches every time alike (the tier's came to 450 to 640 s): the bound is a seventh of their sum
-// when that is more, so that such a run does not split the next into 15 to 32 processes. A file never
+// beside them). The fast tier's last times have added up to some 280 s, run three processes at a time:
+// groups of 40 s, longest first, still end the three together, and start 10 processes where groups of
+// 20 s started 17 (each costs 0.3 to 1 s of CPU: Node, tap, and the modules its files share, loaded and
+// warmed up again). Much longer groups would leave one running alone at the end. A last run beside heavier
+// jobs stretches every time alike (the tier's have come to 450 to 640 s): the bound is a seventh of their
+// sum when that is more, so that such a run does not split the next into 15 to 32 processes. A file never
 // timed (a first run) is counted as UNTIMED_MS, so a first run shares processes too. Two kinds would not
 // be themselves in company and always run alone: one that measures its process's memory (it would count
 // the others' garbage), and one that runs its tests side by side (t.jobs on tap's root, which the files
