@@ -29,8 +29,9 @@
 // - A file that fails in a shared process is run again alone, and its line
 //   says which way it went there: a failure that only comes after other files
 //   is a fault of isolation, and is reported as one, never passed over.
-// - The output is a line per file (its time, and for a file in a shared
-//   process its CPU time, with the processes it started: test/cpu-time.mjs)
+// - The output is a line per file (its time, and its CPU time with the
+//   processes it started, test/cpu-time.mjs, for all but the files that run
+//   alone for their memory or t.jobs)
 //   and the closing count, with the CPU time of the whole run, the build
 //   included; a failing file's whole output (its TAP, and whatever it
 //   printed) follows, so a failure needs no second run to be read. On a
@@ -147,10 +148,11 @@ const queue = [...jobs].sort((a, b) => jobMs(b) - jobMs(a) || a[0].localeCompare
 
 const compiled = (file) => path.join(root, "dist", file.replace(/\.ts$/, ".js"));
 
-/** Files, compiled, in one process (through test/batch.mjs when there are several): its exit status, its whole output, its time. */
+/** Files, compiled, in one process: its exit status, its whole output, its time. */
 function runProcess(job) {
   const started = Date.now();
-  const args = job.length === 1 ? [compiled(job[0])] : [path.join(root, "test", "batch.mjs"), ...job.map(compiled)];
+  // Through test/batch.mjs, which reports each file's time and CPU, unless the file must be alone in its process as it is.
+  const args = job.length === 1 && solitary(job[0]) ? [compiled(job[0])] : [path.join(root, "test", "batch.mjs"), ...job.map(compiled)];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--enable-source-maps", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     const output = [];
@@ -195,7 +197,7 @@ function perFile(job, text) {
  */
 async function runJob(job) {
   const run = await runProcess(job);
-  if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms }];
+  if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms, cpuMs: perFile(job, run.text)[0].share?.cpuMs }];
   const found = perFile(job, run.text);
   const blameless = !run.ok && found.every(({ share }) => share?.passed === true);
   const results = [];
