@@ -115,9 +115,9 @@ const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : 
 // Files share processes in groups of at most SHARED_MS of last times (measured with others running
 // beside them). The fast tier's last times have added up to some 280 s, run three processes at a time:
 // groups of 40 s, longest first, still end the three together, and start 10 processes where groups of
-// 20 s started 17 (40 small test files, test/api/ to test/hardening/, cost 4.5 to 5.9 s more CPU in 4 processes than in 2: each
-// process loads Node, tap and the modules its files share again, and compiles and optimizes the same hot
-// code again). Much longer groups would leave one running alone at the end. A last run beside heavier
+// 20 s started 17 (40 small test files, test/api/ to test/hardening/, cost 4.5 to 5.9 s more CPU in 4
+// processes than in 2: each process loads Node, tap and the modules its files share again, and compiles
+// and optimizes the same hot code again). Much longer groups would leave one running alone at the end. A last run beside heavier
 // jobs stretches every time alike (the tier's have come to 450 to 640 s): the bound is a seventh of their
 // sum when that is more, so that such a run does not split the next into 15 to 32 processes. A file never
 // timed (a first run) is counted as UNTIMED_MS, so a first run shares processes too. Two kinds would not
