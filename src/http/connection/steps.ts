@@ -136,7 +136,7 @@ export const SPENT = 1024;
 /** Connections are arriving: reads wait in the turns' queue. */
 export const QUEUING = 2048;
 
-// Effects, as bits, carried out by the connection in this order.
+// Effects, as bits, carried out by the connection (connection.ts, carryOut).
 /** Pause the socket: the client's next bytes wait in the kernel. */
 export const PAUSE_SOCKET = 1;
 /** Wait for a turn of the event loop (Turns.wait); TurnCame follows. */
@@ -145,24 +145,22 @@ export const WAIT_TURN = 2;
 export const END_OUTPUT = 4;
 /** Entered HandedOver: the socket is the new protocol's. */
 export const HAND_OVER = 8;
-/** Entered Closed. */
-export const CLOSED = 16;
 /** Resume the socket. */
-export const RESUME_SOCKET = 32;
+export const RESUME_SOCKET = 16;
 /** Ask the parser for what it holds (the reading resumed). */
-export const ASK = 64;
+export const ASK = 32;
 /** After asking: Asked says whether the socket reads again. */
-export const THEN_ASKED = 128;
+export const THEN_ASKED = 64;
 /** A request being read ran out of time (which one: HEAD_TIMEOUT, BODY_TIMEOUT, else the whole request's): a 408, and the connection closes. */
-export const TIMED_OUT = 256;
-export const HEAD_TIMEOUT = 512;
-export const BODY_TIMEOUT = 1024;
+export const TIMED_OUT = 128;
+export const HEAD_TIMEOUT = 256;
+export const BODY_TIMEOUT = 512;
 /** A client that reads nothing of what is written is cut (a reset). */
-export const CUT = 2048;
+export const CUT = 1024;
 /** The linger after the closing response ended: the socket goes. */
-export const DESTROY = 4096;
+export const DESTROY = 2048;
 /** The table refused the input here (a late event): nothing was done. */
-export const REFUSED = 8192;
+export const REFUSED = 4096;
 
 /**
  * The one way a connection's state changes: `input`, judged by `facts`
@@ -235,8 +233,6 @@ function move(s: ConnectionState, event: Event, data: boolean): number {
       return END_OUTPUT | release(s);
     case State.HandedOver:
       return HAND_OVER | release(s);
-    case State.Closed:
-      return CLOSED;
     default:
       return 0;
   }
