@@ -232,3 +232,29 @@ t.test("the connection writes nothing of its record itself: every change goes th
   t.notMatch(connection, /this\.s\.\w+\s*(=[^=]|\+\+|--|\+=|-=)/, "no assignment to this.s.<field> in connection.ts");
   t.match(connection, /step\(this\.s, input, facts, arg, now\)/, "the one call of step()");
 });
+
+t.test("Settled times each head from its own first byte: the heads read so far say which request is being read", async (t) => {
+  const realNow = Date.now;
+  let clock = 1_000_000;
+  Date.now = () => clock;
+  t.teardown(() => {
+    Date.now = realNow;
+  });
+  const { headersTimeoutMs } = DEFAULT_CONNECTION_OPTIONS;
+  const s = record(State.Idle, Reading.Asking);
+  step(s, Input.Settled, BEGUN, 0);
+  t.equal(STATE_NAMES[s.life], "Head", "the first head's bytes");
+  t.equal(s.timing.at, 1_000_000 + headersTimeoutMs);
+  clock += 5_000;
+  step(s, Input.Settled, BUSY, 1);
+  t.equal(STATE_NAMES[s.life], "Busy", "its request whole, with its handler");
+  step(s, Input.Settled, BEGUN, 1);
+  t.equal(s.timing.at, clock + headersTimeoutMs, "the second head's deadline runs from its own first byte");
+  clock += 5_000;
+  step(s, Input.Flow, FULL);
+  step(s, Input.Settled, BEGUN, 1);
+  t.equal(STATE_NAMES[s.life], "Busy", "held by the server, the head is not late");
+  step(s, Input.Flow, 0);
+  step(s, Input.Settled, BEGUN, 1);
+  t.equal(s.timing.at, clock - 5_000 + headersTimeoutMs, "and the same head keeps its deadline through the server's pause");
+});

@@ -399,7 +399,6 @@ export class Connection implements LiveConnection {
    */
   private onHead(head: RequestHead): void {
     const exchange = this.protocol.head(head, this.hooks.onExchange === undefined ? 0 : performance.now());
-    this.step(Input.HeadRead);
     this.trace?.head(head);
     if (this.streamed !== null) {
       this.parser.streamBody();
@@ -693,7 +692,7 @@ export class Connection implements LiveConnection {
 
   /** After bytes arrived (`data`) or a response left: what the connection waits for now, and whether it reads on. */
   private update(data: boolean): void {
-    this.step(Input.Settled, this.facts() | (data ? DATA : 0));
+    this.step(Input.Settled, this.facts() | (data ? DATA : 0), this.parser.heads);
   }
 
   /** Whether it reads on. */
@@ -720,7 +719,7 @@ export class Connection implements LiveConnection {
     // let the parser take the next, and a client that keeps pipelining would hold the shutdown for good.
     if (!this.parser.begun) this.parser.stop();
     // Idle closes at once; otherwise the last response closes (Protocol.take), or the state finds nothing left.
-    this.step(Input.Shutdown, this.facts());
+    this.step(Input.Shutdown, this.facts(), this.parser.heads);
   }
 
   /**
@@ -738,7 +737,7 @@ export class Connection implements LiveConnection {
       return;
     }
     this.protocol.halfClose();
-    this.step(Input.HalfClose, this.facts());
+    this.step(Input.HalfClose, this.facts(), this.parser.heads);
   }
 
   /**

@@ -62,7 +62,7 @@ export interface ConnectionState {
   turnRequests: number;
   /** The streamed body's reader is full: the body is not read until it has room. */
   bodyFull: boolean;
-  /** Heads seen so far: the headers and whole-request deadlines are per request. */
+  /** Heads the parser handed out so far, as of the last input that told it: the headers and whole-request deadlines are per request. */
   heads: number;
   /** What runs out when (deadlines.ts). */
   readonly timing: Deadlines;
@@ -76,12 +76,10 @@ export function newConnectionState(timing: Deadlines): ConnectionState {
 export const enum Input {
   /** A read of `arg` bytes arrived from the socket (facts: the turns' word on it, SPENT and QUEUING). */
   Read,
-  /** After a parse (DATA: bytes arrived) or a response out: what the connection waits for now, then whether it reads on. */
+  /** After a parse (DATA: bytes arrived) or a response out, `arg` heads read so far: what the connection waits for now, then whether it reads on. */
   Settled,
   /** Whether it reads on: an answer was made, a request queued or handed on, the client drained what was written. */
   Flow,
-  /** The parser handed a head out. */
-  HeadRead,
   /** A whole request was taken from the read. */
   Request,
   /** The turn it waited for came (the turns were told of the bytes it holds); then as Flow. */
@@ -94,9 +92,9 @@ export const enum Input {
   Asked,
   /** A 100 Continue went out: the whole request is timed again from when its body is next awaited. */
   Continued,
-  /** The server shuts down: finish what is in flight (then as Settled). */
+  /** The server shuts down, `arg` heads read so far: finish what is in flight (then as Settled). */
   Shutdown,
-  /** The client half-closed (then as Settled). */
+  /** The client half-closed, `arg` heads read so far (then as Settled). */
   HalfClose,
   /** The connection ends its side: a closing response was written, or it closes with nothing in flight. */
   Close,
@@ -173,12 +171,10 @@ export function step(s: ConnectionState, input: Input, facts = 0, arg = 0, now =
     case Input.Read:
       return read(s, facts);
     case Input.Settled:
+      s.heads = arg;
       return settled(s, facts);
     case Input.Flow:
       return flow(s, facts);
-    case Input.HeadRead:
-      s.heads++;
-      return 0;
     case Input.Request:
       return ++s.turnRequests === REQUESTS_PER_TURN ? waitTurn(s) : 0;
     case Input.TurnCame:
@@ -205,6 +201,7 @@ export function step(s: ConnectionState, input: Input, facts = 0, arg = 0, now =
       return 0;
     case Input.Shutdown:
     case Input.HalfClose: {
+      s.heads = arg;
       const moved = move(s, input === Input.Shutdown ? Event.Shutdown : Event.HalfClose, false);
       // Idle closes at once; otherwise what is awaited now says whether anything is left.
       return moved !== REFUSED && s.life === State.Draining ? moved | settled(s, facts & ~DATA) : moved;

@@ -139,6 +139,8 @@ export class RequestParser {
   private pos = 0;
   private readonly queue: Buffer[] = [];
   private queued = 0;
+  /** Heads handed out so far. */
+  private headsOut = 0;
   /** The event the step just taken found; null while none. */
   private found: ParseEvent | null = null;
 
@@ -285,6 +287,11 @@ export class RequestParser {
   }
 
   // ---- What the driver may ask and say ----
+
+  /** Heads handed out so far (the connection's deadlines are per request). */
+  get heads(): number {
+    return this.headsOut;
+  }
 
   /** Bytes received and not yet read. */
   get held(): number {
@@ -661,6 +668,7 @@ export class RequestParser {
     this.bodyLimit = this.limits.maxBodyBytes;
     this.bodyLimitIsOwn = false;
     this.state = S_HEAD_TAKEN;
+    this.headsOut++;
     this.found = { kind: "head", head };
   }
 
