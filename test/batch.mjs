@@ -3,9 +3,12 @@
 // files is more than the file's own work. Each file is imported once the one
 // before it has ended: its top level runs, its tests (queued on tap's one
 // root) run, and a last test named `<file> ended` marks the end of its share
-// of the output. After it, a line `# startline-file <file> <ms>` gives the
-// runner the file's time. A file that fails to load is a failure of its own,
-// and the next file still runs.
+// of the output. After it, a line `# startline-file <file> <ms> <cpu-ms>`
+// gives the runner the file's time and its CPU time, the processes it started
+// and has seen end included (test/cpu-time.mjs; "-" where that is not known:
+// a process that a top-level teardown stops ends after the group's last file,
+// and counts only in the run's total). A file that fails to load is a failure
+// of its own, and the next file still runs.
 //
 // What a file gives the root to undo (`t.teardown` at its top level: a
 // temporary directory, a server it started there) is undone here, in the
@@ -19,19 +22,23 @@
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import t from "tap";
+import { cpuMs } from "./cpu-time.mjs";
 
 const teardowns = [];
 t.teardown = (fn) => void teardowns.push(fn);
 
 for (const file of process.argv.slice(2)) {
   const started = Date.now();
+  const cpu = cpuMs();
   try {
     await import(pathToFileURL(path.resolve(file)).href);
   } catch (error) {
     t.fail(`${file} could not be loaded: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }
   await t.test(`${file} ended`, (t) => t.end());
-  t.comment(`startline-file ${file} ${Date.now() - started}`);
+  const now = cpuMs();
+  const spent = now.children === undefined ? "-" : Math.round(now.total - cpu.total);
+  t.comment(`startline-file ${file} ${Date.now() - started} ${spent}`);
 }
 for (const fn of teardowns) {
   try {

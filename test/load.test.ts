@@ -12,10 +12,13 @@ import { listen } from "./helpers/wire.js";
 import { ROOT } from "./helpers/root.js";
 
 // Each run waits out at least one of autocannon's one-second samples, and
-// each has a server of its own: they run side by side rather than in turn.
-t.jobs = 3;
-
-
+// each has a server of its own: they run side by side rather than in turn,
+// three at a time, as the subtests of one test (below, at the end). Set on
+// tap's root instead, that would reach the files that run after this one in
+// a process it shares with them (test/batch.mjs), so the file would need a
+// process of its own, and the CPU to start and warm one up.
+const runs: [name: string, check: (t: Test) => Promise<void>][] = [];
+const check = (name: string, fn: (t: Test) => Promise<void>) => void runs.push([name, fn]);
 
 interface Run {
   readonly code: number;
@@ -49,7 +52,7 @@ const counts = (seen: readonly Exchange[]) => {
   return out;
 };
 
-t.test("npm run load -- -m UPDATE with the admin token: every request arrives as UPDATE and succeeds", async (t) => {
+check("npm run load -- -m UPDATE with the admin token: every request arrives as UPDATE and succeeds", async (t) => {
   const { app, seen, base } = await server(t);
   const r = await run("npm", [
     "run", "--silent", "load", "--",
@@ -68,14 +71,14 @@ t.test("npm run load -- -m UPDATE with the admin token: every request arrives as
   t.equal(JSON.parse(article.body).title, "x", "the patch was applied");
 });
 
-t.test("any token: a lower-case custom method reaches the echo as sent", async (t) => {
+check("any token: a lower-case custom method reaches the echo as sent", async (t) => {
   const { seen, base } = await server(t);
   const r = await load(["-m", "purge", "-a", "10", "-c", "1", "-j", `${base}/api/echo/cache/1`]);
   t.equal(r.code, 0, r.stderr.slice(-500));
   t.same(counts(seen), { "purge 200": 10 });
 });
 
-t.test("-I with [<id>] in the URL: every POST publishes a post of its own", async (t) => {
+check("-I with [<id>] in the URL: every POST publishes a post of its own", async (t) => {
   const { app, seen, base } = await server(t);
   const r = await load(["-m", "POST", "-I", "-H", "Content-Type: application/json", "-b", '{"title": "T", "body": "B"}', "-a", "10", "-c", "2", "-j", `${base}/api/v1/post/[<id>]`]);
   t.equal(r.code, 0, r.stderr.slice(-500));
@@ -84,7 +87,7 @@ t.test("-I with [<id>] in the URL: every POST publishes a post of its own", asyn
   t.equal(new Set(posts.map((p: { id: string }) => p.id)).size, 10, "ten distinct ids");
 });
 
-t.test("exit 1 when every response is a refusal, and says why", async (t) => {
+check("exit 1 when every response is a refusal, and says why", async (t) => {
   const { seen, base } = await server(t);
   const r = await load(["-m", "UPDATE", "-H", "Content-Type: application/json", "-b", '{"title":"x"}', "-a", "5", "-c", "1", "-j", `${base}/api/v1/artigo/1`]);
   t.equal(r.code, 1);
@@ -92,7 +95,7 @@ t.test("exit 1 when every response is a refusal, and says why", async (t) => {
   t.same(counts(seen), { "UPDATE 401": 5 }, "the requests were sent, and refused for want of a token");
 });
 
-t.test("exit 1 when no request gets a response", async (t) => {
+check("exit 1 when no request gets a response", async (t) => {
   // A listener that hangs up on every connection: nothing ever answers, and no port is left to chance.
   const rude = net.createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => rude.listen(0, "127.0.0.1", resolve));
@@ -103,7 +106,7 @@ t.test("exit 1 when no request gets a response", async (t) => {
   t.match(r.stderr, /no request got a response/);
 });
 
-t.test("exit 1 when every request times out, saying after how long and how to wait longer, not asking whether a server listens", async (t) => {
+check("exit 1 when every request times out, saying after how long and how to wait longer, not asking whether a server listens", async (t) => {
   // A listener that takes every connection and never answers: each request waits out autocannon's -t.
   const held: net.Socket[] = [];
   const silent = net.createServer((socket) => void held.push(socket));
@@ -121,7 +124,7 @@ t.test("exit 1 when every request times out, saying after how long and how to wa
   t.ok(held.length > 0, "the connections were made: something listened");
 });
 
-t.test("exit 2, before sending anything, for a method that is not a token or a command line without a URL", async (t) => {
+check("exit 2, before sending anything, for a method that is not a token or a command line without a URL", async (t) => {
   const { seen, base } = await server(t);
   const bad = await load(["-m", "NOT A TOKEN", "-a", "1", "-c", "1", `${base}/api/echo`]);
   t.equal(bad.code, 2);
@@ -131,4 +134,9 @@ t.test("exit 2, before sending anything, for a method that is not a token or a c
   t.equal(none.code, 2, "autocannon printed its help; without a URL that is a usage error");
   t.match(none.stderr, /Usage: autocannon/);
   t.equal((await load(["--version"])).code, 0, "asking for the version is not an error");
+});
+
+t.test("npm run load, its runs side by side", async (all) => {
+  all.jobs = 3;
+  for (const [name, fn] of runs) all.test(name, fn);
 });

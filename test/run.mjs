@@ -16,9 +16,11 @@
 //   a file started through tsx costs about half a second of CPU more, which
 //   over a hundred files was most of this tier's time.
 // - The files are tap tests, run compiled (`node dist/test/x.test.js`), a
-//   few processes at a time. Files share processes, up to 20 s of their last
-//   runs to a process (test/batch.mjs runs them one after another): starting
-//   Node and tap costs about 0.3 s of CPU, more than most files' own work. A
+//   few processes at a time. Files share processes, up to 40 s of their last
+//   runs to a process, or a seventh of the files' last times when a loaded
+//   last run made that more (test/batch.mjs runs them one after another): starting
+//   Node and tap costs about 0.3 s of CPU, more than most files' own work, and
+//   each process loads and warms up the modules its files share again. A
 //   long file, a file that measures its process's memory (it mentions
 //   memoryUsage) and one that runs its tests side by side (t.jobs) get a
 //   process of their own; a file never timed counts as 3 s. Longest first,
@@ -27,9 +29,13 @@
 // - A file that fails in a shared process is run again alone, and its line
 //   says which way it went there: a failure that only comes after other files
 //   is a fault of isolation, and is reported as one, never passed over.
-// - The output is a line per file and the closing count; a failing file's
-//   whole output (its TAP, and whatever it printed) follows, so a failure
-//   needs no second run to be read.
+// - The output is a line per file (its time, and its CPU time with the
+//   processes it started, test/cpu-time.mjs, for all but the files that run
+//   alone for their memory or t.jobs)
+//   and the closing count, with the CPU time of the whole run, the build
+//   included; a failing file's whole output (its TAP, and whatever it
+//   printed) follows, so a failure needs no second run to be read. On a
+//   shared machine wall times swing with the load; CPU times much less.
 //
 // A file's time limit is tap's own (package.json `tap.timeout`, given to each
 // file as TAP_TIMEOUT); past it and a grace, the runner stops the file and
@@ -40,6 +46,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { cpuMs } from "./cpu-time.mjs";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const external = new Set(Object.keys(JSON.parse(readFileSync(path.join(root, "test", "external.json"), "utf8"))));
@@ -106,14 +113,20 @@ const TIMES = path.join(root, "dist", ".test-times.json");
 const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : {};
 
 // Files share processes in groups of at most SHARED_MS of last times (measured with others running
-// beside them), so that no group is much longer than the longest files, which run alone. A file never
+// beside them). The fast tier's last times have added up to some 280 s, run three processes at a time:
+// groups of 40 s, longest first, still end the three together, and start 10 processes where groups of
+// 20 s started 17 (40 small test files, test/api/ to test/hardening/, cost 4.5 to 5.9 s more CPU in 4
+// processes than in 2: each process loads Node, tap and the modules its files share again, and compiles
+// and optimizes the same hot code again). Much longer groups would leave one running alone at the end. A last run beside heavier
+// jobs stretches every time alike (the tier's have come to 450 to 640 s): the bound is a seventh of their
+// sum when that is more, so that such a run does not split the next into 15 to 32 processes. A file never
 // timed (a first run) is counted as UNTIMED_MS, so a first run shares processes too. Two kinds would not
 // be themselves in company and always run alone: one that measures its process's memory (it would count
 // the others' garbage), and one that runs its tests side by side (t.jobs on tap's root, which the files
 // after it would inherit).
-const SHARED_MS = 20_000;
 const UNTIMED_MS = 3_000;
 const estimate = (file) => lastTimes[file] ?? UNTIMED_MS;
+const SHARED_MS = Math.max(40_000, files.reduce((sum, file) => sum + estimate(file), 0) / 7);
 const solitary = (file) => /memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
 const shares = (file) => estimate(file) < SHARED_MS && !solitary(file);
 /** The processes to run, each a list of files, longest first. */
@@ -136,10 +149,11 @@ const queue = [...jobs].sort((a, b) => jobMs(b) - jobMs(a) || a[0].localeCompare
 
 const compiled = (file) => path.join(root, "dist", file.replace(/\.ts$/, ".js"));
 
-/** Files, compiled, in one process (through test/batch.mjs when there are several): its exit status, its whole output, its time. */
+/** Files, compiled, in one process: its exit status, its whole output, its time. */
 function runProcess(job) {
   const started = Date.now();
-  const args = job.length === 1 ? [compiled(job[0])] : [path.join(root, "test", "batch.mjs"), ...job.map(compiled)];
+  // Through test/batch.mjs, which reports each file's time and CPU, unless the file must be alone in its process as it is.
+  const args = job.length === 1 && solitary(job[0]) ? [compiled(job[0])] : [path.join(root, "test", "batch.mjs"), ...job.map(compiled)];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--enable-source-maps", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     const output = [];
@@ -168,10 +182,10 @@ function runProcess(job) {
 function perFile(job, text) {
   const ended = new Map();
   let from = 0;
-  for (const m of text.matchAll(/^# startline-file (\S+) (\d+)\n/gm)) {
+  for (const m of text.matchAll(/^# startline-file (\S+) (\d+) (\d+|-)\n/gm)) {
     const share = text.slice(from, m.index + m[0].length);
     const closed = share.split("\n").some((line) => /^ok \d+ - (\S+) ended\b/.exec(line)?.[1] === m[1]);
-    ended.set(m[1], { text: share, ms: Number(m[2]), passed: closed && !/^not ok /m.test(share) });
+    ended.set(m[1], { text: share, ms: Number(m[2]), cpuMs: m[3] === "-" ? undefined : Number(m[3]), passed: closed && !/^not ok /m.test(share) });
     from = m.index + m[0].length;
   }
   return job.map((file) => ({ file, share: ended.get(compiled(file)) }));
@@ -184,13 +198,13 @@ function perFile(job, text) {
  */
 async function runJob(job) {
   const run = await runProcess(job);
-  if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms }];
+  if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms, cpuMs: perFile(job, run.text)[0].share?.cpuMs }];
   const found = perFile(job, run.text);
   const blameless = !run.ok && found.every(({ share }) => share?.passed === true);
   const results = [];
   for (const { file, share } of found) {
     if (share?.passed === true && !blameless) {
-      results.push({ file, ok: true, text: share.text, ms: share.ms });
+      results.push({ file, ok: true, text: share.text, ms: share.ms, cpuMs: share.cpuMs });
       continue;
     }
     const alone = await runProcess([file]);
@@ -218,7 +232,8 @@ async function worker() {
     for (const result of await runJob(job)) {
       results.push(result);
       const n = String(results.length).padStart(width);
-      console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s  ${result.file}`);
+      const cpu = result.cpuMs === undefined ? "" : `${(result.cpuMs / 1000).toFixed(1)} s CPU`;
+      console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s ${cpu.padStart(10)}  ${result.file}`);
       if (verbose || !result.ok) process.stdout.write(`${result.text.replace(/^/gm, "    ")}\n`);
     }
   }
@@ -236,6 +251,8 @@ if (failed.length > 0) {
 }
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${(r.ms / 1000).toFixed(1)} s`).join(", ")}`);
-console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files in ${jobs.length} processes, ${concurrency} at a time`);
+const cpu = cpuMs();
+const cpuText = cpu.children === undefined ? "" : `; ${(cpu.total / 1000).toFixed(1)} s of CPU (user + system: the build, the tests and every process they started)`;
+console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files in ${jobs.length} processes, ${concurrency} at a time${cpuText}`);
 console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);

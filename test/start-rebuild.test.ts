@@ -48,10 +48,11 @@ async function startAndAsk(dir: string): Promise<string> {
 }
 
 t.test("npm start rebuilds exactly when a source changed", async (t) => {
-  // node_modules as a tree of the copy's own, as a clone has it: through a link, TypeScript would name each
-  // library file by its real path, which from the copy is not the one the build's record names, and the
-  // first build after the edit would check and write the whole project again.
-  const copy = await checkout({ dist: true, modules: "tree" });
+  // node_modules as a tree of the copy's own, where the repository's real one is (test/helpers/checkout.ts):
+  // the build's record names each library file by its real path, relative to dist/, and from a copy laid out
+  // otherwise that path names no file, so the first build after the edit would check and write the whole
+  // project again.
+  const copy = await checkout({ dist: true, modules: "like-repository" });
   t.teardown(copy.remove);
   // Whatever dist/ the repository had, the first start leaves one that matches the sources.
   t.equal(await startAndAsk(copy.dir), '{"response":"The server is up."}');

@@ -4,7 +4,7 @@
 // fits, the rest of a message becomes one "omitted" stretch, so the parts
 // still tile the bytes and no text past the budget is ever decoded.
 
-import { charge, fitText, fittingBytes, jsonBytes, left, notShown, partsLeft, sizeText, type Budget, type Side } from "./budget.js";
+import { fitText, fittingBytes, jsonBytes, left, notShown, partsLeft, sizeText, type Budget, type Side } from "./budget.js";
 
 export type PartKind =
   | "empty-line"

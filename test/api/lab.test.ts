@@ -8,7 +8,7 @@ import t, { type Test } from "tap";
 import { gunzipSync, inflateSync, brotliDecompressSync } from "node:zlib";
 import net from "node:net";
 import { once } from "node:events";
-import { checkProblem, jsonOf, startApi } from "./client.js";
+import { checkProblem, startApi } from "./client.js";
 import { dechunk, talk } from "../helpers/wire.js";
 import { seededBytes } from "../../src/api/lab/bodies.js";
 

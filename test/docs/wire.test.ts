@@ -8,7 +8,7 @@ import { ConfigError } from "../../src/config-error.js";
 import { loadConfig } from "../../src/config.js";
 import { PAST_LIMIT_SHOWN, type WirePart } from "../../src/wire/requests.js";
 import { accountOfRequests, runRequests, SLICE } from "../../src/wire/run.js";
-import { MAX_WIRE_REQUESTS, WIRE_OUTPUT_BUDGET } from "../../src/wire/route.js";
+import { MAX_WIRE_REQUESTS } from "../../src/wire/route.js";
 import { createBudget, jsonBytes } from "../../src/wire/budget.js";
 import { wireViewSchema } from "../../src/wire/schema.js";
 import { DEFAULT_LIMITS, RequestParser } from "../../src/http/parse/parser.js";
@@ -231,7 +231,7 @@ async function checkPastLimit(t: Test, body: any, facts: readonly string[], stor
   const requests = body.request.requests;
   t.same(
     requests.map((r: any) => [r.state, r.method, r.start, r.end, r.notRun]),
-    facts.slice(0, MAX_WIRE_REQUESTS).map((f, i) => ["complete", "POST", facts.slice(0, i).join("").length, facts.slice(0, i + 1).join("").length, undefined]),
+    facts.slice(0, MAX_WIRE_REQUESTS).map((_, i) => ["complete", "POST", facts.slice(0, i).join("").length, facts.slice(0, i + 1).join("").length, undefined]),
     "the requests that ran are in the account, as any others, and only they",
   );
   const responses = body.response.responses;

@@ -94,6 +94,11 @@ export class Connection implements LiveConnection {
   private readonly client: string; // read once, up front: a destroyed socket forgets its peer
   /** A flush of answers that came outside a read waits for the microtask queue to drain (settle). */
   private flushQueued = false;
+  /**
+   * A read is being parsed (parse): asked to parse again from inside it (a handler's answer lets the reading go
+   * on), the loop running asks on; its responses' flushes leave the state to be recomputed once, after it.
+   */
+  private pumping = false;
 
   constructor(socket: Transport, service: Handler | Service | StreamedService, options: ConnectionOptions, hooks: ConnectionHooks) {
     this.socket = socket;
@@ -130,7 +135,7 @@ export class Connection implements LiveConnection {
     // The client finished sending (half-close): it is told after what the parser still holds is read (pump).
     const onEnd = () => {
       this.parser.end();
-      if (!this.s.parsing) this.pump();
+      if (!this.pumping) this.pump();
     };
     const onDrain = () => this.updateFlow();
     socket.on("data", onData);
@@ -176,7 +181,7 @@ export class Connection implements LiveConnection {
         exchange.continueHeld = false;
         if (this.protocol.continueNow(exchange)) this.sendContinue(exchange);
         // Awaited now: the body's deadline runs from here.
-        if (!this.s.parsing) this.update(false);
+        if (!this.pumping) this.update(false);
       },
     };
   }
@@ -339,11 +344,11 @@ export class Connection implements LiveConnection {
    */
   private parse(chunk: Buffer | null): void {
     if (chunk !== null) this.parser.receive(chunk);
-    if (this.s.parsing) return;
+    if (this.pumping) return;
     this.out.hold();
-    this.step(Input.ParseBegin);
+    this.pumping = true;
     this.pump();
-    this.step(Input.ParseEnd);
+    this.pumping = false;
     this.out.release();
     this.update(true);
   }
@@ -527,7 +532,7 @@ export class Connection implements LiveConnection {
     // An answer that comes outside a read (a later microtask) while other handlers of this connection are at work
     // side by side: theirs typically come in the same run of the microtask queue, and all leave in one write once it
     // is drained (a tick scheduled from a microtask runs after the queue is empty), not a write each.
-    if (!this.s.parsing && this.protocol.unanswered > 1) {
+    if (!this.pumping && this.protocol.unanswered > 1) {
       if (!this.flushQueued) {
         this.flushQueued = true;
         process.nextTick(this.queuedFlush);
@@ -549,7 +554,7 @@ export class Connection implements LiveConnection {
     const closed = this.writeReady();
     this.out.release();
     if (closed) return;
-    if (this.s.parsing) this.updateFlow(); // whether to read on; the state follows once the read is parsed
+    if (this.pumping) this.updateFlow(); // whether to read on; the state follows once the read is parsed
     else this.update(false);
   }
 

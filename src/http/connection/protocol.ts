@@ -31,8 +31,11 @@ export interface Exchange {
   readonly started: number;
   /** A streamed service's reader of this request's body (streamed.ts), until the body is whole or abandoned. */
   streamed: Streamed | null;
-  /** It may run beside other requests (sideBySide); false for a request refused before its head was whole. */
-  readonly sideBySide: boolean;
+  /**
+   * It may run beside other requests (sideBySide); false for a request refused before its head was whole. Null
+   * until first asked (besides): with one request in flight at a time, as most connections have, it never is.
+   */
+  sideBySide: boolean | null;
   /** Its head is read, but its handler may not have it yet (mayHandOn): it waits for the answers before it to be out. */
   waiting: boolean;
 }
@@ -55,6 +58,11 @@ function sideBySide(head: RequestHead): boolean {
   const fields = head.fields;
   for (let i = 0; i < fields.length; i += 2) if (fields[i] === "upgrade") return false;
   return true;
+}
+
+/** Whether `exchange` may run beside others, found once, when first asked. */
+function besides(exchange: Exchange): boolean {
+  return (exchange.sideBySide ??= sideBySide(exchange.head!));
 }
 
 export class Protocol {
@@ -105,7 +113,7 @@ export class Protocol {
       close: !head.keepAlive,
       started,
       streamed: null,
-      sideBySide: sideBySide(head),
+      sideBySide: null,
       waiting: false,
     };
     this.queue.push(exchange);
@@ -137,8 +145,8 @@ export class Protocol {
   mayHandOn(exchange: Exchange): boolean {
     const queue = this.queue;
     if (queue[0] === exchange && !this.sending) return true;
-    if (!exchange.sideBySide) return false;
-    for (let i = 0; queue[i] !== exchange; i++) if (!queue[i]!.sideBySide) return false;
+    if (!besides(exchange)) return false;
+    for (let i = 0; queue[i] !== exchange; i++) if (!besides(queue[i]!)) return false;
     return true;
   }
 
@@ -153,7 +161,7 @@ export class Protocol {
     const queue = this.queue;
     for (let i = 0; i < queue.length; i++) {
       const exchange = queue[i]!;
-      if (exchange.waiting || (!exchange.sideBySide && exchange !== this.reading)) return true;
+      if (exchange.waiting || (exchange !== this.reading && !besides(exchange))) return true;
     }
     return false;
   }

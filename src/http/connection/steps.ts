@@ -46,7 +46,12 @@ export const enum Reading {
   Paused,
 }
 
-/** Everything a connection is, but its socket, its parser, its queue of exchanges and what it writes. */
+/**
+ * Everything a connection is, but its socket, its parser, its queue of
+ * exchanges (protocol.ts), what it writes (outbox.ts), and whether its loop
+ * that asks the parser is running (connection.ts, pump: a fact of the code
+ * that drives it, not of the connection).
+ */
 export interface ConnectionState {
   /** Where it is in its life: changed only through the lifecycle's table. */
   life: State;
@@ -55,8 +60,6 @@ export interface ConnectionState {
   yielded: boolean;
   /** Requests taken since the read (or resumption) began; at REQUESTS_PER_TURN, the connection yields. */
   turnRequests: number;
-  /** A read is being parsed: its responses' flushes leave the state to be recomputed once, after it. */
-  parsing: boolean;
   /** The streamed body's reader is full: the body is not read until it has room. */
   bodyFull: boolean;
   /** Heads seen so far: the headers and whole-request deadlines are per request. */
@@ -66,17 +69,13 @@ export interface ConnectionState {
 }
 
 export function newConnectionState(timing: Deadlines): ConnectionState {
-  return { life: State.Idle, reading: Reading.Asking, yielded: false, turnRequests: 0, parsing: false, bodyFull: false, heads: 0, timing };
+  return { life: State.Idle, reading: Reading.Asking, yielded: false, turnRequests: 0, bodyFull: false, heads: 0, timing };
 }
 
 /** What happened, as the connection tells it. */
 export const enum Input {
   /** A read of `arg` bytes arrived from the socket (facts: the turns' word on it, SPENT and QUEUING). */
   Read,
-  /** The parse of a read, or of the bytes held, begins. */
-  ParseBegin,
-  /** That parse is over (its responses are gathered to leave together; Settled follows). */
-  ParseEnd,
   /** After a parse (DATA: bytes arrived) or a response out: what the connection waits for now, then whether it reads on. */
   Settled,
   /** Whether it reads on: an answer was made, a request queued or handed on, the client drained what was written. */
@@ -137,7 +136,7 @@ export const SPENT = 1024;
 /** Connections are arriving: reads wait in the turns' queue. */
 export const QUEUING = 2048;
 
-// Effects, as bits, carried out by the connection in this order.
+// Effects, as bits, carried out by the connection (connection.ts, carryOut).
 /** Pause the socket: the client's next bytes wait in the kernel. */
 export const PAUSE_SOCKET = 1;
 /** Wait for a turn of the event loop (Turns.wait); TurnCame follows. */
@@ -146,24 +145,22 @@ export const WAIT_TURN = 2;
 export const END_OUTPUT = 4;
 /** Entered HandedOver: the socket is the new protocol's. */
 export const HAND_OVER = 8;
-/** Entered Closed. */
-export const CLOSED = 16;
 /** Resume the socket. */
-export const RESUME_SOCKET = 32;
+export const RESUME_SOCKET = 16;
 /** Ask the parser for what it holds (the reading resumed). */
-export const ASK = 64;
+export const ASK = 32;
 /** After asking: Asked says whether the socket reads again. */
-export const THEN_ASKED = 128;
+export const THEN_ASKED = 64;
 /** A request being read ran out of time (which one: HEAD_TIMEOUT, BODY_TIMEOUT, else the whole request's): a 408, and the connection closes. */
-export const TIMED_OUT = 256;
-export const HEAD_TIMEOUT = 512;
-export const BODY_TIMEOUT = 1024;
+export const TIMED_OUT = 128;
+export const HEAD_TIMEOUT = 256;
+export const BODY_TIMEOUT = 512;
 /** A client that reads nothing of what is written is cut (a reset). */
-export const CUT = 2048;
+export const CUT = 1024;
 /** The linger after the closing response ended: the socket goes. */
-export const DESTROY = 4096;
+export const DESTROY = 2048;
 /** The table refused the input here (a late event): nothing was done. */
-export const REFUSED = 8192;
+export const REFUSED = 4096;
 
 /**
  * The one way a connection's state changes: `input`, judged by `facts`
@@ -175,12 +172,6 @@ export function step(s: ConnectionState, input: Input, facts = 0, arg = 0, now =
   switch (input) {
     case Input.Read:
       return read(s, facts);
-    case Input.ParseBegin:
-      s.parsing = true;
-      return 0;
-    case Input.ParseEnd:
-      s.parsing = false;
-      return 0;
     case Input.Settled:
       return settled(s, facts);
     case Input.Flow:
@@ -242,8 +233,6 @@ function move(s: ConnectionState, event: Event, data: boolean): number {
       return END_OUTPUT | release(s);
     case State.HandedOver:
       return HAND_OVER | release(s);
-    case State.Closed:
-      return CLOSED;
     default:
       return 0;
   }
