@@ -24,7 +24,7 @@ import type { Socket } from "node:net";
 import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
-import { outHeaders, type HeaderValue } from "./out-headers.js";
+import { heldOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
 import { kFlow, type IncomingRequest } from "./request.js";
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
@@ -153,8 +153,8 @@ export class ServerResponseOnEngine extends Stream {
       trailers: undefined,
       withBody: req.method !== "HEAD",
     };
-    // Made now, where node's own setHeader finds it: it does not make it when it finds undefined (out-headers.ts).
-    outHeaders(this);
+    // No fields yet, where node's own setHeader finds them (out-headers.ts): made with the first one set.
+    noOutHeaders(this);
     // node's ServerResponse.prototype and OutgoingMessage.prototype, member for member (own-members.ts).
     this.setHeader = setHeader;
     this.setHeaders = setHeaders;
@@ -287,27 +287,27 @@ function appendHeader(this: Res, name: string, value: HeaderValue): Res {
 
 function getHeader(this: Res, name: string): HeaderValue | undefined {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
-  return outHeaders(this)[name.toLowerCase()]?.[1];
+  return heldOutHeaders(this)[name.toLowerCase()]?.[1];
 }
 
 function getHeaders(this: Res): Record<string, HeaderValue> {
   const out = Object.create(null) as Record<string, HeaderValue>;
-  const fields = outHeaders(this);
+  const fields = heldOutHeaders(this);
   for (const lower of Object.keys(fields)) out[lower] = fields[lower]![1];
   return out;
 }
 
 function getHeaderNames(this: Res): string[] {
-  return Object.keys(outHeaders(this));
+  return Object.keys(heldOutHeaders(this));
 }
 
 function getRawHeaderNames(this: Res): string[] {
-  return Object.values(outHeaders(this)).map((field) => field[0]);
+  return Object.values(heldOutHeaders(this)).map((field) => field[0]);
 }
 
 function hasHeader(this: Res, name: string): boolean {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
-  return outHeaders(this)[name.toLowerCase()] !== undefined;
+  return heldOutHeaders(this)[name.toLowerCase()] !== undefined;
 }
 
 function removeHeader(this: Res, name: string): void {
@@ -350,7 +350,7 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
       throw nodeError(TypeError, "ERR_INVALID_CHAR", "Invalid character in statusMessage: startline writes visible ASCII, spaces and tabs only");
     }
   }
-  const out = outHeaders(this);
+  const out = heldOutHeaders(this);
   // Checked again before the head is final: a field set through node's own OutgoingMessage.prototype.setHeader
   // (out-headers.ts) was checked by node's rules only, and the writer's are stricter. Nothing has changed yet if one throws.
   // A string or number still the one our setHeader checked is not checked twice; a list may have grown in place.
@@ -416,7 +416,7 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
   const state = res[kOut];
   const headers: Record<string, FieldValue> = {};
   let close = state.lastOnConnection;
-  const fields = outHeaders(res);
+  const fields = heldOutHeaders(res);
   for (const lower of Object.keys(fields)) {
     // Every field was checked when the head became final (writeHead).
     const [name, checked] = fields[lower]!;
@@ -599,7 +599,7 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
   if (!state.started) {
     // Whole: the engine writes head and body in one, with its Content-Length, checked before the head is final.
     const size = piece === undefined ? 0 : byteLength(piece);
-    const fields = outHeaders(this);
+    const fields = heldOutHeaders(this);
     const field = fields["content-length"];
     const chunked = fields["transfer-encoding"] !== undefined;
     if (this._header === null && field !== undefined && !chunked && this.req.method !== "HEAD" && Number(String(field[1]).trim()) !== size) {

@@ -41,17 +41,32 @@ function recorder(highWaterMark = 16 * 1024): { sink: Writable; writes: Buffer[]
 
 const text = (writes: Buffer[][]) => writes.map((w) => Buffer.concat(w).toString("latin1"));
 
-t.test("a held run of text, then bytes, then text leaves in one burst, in the order sent", async (t) => {
+t.test("a held run of text, then bytes, then text leaves in one write of one Buffer, in the order sent", async (t) => {
   const { sink, writes } = recorder();
   const out = new Outbox(sink);
   out.hold();
-  out.send("a");
-  out.send(Buffer.from("b"));
-  out.send("c");
+  out.send("a é ");
+  out.send(Buffer.from([0xff, 0x00]));
+  out.send("€ c");
   t.equal(writes.length, 0, "nothing is written while held");
   out.release();
-  t.same(text(writes).join(""), "abc", "in order");
-  t.equal(writes.length, 1, "mixed pieces left as one corked burst (one writev)");
+  t.equal(writes.length, 1, "one write");
+  t.equal(writes[0]!.length, 1, "of one piece: the stream's cork buffer and writev are not used");
+  t.same(writes[0]![0], Buffer.concat([Buffer.from("a é "), Buffer.from([0xff, 0x00]), Buffer.from("€ c")]), "text as UTF-8 and the bytes as they are, in order");
+});
+
+t.test("mixed pieces past Buffer.poolSize's half leave as one corked burst, the bytes handed down uncopied", async (t) => {
+  const { sink, writes } = recorder();
+  const out = new Outbox(sink);
+  const body = Buffer.alloc(Buffer.poolSize >>> 1, 0x62);
+  out.hold();
+  out.send("head ");
+  out.send(body);
+  out.release();
+  t.equal(writes.length, 1, "one write");
+  t.equal(writes[0]!.length, 2, "a writev of the two pieces");
+  t.equal(writes[0]![1], body, "the body itself, not a copy");
+  t.equal(Buffer.concat(writes[0]!).toString("latin1"), "head " + "b".repeat(body.length));
 });
 
 t.test("text only leaves as one string; bytes only as one Buffer; outside a hold, at once", async (t) => {

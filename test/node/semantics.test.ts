@@ -166,6 +166,35 @@ t.test("fields set through node's own OutgoingMessage.prototype methods are the 
   t.equal(r.body, `${JSON.stringify([["a=1", "b=2"], ["set by the response's own method", "appended by node's"]])} ERR_INVALID_CHAR`, "each sees the other's fields; a value node's setHeader let through is refused when the head is made");
 });
 
+t.test("a response with no field set reads as having none, through its own methods and node's, and either kind of set makes its fields", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    const nodes = http.OutgoingMessage.prototype;
+    const as = res as unknown as http.OutgoingMessage;
+    const seen = [
+      res.getHeaderNames(),
+      res.getRawHeaderNames(),
+      res.getHeaders(),
+      res.hasHeader("x-a"),
+      res.getHeader("x-a") ?? null,
+      nodes.getHeaderNames.call(as),
+      nodes.hasHeader.call(as, "x-a"),
+      nodes.getHeader.call(as, "x-a") ?? null,
+    ];
+    // The reads made nothing that a later set could miss: node's own setHeader first, or the response's.
+    if (req.url === "/nodes") nodes.setHeader.call(as, "X-A", "by node's");
+    else res.setHeader("X-A", "by the response's");
+    seen.push(res.getHeader("x-a")!, nodes.getHeader.call(as, "x-a")!);
+    res.end(JSON.stringify(seen));
+  });
+  const out = await talk(port, ["GET /nodes HTTP/1.1\r\nHost: a\r\n\r\nGET /ours HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  const [first, second] = splitResponses(out);
+  const none = [[], [], {}, false, null, [], false, null];
+  t.same(JSON.parse(first!.body), [...none, "by node's", "by node's"]);
+  t.equal(first!.headers["x-a"], "by node's");
+  t.same(JSON.parse(second!.body), [...none, "by the response's", "by the response's"]);
+  t.equal(second!.headers["x-a"], "by the response's");
+});
+
 t.test("a value node's appendHeader adds to a field the response's setHeader checked is checked again when the head is made", async (t) => {
   const refused: string[] = [];
   const { port } = await serve(t, (req, res) => {

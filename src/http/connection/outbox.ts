@@ -6,9 +6,11 @@
 // lone response through the stream's buffer: an entry per write, then a
 // writev with its arrays and callbacks. Here a read's pieces wait in an array
 // and leave as one string (all text), one Buffer (all bytes: a remembered
-// response's encoded bytes, see response.ts) or, when the two are mixed, one
-// corked burst. Everything the connection writes goes through here, so
-// nothing can overtake a piece still waiting.
+// response's encoded bytes, see response.ts) or, when the two are mixed (a
+// head and a body given as bytes, as Express gives it), one Buffer they are
+// copied into while they are small, one corked burst past that. Everything
+// the connection writes goes through here, so nothing can overtake a piece
+// still waiting.
 //
 // Pending pieces are written as soon as they reach the socket's high-water
 // mark: the socket's own back-pressure (writableNeedDrain, which the
@@ -16,6 +18,18 @@
 // read of many small pipelined requests could pile up responses here.
 
 import type { Writable } from "node:stream";
+
+/**
+ * Mixed pieces that count less than this in all (a string by its length, as
+ * `size` counts it) are copied into one Buffer and written as one: below half
+ * of Buffer.poolSize (4 KiB), allocUnsafe mostly takes a slice of node's
+ * shared pool, and copying that much costs less than the corked burst it
+ * replaces (an entry and a callback per piece in the stream's buffer, then
+ * writev's array of pieces and encodings, about 700 bytes of garbage for a
+ * head and a small body). Larger bursts stay corked: a body of bytes is then
+ * handed down as it is, not copied.
+ */
+const COPY_LIMIT = Buffer.poolSize >>> 1;
 
 export class Outbox {
   private readonly socket: Writable;
@@ -65,6 +79,7 @@ export class Outbox {
     const first = this.first;
     if (first === null) return;
     const texts = this.texts;
+    const size = this.size;
     this.first = null;
     this.size = 0;
     this.texts = 0;
@@ -78,6 +93,7 @@ export class Outbox {
     pieces.unshift(first);
     if (texts === pieces.length) socket.write(pieces.join(""));
     else if (texts === 0) socket.write(Buffer.concat(pieces as Uint8Array[]));
+    else if (size < COPY_LIMIT) socket.write(joined(pieces));
     else {
       socket.cork();
       for (const piece of pieces) socket.write(piece);
@@ -90,4 +106,20 @@ export class Outbox {
     this.flush();
     this.socket.end();
   }
+}
+
+/** Text (as UTF-8) and bytes, in order, in one Buffer of their exact size. */
+function joined(pieces: (string | Uint8Array)[]): Buffer {
+  let bytes = 0;
+  for (const piece of pieces) bytes += typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const piece of pieces) {
+    if (typeof piece === "string") at += out.write(piece, at);
+    else {
+      out.set(piece, at);
+      at += piece.length;
+    }
+  }
+  return out;
 }
