@@ -365,20 +365,21 @@ export class Connection implements LiveConnection {
     for (;;) {
       if (this.s.reading !== Reading.Asking && !parser.endIsNext) return;
       const event = parser.next();
+      // The common events first: a switch on strings tries its cases in order.
       switch (event.kind) {
-        case "need-data":
-          return;
         case "head":
           this.onHead(event.head);
           break;
-        case "continue":
-          this.onContinue();
+        case "request":
+          this.onRequest(event.request);
           break;
+        case "need-data":
+          return;
         case "body":
           this.onBody(event.piece);
           break;
-        case "request":
-          this.onRequest(event.request);
+        case "continue":
+          this.onContinue();
           break;
         case "error":
           this.onError(event.error);
