@@ -42,7 +42,7 @@ export interface AppOptions {
   readonly labSecret?: string;
   /** Serve the wire view, POST /api/wire (default true; WIRE_VIEW=0 turns it off). */
   readonly wireView?: boolean;
-  /** How many bytes of reads to keep in memory (KEPT_BYTES, YAML_KEPT_BYTES; default DEFAULT_KEPT). */
+  /** How many bytes of reads to keep in memory (KEPT_BYTES; default DEFAULT_KEPT). */
   readonly kept?: KeptSettings;
 }
 
