@@ -66,6 +66,9 @@ export const BEFORE_YAML_POSTS = [
 export async function checkYamlAfterMigration(t: Test, store: Store, revision: Revision, storedYaml: () => Promise<(string | null)[]>): Promise<void> {
   t.strictSame(await store.posts.revision(), revision, "the revision did not move: no post changed");
   t.strictSame(await storedYaml(), [null, null, null], "the migration made no entry: each is made when first read");
+  const { tag } = representationOf(BEFORE_YAML_POSTS[1]!);
+  await store.posts.keepYaml([{ id: "yes", tag, yaml: "  - another post's: entry\n" }]);
+  t.strictSame(await storedYaml(), [null, null, null], "keepYaml stores no entry under a tag the post does not have");
   const before = await store.posts.pageYaml({ limit: 10 });
   t.strictSame(
     before.items,
