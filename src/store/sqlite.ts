@@ -480,7 +480,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
     pageYaml: async (query) => postYamlPage(query),
-    keepYaml: async (entries) => keepYaml.immediate(entries),
+    keepYaml: async (entries) => counted(() => keepYaml.immediate(entries)),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
   };
