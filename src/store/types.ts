@@ -98,8 +98,9 @@ export interface PageQuery {
    */
   readonly maxChars?: number;
   /**
-   * For pageJson: the members as a string, where the store reads them as
-   * text (SQLite); bytes otherwise. A string costs more to make (SQLite's
+   * For pageJson and pageYaml: the members (the entries) as a string, where
+   * the store reads them as text (SQLite; every store for pageYaml's joined
+   * entries); bytes otherwise. A string costs more to make (SQLite's
    * UTF-8 is decoded, and encoded again when sent: up to twice the time of a
    * page of bytes), but V8 collects it with its young generation, where a
    * dropped Buffer waits until V8 counts tens of MiB of external memory. A
