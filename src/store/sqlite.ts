@@ -178,13 +178,16 @@ function spanOf(positions: number[], limit: number): PageSpan {
 /**
  * The most new posts one transaction writes (see posts.create): at about 70
  * µs a small post, a group of them holds the event loop for 20 ms at most,
- * however many connections publish in one turn.
+ * however many connections publish in one turn. (That was measured when a
+ * post's JSON text and tag were made inside the transaction; they are made
+ * before it now, with its YAML entry, so a group holds the loop for less.)
  */
 export const MAX_INSERT_GROUP = 256;
 /**
  * And the most JSON text it writes: a group takes no further post once its
  * posts' texts reach this (it always takes one). A post costs about what its
- * text does (its JSON made and hashed, its row and WAL frames written), and
+ * text does (its row and WAL frames written; its JSON text, tag and YAML
+ * entry are made before, when it is asked for), and
  * one valid post can be 600,000 characters (100,000 control characters,
  * each written \u0001): 256 of those in one transaction, sent together by
  * 256 connections, held the event loop for 6.4 s, and another worker's
@@ -419,15 +422,21 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   // few pages as the next one's (the table's last leaf, the id index's, AUTOINCREMENT's mark), so a group
   // writes them once instead of once per post. A post is still acknowledged only once its transaction has
   // committed; if the group's transaction fails, every post in it fails, and none was written.
-  type Insert = { readonly post: NewPost; readonly resolve: (result: Stored<PostCreateResult>) => void; readonly reject: (error: unknown) => void };
+  // Each post's record, JSON text, tag and YAML entry are made when it is asked for, by its own request's
+  // turn, so that the group's transaction holds the loop for the rows alone (js-yaml takes tens of µs for a
+  // post of 700 bytes: a group of 256 would hold the loop that much longer again).
+  type Made = { readonly item: Post; readonly representation: Representation; readonly yaml: string | null };
+  type Insert = { readonly made: Made; readonly resolve: (result: Stored<PostCreateResult>) => void; readonly reject: (error: unknown) => void };
   let inserts: Insert[] = [];
-  const insertPost = (post: NewPost): Stored<PostCreateResult> => {
+  const makeNew = (post: NewPost): Made => {
     const now = stamp();
     const item = makePost(post.id, post, now, now);
     const representation = representationOf(item);
-    const yaml = entryNow(item, representation.json);
-    const info = q.postInsert.run(post.id, representation.json, representation.tag, yaml, post.id);
-    if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
+    return { item, representation, yaml: entryNow(item, representation.json) };
+  };
+  const insertPost = ({ item, representation, yaml }: Made): Stored<PostCreateResult> => {
+    const info = q.postInsert.run(item.id, representation.json, representation.tag, yaml, item.id);
+    if (info.changes === 0) return { kind: "exists", existing: getPost(item.id)! };
     return { kind: "created", item, representation, yaml };
   };
   // The posts of the group in order, until their JSON reaches MAX_INSERT_GROUP_CHARS: the results of those written.
@@ -436,7 +445,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     let chars = 0;
     for (const insert of group) {
       if (chars >= MAX_INSERT_GROUP_CHARS) break;
-      const result = insertPost(insert.post);
+      const result = insertPost(insert.made);
       results.push(result);
       if (result.kind === "created") chars += result.representation.json.length;
     }
@@ -468,13 +477,15 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const row = q.postRepresentation.get(id);
       return row === undefined ? undefined : { json: row.json, tag: row.tag };
     },
-    create: async (post) =>
-      written(
+    async create(post) {
+      const made = makeNew(post);
+      return written(
         await new Promise<Stored<PostCreateResult>>((resolve, reject) => {
           // The first of a turn's posts asks for the commit, after the turn's reads (setImmediate).
-          if (inserts.push({ post, resolve, reject }) === 1) setImmediate(commitInserts);
+          if (inserts.push({ made, resolve, reject }) === 1) setImmediate(commitInserts);
         }),
-      ),
+      );
+    },
     update: async (id, change) => written(counted(() => updatePost.immediate(id, change))),
     delete: async (id, precondition) => counted(() => deletePost.immediate(id, precondition)),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
