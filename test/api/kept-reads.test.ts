@@ -8,7 +8,7 @@ import { dump } from "js-yaml";
 import { createApp, type AppOptions } from "../../src/app.js";
 import { Kept } from "../../src/api/kept.js";
 import { Gathering, keptWhileSent, WHOLE_BYTES } from "../../src/api/kept-reads.js";
-import { entryOf, OFF_LOOP_CHARS } from "../../src/store/yaml-entry.js";
+import { entryNow, entryOf, OFF_LOOP_CHARS } from "../../src/store/yaml-entry.js";
 import { yamlEntry } from "../../src/representation/yaml.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { representationOf } from "../../src/store/representation.js";
@@ -186,6 +186,7 @@ t.test("a large post's YAML is written on js-yaml's own thread, the same bytes a
   for (const post of posts) {
     const representation = representationOf(post);
     t.ok(representation.json.length >= OFF_LOOP_CHARS, `${post.id}: large enough to go to the thread`);
+    t.equal(entryNow(post, representation.json), null, `${post.id}: not made in a write's transaction (made after it, on the thread)`);
     const entry = entryOf(representation.json);
     t.type(entry, Promise, `${post.id}: not written on the loop`);
     t.equal(await entry, yamlEntry(post), `${post.id}: js-yaml's entry`);
