@@ -233,6 +233,9 @@ export class Server extends EventEmitter {
    * ERR_SERVER_NOT_RUNNING when the server was not listening.
    */
   close(callback?: (error?: Error) => void): this {
+    // As node's close() does, through the instance: code that wraps closeIdleConnections (Fastify counts
+    // on this call and makes no second one for node's servers) sees it.
+    this.closeIdleConnections();
     const engine = this.engine;
     if (engine === null || !engine.listener.listening) {
       if (callback !== undefined) process.nextTick(callback, nodeError(Error, "ERR_SERVER_NOT_RUNNING", "Server is not running."));

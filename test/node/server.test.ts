@@ -72,6 +72,29 @@ t.test("closeIdleConnections() closes idle connections, not one with a request i
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
+t.test("close() closes idle connections through the server's own closeIdleConnections, as node's does", async (t) => {
+  const server = createServer((_req, res) => res.end("ok"));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  const idle = net.connect(port, "127.0.0.1");
+  idle.on("error", () => {});
+  await once(idle, "connect");
+  idle.write("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+  await readUntil(idle, "ok");
+  // Fastify wraps it on its own servers and counts on close() to call it (it makes no second call for node's).
+  let calls = 0;
+  const own = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {
+    calls++;
+    own();
+  };
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  t.equal(calls, 1, "called once, by close() itself");
+  await once(idle, "close");
+  await closed;
+});
+
 t.test("a listen error reaches 'error', as on node", async (t) => {
   const first = createServer((_req, res) => res.end());
   first.listen(0, "127.0.0.1");
