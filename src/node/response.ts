@@ -85,6 +85,19 @@ function checkSpecial(lower: string, value: HeaderValue): void {
   }
 }
 
+/** What node's own setHeader refuses in a value: anything but tab, visible ASCII, space and 0x80 to 0xFF. */
+const NODE_REFUSES = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * ERR_INVALID_CHAR for a value `what` names: node's own message when node
+ * would refuse it too (frameworks log and send that message, and tests match
+ * it), the reason added when only startline's writer refuses it.
+ */
+function invalidChar(what: string, value: string): Error {
+  if (NODE_REFUSES.test(value)) return nodeError(TypeError, "ERR_INVALID_CHAR", `Invalid character in ${what}`);
+  return nodeError(TypeError, "ERR_INVALID_CHAR", `Invalid character in ${what}: startline writes visible ASCII, spaces and tabs only (no bytes above 0x7F)`);
+}
+
 function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_HTTP_TOKEN", `Header name must be a valid HTTP token ["${String(name)}"]`);
   try {
@@ -98,7 +111,7 @@ function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
     try {
       checkValue(name, String(v));
     } catch {
-      throw nodeError(TypeError, "ERR_INVALID_CHAR", `Invalid character in header content ["${name}"]: startline writes visible ASCII, spaces and tabs only`);
+      throw invalidChar(`header content ["${name}"]`, String(v));
     }
   }
   checkSpecial(name.toLowerCase(), value);
@@ -128,6 +141,10 @@ export class ServerResponseOnEngine extends Stream {
   writableHighWaterMark = HIGH_WATER_MARK;
   writableObjectMode = false;
   writableCorked = 0;
+  /**
+   * True for the response's whole life, as node's is (after end(), and after the client went): stream.finished()
+   * reads a legacy stream that is no longer writable at 'close' as finished, and would miss a client that left.
+   */
   writable = true;
   destroyed = false;
   closed = false;
@@ -335,19 +352,26 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
     throw notOffered(`Status ${code}`, "startline writes final responses of 200 to 599; 100 Continue it sends itself, and a 101 is written on the socket of the server's 'upgrade' event");
   }
   this.statusCode = code;
+  // Every field is checked before any is set: a refused one leaves none of the others behind, as node's
+  // writeHead does with the object it is given (Fastify answers its own 500 on the same response after such a throw).
   if (Array.isArray(fields)) {
     if (fields.length % 2 !== 0) throw nodeError(TypeError, "ERR_INVALID_ARG_VALUE", "The argument 'headers' must be an object or a flat list of names and values");
+    for (let i = 0; i < fields.length; i += 2) if (fields[i]) checkField(String(fields[i]), fields[i + 1] as HeaderValue);
     for (let i = 0; i < fields.length; i += 2) this.removeHeader(String(fields[i]));
     for (let i = 0; i < fields.length; i += 2) if (fields[i]) this.appendHeader(String(fields[i]), fields[i + 1] as HeaderValue);
   } else if (fields !== undefined && fields !== null) {
-    for (const name of Object.keys(fields)) if (name) this.setHeader(name, (fields as Record<string, HeaderValue>)[name]!);
+    const given = fields as Record<string, HeaderValue>;
+    const names = Object.keys(given).filter((name) => name !== "");
+    const checked = names.map((name) => checkField(name, given[name]));
+    const out = outHeaders(this);
+    for (let i = 0; i < names.length; i++) out[names[i]!.toLowerCase()] = [names[i]!, checked[i]!, checked[i]!];
   }
   const reason = this.statusMessage;
   if (reason !== undefined) {
     try {
       checkValue("statusMessage", String(reason));
     } catch {
-      throw nodeError(TypeError, "ERR_INVALID_CHAR", "Invalid character in statusMessage: startline writes visible ASCII, spaces and tabs only");
+      throw invalidChar("statusMessage", String(reason));
     }
   }
   const out = heldOutHeaders(this);
@@ -460,7 +484,6 @@ export function clientGone(res: Res): void {
   const state = res[kOut];
   state.queue.length = 0;
   state.queued = 0;
-  res.writable = false;
   res.destroyed = true;
   if (state.wake !== null) {
     const wake = state.wake;
@@ -555,7 +578,14 @@ function write(this: Res, chunk: unknown, encoding?: BufferEncoding | ((error?: 
   const piece = chunkOf(chunk, encoding);
   const state = this[kOut];
   if (!state.started) startPieces(this);
-  if (!state.withBody || this.destroyed) {
+  if (this.destroyed) {
+    // As node's: the client went (or the response was destroyed), so nothing more will leave; the writer hears it
+    // through its callback and a false, and no 'error' is emitted.
+    const error = nodeError(Error, "ERR_STREAM_DESTROYED", "Cannot call write after a stream was destroyed");
+    if (callback !== undefined) process.nextTick(callback, error);
+    return false;
+  }
+  if (!state.withBody) {
     // node drops what is written to a response without a body (HEAD, 204, 304).
     if (callback !== undefined) process.nextTick(callback);
     return true;
@@ -611,7 +641,6 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
     this._headerSent = true;
     this.finished = true;
     this.writableEnded = true;
-    this.writable = false;
     if (chunked && state.withBody) {
       // Asked for chunked framing: a stream of one piece.
       if (piece !== undefined && size > 0) state.queue.push({ piece, callback: undefined });
@@ -632,7 +661,6 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
   if (piece !== undefined) this.write(piece);
   this.finished = true;
   this.writableEnded = true;
-  this.writable = false;
   if (state.withBody && state.declared >= 0 && state.written !== state.declared) {
     // The engine cuts the connection when the stream ends short: the application hears why.
     const error = mismatch(state.declared, state.written);

@@ -9,6 +9,7 @@
 import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
+import { finished } from "node:stream";
 import t, { type Test } from "tap";
 import { createServer, type RequestListener } from "../../src/node/index.js";
 import type { IncomingRequest } from "../../src/node/request.js";
@@ -136,6 +137,38 @@ t.test("header values that could break the message are refused at setHeader, as 
   const out = await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
   t.same(codes, ["ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN", "ERR_STARTLINE_NOT_OFFERED"]);
   t.notMatch(out.toString("latin1"), /Injected/);
+});
+
+t.test("ERR_INVALID_CHAR carries node's own message for a value node refuses too, and says why for one only startline refuses", async (t) => {
+  const nodeResponse = () => new http.ServerResponse(new http.IncomingMessage(new net.Socket()));
+  const nodeRes = nodeResponse();
+  // A response with no field set yet, as Fastify's is when it calls writeHead with all of its fields.
+  const freshNodeRes = nodeResponse();
+  const nodeMessage = (set: () => void) => {
+    try {
+      set();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return "accepted";
+  };
+  const messages: string[] = [];
+  const { port } = await serve(t, (_req, res) => {
+    for (const value of ["a\r\nInjected: yes", "\uD83D\uDE00", "caf\u00e9"]) messages.push(nodeMessage(() => res.setHeader("X-A", value)));
+    messages.push(nodeMessage(() => res.writeHead(200, "\u2019", {})));
+    // A writeHead refused for one field sets none of its fields, as node's (with none set before) sets none.
+    messages.push(nodeMessage(() => res.writeHead(200, { "X-B": "b", "X-C": "\u2019" })), String(res.getHeader("X-B")));
+    res.end();
+  });
+  await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.equal(messages[0], nodeMessage(() => nodeRes.setHeader("X-A", "a\r\nInjected: yes")), "a control character: node's message");
+  t.equal(messages[1], nodeMessage(() => nodeRes.setHeader("X-A", "\uD83D\uDE00")), "above 0xFF: node's message");
+  t.equal(nodeMessage(() => nodeRes.setHeader("X-A", "caf\u00e9")), "accepted", "node writes 0xE9 as a byte");
+  t.match(messages[2], /^Invalid character in header content \["X-A"\]: startline writes visible ASCII/, "startline alone refuses it, and says so");
+  t.equal(messages[3], nodeMessage(() => nodeRes.writeHead(200, "\u2019", {})), "node's message for a statusMessage it refuses too");
+  t.equal(messages[4], nodeMessage(() => freshNodeRes.writeHead(200, { "X-B": "b", "X-C": "\u2019" })));
+  t.equal(messages[5], String(freshNodeRes.getHeader("X-B")), "no field of the refused writeHead is kept");
+  t.equal(messages[5], "undefined");
 });
 
 t.test("fields set through node's own OutgoingMessage.prototype methods are the response's fields (as the cookies package sets them)", async (t) => {
@@ -407,8 +440,28 @@ t.test("the client leaves mid-response: 'close' on the response and 'aborted' on
   t.same(events.sort(), ["req aborted", "req error ECONNRESET", "res close"], "no 'finish': the response never left whole");
 });
 
+t.test("the client leaves mid-response: stream.finished() reports a premature close, and a later write fails as node's does", async (t) => {
+  let seen!: (outcome: string[]) => void;
+  const outcome = new Promise<string[]>((resolve) => (seen = resolve));
+  const { port } = await serve(t, (_req, res) => {
+    // What Fastify does with a streamed reply: a premature close tells it to destroy the source and log it.
+    finished(res as unknown as NodeJS.WritableStream, (error) => {
+      const written = res.write("late", (late?: Error & { code?: string } | null) => seen([`finished ${error?.code}`, `writable ${res.writable}`, `write ${written}`, `callback ${late?.code}`]));
+    });
+    res.write("part");
+  });
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+  await readUntil(socket, "part");
+  socket.destroy();
+  t.same(await outcome, ["finished ERR_STREAM_PREMATURE_CLOSE", "writable true", "write false", "callback ERR_STREAM_DESTROYED"]);
+});
+
 t.test("'finish' then 'close' for a response that leaves whole", async (t) => {
   const events: string[] = [];
+  let told!: (outcome: string) => void;
+  const outcome = new Promise<string>((resolve) => (told = resolve));
   let closed!: () => void;
   const done = new Promise<void>((resolve) => (closed = resolve));
   const { port } = await serve(t, (_req, res) => {
@@ -417,12 +470,14 @@ t.test("'finish' then 'close' for a response that leaves whole", async (t) => {
       events.push("close");
       closed();
     });
+    finished(res as unknown as NodeJS.WritableStream, (error) => told(`finished ${error?.code}`));
     res.end("x");
-    events.push(`ended ${res.writableEnded} ${res.finished}`);
+    events.push(`ended ${res.writableEnded} ${res.finished} ${res.writable}`);
   });
   await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
   await done;
-  t.same(events, ["ended true true", "finish true", "close"]);
+  t.same(events, ["ended true true true", "finish true", "close"], "writable stays true, as node's does");
+  t.equal(await outcome, "finished undefined", "stream.finished(): no error for a response that left whole");
 });
 
 t.test("a protocol error goes to 'clientError' when someone listens; otherwise the engine answers it", async (t) => {
