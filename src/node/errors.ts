@@ -21,6 +21,9 @@ export function headersSent(what: string): NodeError {
   return nodeError(Error, "ERR_HTTP_HEADERS_SENT", `Cannot ${what} after they are sent to the client`);
 }
 
+/** What node's parser calls a head too large: it counts the request line and the fields against one limit. */
+const HEAD_OVERFLOW: ReadonlySet<string> = new Set(["HEADERS_TOO_LARGE", "TOO_MANY_HEADERS", "URI_TOO_LONG", "REQUEST_LINE_TOO_LONG"]);
+
 /**
  * The engine's protocol error as node's 'clientError' listeners receive it: the
  * codes they test for where node has one (a head too large, a timeout), else
@@ -31,7 +34,7 @@ export function clientError(error: ProtocolError): NodeError & { status: number;
   const code =
     error.code === "REQUEST_TIMEOUT"
       ? "ERR_HTTP_REQUEST_TIMEOUT"
-      : error.code === "HEADERS_TOO_LARGE" || error.code === "TOO_MANY_HEADERS"
+      : HEAD_OVERFLOW.has(error.code)
         ? "HPE_HEADER_OVERFLOW"
         : `HPE_${error.code}`;
   const e = nodeError(Error, code, `Parse Error: ${error.detail}`) as NodeError & { status: number; detail: string; bytesParsed: number };

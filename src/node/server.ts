@@ -189,7 +189,11 @@ export class Server extends EventEmitter {
       keepAliveTimeoutMs: ms(t.keepAliveTimeout),
       limits: {
         ...own.limits,
-        ...(maxHeaderSize === undefined ? {} : { maxHeaderBytes: maxHeaderSize }),
+        // node's maxHeaderSize bounds the request line too (its parser counts the whole head): so does the engine's
+        // room for the line, when that is smaller than its own.
+        ...(maxHeaderSize === undefined
+          ? {}
+          : { maxHeaderBytes: maxHeaderSize, maxRequestLineBytes: Math.min(own.limits?.maxRequestLineBytes ?? DEFAULT_LIMITS.maxRequestLineBytes, maxHeaderSize) }),
         ...(this.headersCount === null ? {} : { maxHeaderCount: this.headersCount }),
       },
     });

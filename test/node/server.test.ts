@@ -123,6 +123,32 @@ t.test("maxHeadersCount is the engine's limit, read at listen()", async (t) => {
   t.throws(() => (server.maxHeadersCount = 10), { code: "ERR_STARTLINE_NOT_OFFERED" });
 });
 
+t.test("maxHeaderSize bounds the request line too, as node's does; 'clientError' hears node's HPE_HEADER_OVERFLOW", async (t) => {
+  const server = createServer({ maxHeaderSize: 1024 }, (_req, res) => res.end("ok"));
+  const heard: string[] = [];
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as net.AddressInfo;
+  const ask = async (target: string) => {
+    const client = net.connect(port, "127.0.0.1");
+    client.on("error", () => {});
+    await once(client, "connect");
+    client.write(`GET ${target} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    const head = await readUntil(client, "\r\n\r\n");
+    client.destroy();
+    return head.split("\r\n")[0];
+  };
+  t.equal(await ask("/" + "a".repeat(900)), "HTTP/1.1 200 OK", "a line within the size");
+  t.match(await ask("/" + "a".repeat(1100)), /^HTTP\/1\.1 414 /, "a longer one: the engine's 414, with no 'clientError' listener");
+  server.on("clientError", (error: Error & { code: string; status: number }, socket: net.Socket) => {
+    heard.push(`${error.code} ${error.status}`);
+    socket.end("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  });
+  t.match(await ask("/" + "a".repeat(1100)), /^HTTP\/1\.1 431 /, "the listener's answer");
+  t.same(heard, ["HPE_HEADER_OVERFLOW 414"], "node's code for a head too large; the engine's status beside it");
+});
+
 t.test("_handle, as net.Server's: set while listening, null before and after (supertest closes only a server that has one)", async (t) => {
   const server = createServer((_req, res) => res.end("ok"));
   t.equal(server._handle, null, "none before listen()");
