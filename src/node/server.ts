@@ -94,6 +94,9 @@ export class Server extends EventEmitter {
       throw notOffered("Custom IncomingMessage or ServerResponse classes", "startline makes its own request and response objects; extend them in a 'request' listener instead");
     }
     if (options.insecureHTTPParser === true) throw notOffered("insecureHTTPParser", "startline's parser is strict, always");
+    if (options.requireHostHeader === false) {
+      throw notOffered("requireHostHeader: false", "an HTTP/1.1 request without a Host field is answered 400, as RFC 9112 §3.2 asks");
+    }
     this.options = options;
     this.timeouts = {
       headersTimeout: options.headersTimeout ?? 60_000,

@@ -512,6 +512,8 @@ t.test("node features that are not offered throw a clear error", async (t) => {
   t.same(codes, Array(5).fill("ERR_STARTLINE_NOT_OFFERED"));
   t.throws(() => (server.keepAliveTimeout = 1000), { code: "ERR_STARTLINE_NOT_OFFERED" }, "a timeout set after listen() would be ignored: it throws");
   t.throws(() => createServer({ insecureHTTPParser: true }), { code: "ERR_STARTLINE_NOT_OFFERED" });
+  t.throws(() => createServer({ requireHostHeader: false }), { code: "ERR_STARTLINE_NOT_OFFERED" }, "an HTTP/1.1 request without Host is a 400, always");
+  t.doesNotThrow(() => createServer({ requireHostHeader: true }), "node's default, which is the engine's rule");
 });
 
 t.test("maxRequestsPerSocket closes the connection after that many", async (t) => {
