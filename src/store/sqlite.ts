@@ -316,6 +316,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   let ownWrites = 0;
   const seen = new Map<string, { dataVersion: number; ownWrites: number; revision: Revision }>();
   const revision = (collection: "posts" | "facts"): Revision => {
+    if (!db.open) throw new TypeError("The database connection is not open");
     const dataVersion = q.dataVersion.get()!;
     const known = seen.get(collection);
     if (known !== undefined && known.dataVersion === dataVersion && known.ownWrites === ownWrites && !db.inTransaction) return known.revision;
@@ -473,7 +474,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const posts: PostStore = {
     list: async () => q.postList.all().map(toPost),
     get: async (id) => getPost(id),
-    async representation(id) {
+    representation(id) {
       const row = q.postRepresentation.get(id);
       return row === undefined ? undefined : { json: row.json, tag: row.tag };
     },
@@ -493,7 +494,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     pageYaml: async (query) => postYamlPage(query),
     keepYaml: async (entries) => counted(() => keepYaml.immediate(entries)),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
-    revision: async () => revision("posts"),
+    revision: () => revision("posts"),
   };
 
   const articles: ArticleStore = {
@@ -526,7 +527,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact, factChars),
     pageJson: async (query) => factJsonPage(query),
     span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
-    revision: async () => revision("facts"),
+    revision: () => revision("facts"),
   };
 
   const findToken = (hash: TokenHash): TokenRecord | undefined => {
