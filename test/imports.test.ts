@@ -124,3 +124,22 @@ t.test("node's interface on the engine (src/node) builds on the engine alone, an
   const users = [...graph].filter(([file, edges]) => !file.startsWith("src/node/") && edges.some((e) => e.to.startsWith("src/node/"))).map(([file]) => file);
   t.same(users, [], "the server and its API do not use it");
 });
+
+/** The files `file` loads when it runs: its imports and theirs, type-only ones left out (they load nothing). */
+function loads(file: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [file];
+  for (let f = queue.pop(); f !== undefined; f = queue.pop()) {
+    if (seen.has(f)) continue;
+    seen.add(f);
+    for (const e of graph.get(f) ?? []) if (!e.typeOnly) queue.push(e.to);
+  }
+  return seen;
+}
+
+t.test("the settings (src/config.ts) load neither the server, the API, a store nor a validator", async (t) => {
+  // Every process reads them first: a WORKERS primary, `npm run token`, a start that a bad setting stops.
+  // Loading the engine's server and the kept reads (with the YAML writer) cost each of those 40 ms of CPU.
+  const heavy = [...loads("src/config.ts")].filter((f) => /^src\/(http\/connection\/(server|connection)\.ts|api\/(?!kept-settings\.ts)|representation\/|store\/(?!types\.ts|pg-pool-size\.ts)|validation\/)/.test(f));
+  t.same(heavy, []);
+});

@@ -14,6 +14,7 @@
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PostStore, Representation, Revision } from "../store/types.js";
 import { Kept, stringBytes } from "./kept.js";
+import { DEFAULT_KEPT, type KeptSettings } from "./kept-settings.js";
 import { yamlEntries, type YamlEntryOf } from "./yaml-entries.js";
 
 /** A 200 response as sent, with the revision it was read at. */
@@ -68,21 +69,6 @@ export interface KeptReads {
   /** Each post's YAML entry by the tag of its JSON text (yaml-entries.ts). */
   readonly yamlEntryOf: YamlEntryOf;
 }
-
-export interface KeptSettings {
-  /** Bytes of responses kept at most (KEPT_BYTES); 0 keeps none. */
-  readonly responseBytes: number;
-  /** Bytes of posts' YAML kept at most (YAML_KEPT_BYTES); 0 keeps none. */
-  readonly yamlBytes: number;
-}
-
-/**
- * 32 MiB of responses; 64 MiB of posts' YAML, about what 75,000 posts of
- * 700 bytes take (a post's entry is about its JSON's size, and a list that
- * walks more posts than are kept finds none of them kept: the least
- * recently used is always the next one it needs).
- */
-export const DEFAULT_KEPT: KeptSettings = { responseBytes: 32 * 1024 * 1024, yamlBytes: 64 * 1024 * 1024 };
 
 export function keptReads(settings: KeptSettings = DEFAULT_KEPT): KeptReads {
   return { responses: new Kept(settings.responseBytes), gathering: new Gathering(settings.responseBytes), yamlEntryOf: yamlEntries(settings.yamlBytes) };

@@ -5,7 +5,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
 import { Connection } from "./connection.js";
-import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
+import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, DEFAULT_SHUTDOWN_GRACE_MS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
 import { isStreamedService, type StreamedService } from "./streamed.js";
 import { checkLimits } from "../parse/limits.js";
@@ -33,8 +33,6 @@ export interface ServerOptions extends Partial<Omit<ConnectionOptions, "limits">
   readonly onHandlerError?: (error: unknown, request: Request | null) => void;
 }
 
-/** How long close() lets requests in flight finish before it cuts what is left. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * What an operator tunes, all of it: the parser's limits, the timeouts and
