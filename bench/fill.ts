@@ -10,6 +10,7 @@ import path from "node:path";
 import { DATABASE_FILE } from "../src/store/open.js";
 import { makePost } from "../src/store/records.js";
 import { representationOf } from "../src/store/representation.js";
+import { entryNow } from "../src/store/yaml-entry.js";
 import { createSqliteStore } from "../src/store/sqlite.js";
 
 export interface FillOptions {
@@ -19,8 +20,8 @@ export interface FillOptions {
   readonly bodyChars?: number;
 }
 
-/** The n-th post's row (1-based): varied a little, as real posts are; a row is the post's id, JSON text and tag, as the store writes it. */
-function row(n: number, bodyChars: number, at: string): [string, string, string] {
+/** The n-th post's row (1-based): varied a little, as real posts are; a row is the post's id, JSON text, tag and YAML entry, as the store writes it. */
+function row(n: number, bodyChars: number, at: string): [string, string, string, string | null] {
   const sentence = `Post ${n}: a request line, header fields, an empty line, then the body; framing decides where it ends. `;
   const body = bodyChars > 0 ? sentence.repeat(Math.ceil(bodyChars / sentence.length)).slice(0, bodyChars) : sentence;
   const id = `post-${String(n).padStart(7, "0")}`;
@@ -30,9 +31,9 @@ function row(n: number, bodyChars: number, at: string): [string, string, string]
     at,
     at,
   );
-  // The post's representation, as the store writes it with every post (src/store/representation.ts).
+  // The post's representation and YAML entry, as the store writes them with every post (src/store/representation.ts, yaml-entry.ts).
   const { json, tag } = representationOf(post);
-  return [id, json, tag];
+  return [id, json, tag, entryNow(post, json)];
 }
 
 /**
@@ -47,7 +48,7 @@ export async function fillPosts(dataDir: string, options: FillOptions): Promise<
   try {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = OFF"); // a throwaway benchmark file: no fsync per page
-    const insert = db.prepare("INSERT INTO posts (id, json, tag) VALUES (?, ?, ?)");
+    const insert = db.prepare("INSERT INTO posts (id, json, tag, yaml) VALUES (?, ?, ?, ?)");
     const start = (db.prepare("SELECT count(*) AS n FROM posts").get() as { n: number }).n;
     const at = new Date().toISOString();
     const began = performance.now();

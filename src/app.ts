@@ -20,7 +20,7 @@ import type { ServedRoute } from "./router/policy.js";
 import type { ApiRoute } from "./api/route.js";
 import { applyVersions } from "./policies/versions.js";
 import type { Store } from "./store/types.js";
-import type { KeptSettings } from "./api/kept-settings.js";
+import type { KeptSettings } from "./api/kept-reads.js";
 
 /** v1 of the status resource was superseded by v2 when v2 shipped. */
 export const V1_DEPRECATED_SINCE = new Date("2026-01-01T00:00:00Z");
@@ -42,7 +42,7 @@ export interface AppOptions {
   readonly labSecret?: string;
   /** Serve the wire view, POST /api/wire (default true; WIRE_VIEW=0 turns it off). */
   readonly wireView?: boolean;
-  /** How many bytes of reads to keep in memory (KEPT_BYTES, YAML_KEPT_BYTES; default DEFAULT_KEPT). */
+  /** How many bytes of reads to keep in memory (KEPT_BYTES; default DEFAULT_KEPT). */
   readonly kept?: KeptSettings;
 }
 

@@ -9,7 +9,7 @@ import { LOG_FORMATS, type LogFormat } from "./log.js";
 import { DEFAULT_POOL_SIZE } from "./store/pg-pool-size.js";
 import { MIN_TOKEN_LENGTH } from "./tokens.js";
 import { availableParallelism } from "node:os";
-import { DEFAULT_KEPT, type KeptSettings } from "./api/kept-settings.js";
+import { DEFAULT_KEPT, type KeptSettings } from "./api/kept-reads.js";
 
 export interface Config {
   readonly host: string;
@@ -48,7 +48,7 @@ export interface Config {
   readonly trace: boolean;
   /** Bytes of each body the trace shows. */
   readonly traceBodyBytes: number;
-  /** Bytes of reads kept in memory while current (KEPT_BYTES) and of posts' YAML (YAML_KEPT_BYTES), see src/api/kept-reads.ts. */
+  /** Bytes of reads kept in memory while current (KEPT_BYTES), see src/api/kept-reads.ts. */
   readonly kept: KeptSettings;
 }
 
@@ -93,7 +93,6 @@ export const SETTING_NAMES = [
   "TRACE",
   "TRACE_BODY_BYTES",
   "KEPT_BYTES",
-  "YAML_KEPT_BYTES",
 ] as const;
 
 export type SettingName = (typeof SETTING_NAMES)[number];
@@ -259,7 +258,6 @@ export function loadConfig(env: Env, argv: readonly string[]): Config {
     traceBodyBytes: integer(env, "TRACE_BODY_BYTES", 256, 0, MiB),
     kept: {
       responseBytes: integer(env, "KEPT_BYTES", DEFAULT_KEPT.responseBytes, 0, 64 * 1024 * MiB),
-      yamlBytes: integer(env, "YAML_KEPT_BYTES", DEFAULT_KEPT.yamlBytes, 0, 64 * 1024 * MiB),
     },
   };
 }

@@ -142,7 +142,7 @@ async function readOnce(port: number, request: Buffer): Promise<void> {
 async function measure(name: string, server: ServerProcess, clients: number, request: Buffer, rssBound: number, statusBound: number, warmWith?: Buffer): Promise<Outcome> {
   // Warm the server up (JIT, first allocations) so that "before" is a server at work, not a fresh one.
   for (let i = 0; i < 20; i++) await timedStatus(server.port);
-  // A list is read once first: what the server keeps of it for every reader (each post's YAML, within YAML_KEPT_BYTES;
+  // A list is read once first: what the server keeps of it for every reader (its response, within KEPT_BYTES;
   // docs/settings.md) is then in "before", and the bound is on what the stalled clients add to it.
   if (warmWith !== undefined) await readOnce(server.port, warmWith);
   const before = memory(server.pid).rssMiB;

@@ -14,8 +14,6 @@
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PostStore, Representation, Revision } from "../store/types.js";
 import { Kept, stringBytes } from "./kept.js";
-import { DEFAULT_KEPT, type KeptSettings } from "./kept-settings.js";
-import { yamlEntries, type YamlEntryOf } from "./yaml-entries.js";
 
 /** A 200 response as sent, with the revision it was read at. */
 export interface KeptResponse {
@@ -66,12 +64,18 @@ export interface KeptReads {
   readonly responses: Kept<KeptResponse | KeptRepresentation>;
   /** The streamed bodies being copied to be kept (within the responses' budget again). */
   readonly gathering: Gathering;
-  /** Each post's YAML entry by the tag of its JSON text (yaml-entries.ts). */
-  readonly yamlEntryOf: YamlEntryOf;
 }
 
+export interface KeptSettings {
+  /** Bytes of responses kept at most (KEPT_BYTES); 0 keeps none. */
+  readonly responseBytes: number;
+}
+
+/** 32 MiB of responses. (Each post's YAML is not kept here: the store keeps it beside the post's JSON text, src/store/yaml-entry.ts.) */
+export const DEFAULT_KEPT: KeptSettings = { responseBytes: 32 * 1024 * 1024 };
+
 export function keptReads(settings: KeptSettings = DEFAULT_KEPT): KeptReads {
-  return { responses: new Kept(settings.responseBytes), gathering: new Gathering(settings.responseBytes), yamlEntryOf: yamlEntries(settings.yamlBytes) };
+  return { responses: new Kept(settings.responseBytes), gathering: new Gathering(settings.responseBytes) };
 }
 
 /** Whether a kept read was made at `revision`: only then is it the current one. */

@@ -1,12 +1,10 @@
 // Bytes kept in memory between requests, within a byte budget: what a read
-// made once (a post's YAML, a whole list's body) is served again as it is,
-// for as long as it stays current and the budget holds it. The least
-// recently used goes first when a new entry needs the room (nearly: a use
-// of an entry that is among the newer half of them leaves it in place, see
-// get). What "current"
-// means is the caller's: a post's YAML is keyed by the tag of its JSON text
-// (a hash of the bytes it is made from, so it is never stale), a response by
-// the request it answers and labelled with the store's revision, which the
+// made once (a post's representation, a whole list's body) is served again
+// as it is, for as long as it stays current and the budget holds it. The
+// least recently used goes first when a new entry needs the room (nearly: a
+// use of an entry that is among the newer half of them leaves it in place,
+// see get). What "current" means is the caller's: a response is keyed by the
+// request it answers and labelled with the store's revision, which the
 // caller compares with the revision read for each request (kept-reads.ts).
 
 /** The most one entry may take of the budget: one large list cannot push out everything else. */
@@ -38,8 +36,8 @@ export class Kept<V> {
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    // An entry among the newer half is not moved: half the entries go before it anyway. A YAML page of 50
-    // posts looks up 50 entries a request, and moving each (a Map delete and set) was a fifth of its cost.
+    // An entry among the newer half is not moved: half the entries go before it anyway (a Map delete and set
+    // for every use was a fifth of a request's cost when each post's YAML was kept here, 50 uses a page).
     if (this.clock - entry.tick > this.entries.size >> 1) {
       this.entries.delete(key);
       this.entries.set(key, entry);

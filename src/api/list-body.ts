@@ -10,13 +10,14 @@
 // by js-yaml nested under the wrapper's key, src/representation/yaml.ts; the
 // tests hold the two equal for arbitrary values), so a client cannot tell
 // a streamed list from one built whole. A YAML list of posts is joined from
-// each post's kept entry instead (yamlListBody, src/api/yaml-entries.ts),
-// the same bytes; listBody still writes the facts' YAML.
+// each post's entry as the store keeps it instead (yamlListBody,
+// src/store/yaml-entry.ts), the same bytes; listBody still writes the facts'
+// YAML.
 
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { yamlSequencePart, yamlSequenceStart } from "../representation/yaml.js";
-import type { JsonPage, Page, PageQuery, Position, RepresentationPage, TagPage } from "../store/types.js";
-import type { YamlEntryOf } from "./yaml-entries.js";
+import type { JsonPage, Page, PageQuery, Position, YamlPage } from "../store/types.js";
+import { joinedEntries, type YamlListSource } from "./yaml-entries.js";
 import type { Format } from "../representation/negotiate.js";
 
 /** Where the items come from: pages by position (a PagedCollection has this). */
@@ -237,31 +238,31 @@ async function* laterBatches(source: JsonListSource, pieces: PieceBuffer, read: 
 const COMMA = Buffer.from(",");
 const LIST_END = Buffer.from("]}");
 
-/** Where a YAML list's posts come from: pages of their stored representations (the posts' PagedCollection has this). */
-export interface YamlListSource {
-  pageRepresentations(query: PageQuery): Promise<RepresentationPage>;
-  pageTags(query: PageQuery): Promise<TagPage>;
+/** The opening of a YAML list under `wrapper` before its entries (yamlSequenceStart), written by js-yaml once per wrapper. */
+const yamlStarts = new Map<string, Buffer>();
+function yamlStart(wrapper: string): Buffer {
+  let start = yamlStarts.get(wrapper);
+  if (start === undefined) yamlStarts.set(wrapper, (start = Buffer.from(yamlSequenceStart(wrapper, false))));
+  return start;
 }
 
 /**
- * A YAML list of posts made from their kept entries (yaml-entries.ts): the
- * wrapper's key line, then each post's entry, batch by batch (a batch whose
- * entries are all kept reads only its posts' tags), each batch
- * one piece written into the list's PieceBuffer, under back-pressure like
- * the JSON list (jsonListBody), and holding between batches only that
- * buffer and where the next batch starts. The bytes are js-yaml's dump of
- * the whole wrapper (the tests hold them equal). An entry not kept yet is
- * made by js-yaml as the batch is written (a large post's on js-yaml's own
- * thread, yaml-thread.ts), and the producer gives the event loop a turn
- * whenever it has worked TURN_MS, so a list of posts never made into YAML
- * before holds the loop no longer than one small post's YAML takes.
- * Nothing is read until the first piece is asked for (HEAD reads nothing).
+ * A YAML list of posts joined from their stored entries (the store's
+ * YamlPage, src/api/yaml-entries.ts): the wrapper's key line, then each
+ * batch's entries as the store joined them, each batch one piece written
+ * into the list's PieceBuffer, under back-pressure like the JSON list
+ * (jsonListBody), holding between batches only that buffer and where the
+ * next batch starts. The bytes are js-yaml's dump of the whole wrapper (the
+ * tests hold them equal). A batch with posts whose entry is not stored yet
+ * has them made as it is written (joinedEntries), giving the event loop a
+ * turn whenever it has worked TURN_MS. Nothing is read until the first
+ * piece is asked for (HEAD reads nothing).
  */
-export async function* yamlListBody(source: YamlListSource, entryOf: YamlEntryOf, options: { readonly wrapper: string; readonly after?: Position; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
+export async function* yamlListBody(source: YamlListSource, options: { readonly wrapper: string; readonly after?: Position; readonly through?: Position }): AsyncGenerator<Uint8Array, void, undefined> {
   const pieces = new PieceBuffer();
-  let read: YamlReadSoFar = { more: true, last: options.after ?? 0, next: { limit: FIRST_BATCH, maxChars: FIRST_BATCH_CHARS }, count: 0 };
+  let read: ReadSoFar = { more: true, last: options.after ?? 0, next: { limit: FIRST_BATCH, maxChars: FIRST_BATCH_CHARS }, count: 0 };
   for (;;) {
-    read = await nextYamlPiece(source, entryOf, pieces, read, options.wrapper, options.through);
+    read = await nextYamlPiece(source, pieces, read, options.wrapper, options.through);
     if (!read.more || read.last === undefined) break;
     yield pieces.piece;
   }
@@ -269,100 +270,36 @@ export async function* yamlListBody(source: YamlListSource, entryOf: YamlEntryOf
 }
 
 /**
- * A page of posts as YAML, whole, from one read of their representations
- * (the revision in the same snapshot): their kept entries joined, as the
- * JSON page is one statement's text. Undefined when the page does not fit in
- * one batch (BATCH_CHARS of JSON): then it is streamed (yamlListBody). The
- * loop gets a turn of its own every TURN_MS while entries are made.
+ * A page of posts as YAML, whole, from one read of their entries (the
+ * revision in the same snapshot): the stored entries joined, as the JSON
+ * page is the stored texts joined. Undefined when the page does not fit in
+ * one batch (BATCH_CHARS of JSON): then it is streamed (yamlListBody).
  */
 export async function yamlPageWhole(
   source: YamlListSource,
-  entryOf: YamlEntryOf,
   wrapper: string,
   query: { readonly after?: Position; readonly limit: number },
-): Promise<{ readonly text: string; readonly page: Omit<RepresentationPage, "items"> } | undefined> {
-  const pageQuery = { ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit, maxChars: BATCH_CHARS };
-  // The page's tags first, in one value: when every post's entry is kept, that is all the page needs.
-  const tags = await source.pageTags(pageQuery);
-  if (tags.tags.length < query.limit && tags.more) return undefined;
-  const kept = keptEntries(tags.tags, entryOf);
-  if (kept !== undefined) return { text: yamlSequenceStart(wrapper, tags.tags.length === 0) + kept, page: tags };
-  // Some entry is to be made: the texts are needed (read again, so from one snapshot with the revision).
-  const page = await source.pageRepresentations(pageQuery);
-  if (page.items.length < query.limit && page.more) return undefined;
-  let text = yamlSequenceStart(wrapper, page.items.length === 0);
-  let turnStarted = performance.now();
-  for (const item of page.items) {
-    const entry = entryOf(item);
-    text += typeof entry === "string" ? entry : await entry;
-    if (performance.now() - turnStarted >= TURN_MS) {
-      await nextTurn();
-      turnStarted = performance.now();
-    }
-  }
-  return { text, page };
-}
-
-/** The entries kept under `tags`, joined; undefined when one is not kept. */
-function keptEntries(tags: readonly string[], entryOf: YamlEntryOf): string | undefined {
-  let text = "";
-  for (const tag of tags) {
-    const entry = entryOf.kept(tag);
-    if (entry === undefined) return undefined;
-    text += entry;
-  }
-  return text;
-}
-
-interface YamlReadSoFar {
-  readonly more: boolean;
-  readonly last: Position | undefined;
-  readonly next: { readonly limit: number; readonly maxChars: number };
-  readonly count: number;
+): Promise<{ readonly body: Buffer | string; readonly page: Omit<YamlPage, "entries" | "items"> } | undefined> {
+  const page = await source.pageYaml({ ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit, maxChars: BATCH_CHARS });
+  if (page.count < query.limit && page.more) return undefined;
+  const { entries: _entries, items: _items, ...end } = page;
+  if (page.count === 0) return { body: yamlSequenceStart(wrapper, true), page: end };
+  const entries = await joinedEntries(page, source, TURN_MS, nextTurn);
+  return { body: typeof entries === "string" ? yamlStart(wrapper).toString() + entries : Buffer.concat([yamlStart(wrapper), entries]), page: end };
 }
 
 /** The next batch's entries written into `pieces` as its piece (after the key line when it is the first), and what is kept of it. */
-async function nextYamlPiece(source: YamlListSource, entryOf: YamlEntryOf, pieces: PieceBuffer, read: YamlReadSoFar, wrapper: string, through: Position | undefined): Promise<YamlReadSoFar> {
+async function nextYamlPiece(source: YamlListSource, pieces: PieceBuffer, read: ReadSoFar, wrapper: string, through: Position | undefined): Promise<ReadSoFar> {
   const after = read.last ?? 0;
-  const query = through === undefined ? { after, ...read.next } : { after, ...read.next, through };
-  // The batch's tags first, in one value, as for a page (yamlPageWhole): when every post's entry is kept, the
-  // batch costs its tags and the copy of its entries, not the reading of every post's JSON text as well.
-  const tags = await source.pageTags(query);
-  const kept = keptEntries(tags.tags, entryOf);
-  if (kept !== undefined) {
-    pieces.start();
-    if (read.count === 0) pieces.add(yamlSequenceStart(wrapper, tags.tags.length === 0));
-    pieces.add(kept);
-    return { more: tags.more, last: tags.last, next: batchOf(kept.length, tags.tags.length), count: read.count + tags.tags.length };
-  }
-  // Some entry is to be made: the texts are needed.
-  const page = await source.pageRepresentations(query);
+  // As text after the first batch, as the JSON list reads it (PageQuery.text).
+  const text = read.count > 0;
+  const page = await source.pageYaml(through === undefined ? { after, ...read.next, text } : { after, ...read.next, through, text });
+  const entries = await joinedEntries(page, source, TURN_MS, nextTurn);
   pieces.start();
-  if (read.count === 0) pieces.add(yamlSequenceStart(wrapper, page.items.length === 0));
-  let turnStarted = performance.now();
-  for (const item of page.items) {
-    const entry = entryOf(item);
-    pieces.add(typeof entry === "string" ? entry : await entry);
-    if (performance.now() - turnStarted >= TURN_MS) {
-      await nextTurn();
-      turnStarted = performance.now();
-    }
-  }
-  return { more: page.more, last: page.last, next: batchAfter(page), count: read.count + page.items.length };
-}
-
-/** nextJsonBatch for a page of representations: as many posts as the ones just read say fit in BATCH_CHARS. */
-function batchAfter(page: RepresentationPage): { readonly limit: number; readonly maxChars: number } {
-  let chars = 0;
-  for (const item of page.items) chars += item.json.length;
-  return batchOf(chars, page.items.length);
-}
-
-/** As many posts as `count` posts of `chars` characters in all say fit in BATCH_CHARS (a post's YAML is about its JSON's size). */
-function batchOf(chars: number, count: number): { readonly limit: number; readonly maxChars: number } {
-  if (count === 0) return JSON_BATCH;
-  const perItem = Math.max(1, chars / count);
-  return { limit: Math.max(1, Math.min(MAX_BATCH, Math.floor(BATCH_CHARS / perItem))), maxChars: BATCH_CHARS };
+  if (read.count === 0) pieces.add(page.count === 0 ? yamlSequenceStart(wrapper, true) : yamlStart(wrapper));
+  pieces.add(entries);
+  // A post's YAML is about its JSON's size: as many posts as the ones just read say fit in BATCH_CHARS.
+  return { more: page.more, last: page.last, next: nextJsonBatch({ members: entries, count: page.count }), count: read.count + page.count };
 }
 
 /** A JSON list held whole: the wrapper around members that are already JSON text. */

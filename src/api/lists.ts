@@ -8,7 +8,8 @@ import { headerValue, type Request } from "../http/message/request.js";
 import type { FieldValue, Response } from "../http/message/response.js";
 import type { PagedCollection, Revision } from "../store/types.js";
 import { answer, current, isResponse, keptResponse, keptWhileSent, responseBytes, type KeptReads } from "./kept-reads.js";
-import { FIRST_JSON_BATCH, JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, yamlPageWhole, type YamlListSource } from "./list-body.js";
+import { FIRST_JSON_BATCH, JSON_BATCH, jsonList, jsonListBody, listBody, yamlListBody, yamlPageWhole } from "./list-body.js";
+import type { YamlListSource } from "./yaml-entries.js";
 import { encodeCursor, parseListQuery, type ListQuery } from "./list-query.js";
 import { chooseFormat, MEDIA_TYPES, VARY, type Format } from "../representation/negotiate.js";
 
@@ -41,9 +42,9 @@ export function listEtag(collection: string, revision: Revision, format: Format,
  * JSON is the store's text, sent as it is: the first batch is read with the
  * revision in one statement, and when it holds the whole page (or the whole
  * list) the body goes out with a Content-Length; a longer list is streamed
- * batch by batch (jsonListBody). YAML is the posts' kept entries joined
- * (yamlListBody, given `yaml`: a collection of stored representations), or
- * made from the items as they are read (listBody). A body that went out
+ * batch by batch (jsonListBody). YAML is the posts' stored entries joined
+ * (yamlListBody and yamlPageWhole, given `yaml`: a store of posts, which keeps
+ * each one's YAML entry), or made from the items as they are read (listBody). A body that went out
  * whole is kept for the next request at the same revision.
  */
 export function listHandler<T>(name: string, collection: PagedCollection<T>, kept: KeptReads, yaml?: YamlListSource): (request: Request) => Promise<Response> {
@@ -56,13 +57,13 @@ export function listHandler<T>(name: string, collection: PagedCollection<T>, kep
     const keeping = kept.responses.budget > 0;
     const conditional = headerValue(request, "if-none-match") !== undefined;
     if (!keeping && !conditional && format === "yaml" && yaml !== undefined && query.limit !== undefined) {
-      // A page of posts in YAML with nothing kept: one read, its entries joined, sent whole (as the JSON page is).
-      const whole = await yamlPageWhole(yaml, kept.yamlEntryOf, name, { ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit });
+      // A page of posts in YAML with nothing kept: one read of its stored entries, joined, sent whole (as the JSON page is).
+      const whole = await yamlPageWhole(yaml, name, { ...(query.after === undefined ? {} : { after: query.after }), limit: query.limit });
       if (whole !== undefined) {
         const validated = { type: MEDIA_TYPES.yaml, etag: listEtag(name, whole.page.revision, "yaml", query), vary: VARY };
         const headers: Record<string, FieldValue> = { "Content-Type": validated.type, ...cacheFields(validated) };
         if (whole.page.more) headers.Link = nextLink(path, name, query.limit, whole.page.last!);
-        return { status: 200, headers, body: whole.text };
+        return { status: 200, headers, body: whole.body };
       }
     }
     if (keeping || conditional || format !== "json") {
@@ -115,7 +116,7 @@ function nextLink(path: string, name: string, limit: number, last: number): stri
   return `<${path}?limit=${limit}&after=${encodeCursor(name, last)}>; rel="next"`;
 }
 
-/** A list streamed in batches under back-pressure: from kept YAML entries when the collection has representations, else made from its items as they are read. */
+/** A list streamed in batches under back-pressure: from stored YAML entries when the collection keeps them, else made from its items as they are read. */
 async function streamed<T>(
   name: string,
   path: string,
@@ -130,7 +131,7 @@ async function streamed<T>(
   const from = query.after === undefined ? {} : { after: query.after };
   const body = (through?: number) =>
     yaml !== undefined && format === "yaml"
-      ? yamlListBody(yaml, kept.yamlEntryOf, { wrapper: name, ...from, ...(through === undefined ? {} : { through }) })
+      ? yamlListBody(yaml, { wrapper: name, ...from, ...(through === undefined ? {} : { through }) })
       : listBody(collection, { wrapper: name, format, ...from, ...(through === undefined ? {} : { through }) });
   if (query.limit === undefined) return { status: 200, headers, body: body() };
   // Where the page ends is fixed now, from the index alone, so the head can say whether a next page exists;

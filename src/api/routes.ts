@@ -12,8 +12,7 @@ import { postRoutes } from "./posts.js";
 import { statusRoutes, type StatusOptions } from "./status.js";
 import type { ApiRoute } from "./route.js";
 import type { Store } from "../store/types.js";
-import { keptReads } from "./kept-reads.js";
-import type { KeptSettings } from "./kept-settings.js";
+import { keptReads, type KeptSettings } from "./kept-reads.js";
 import type { Scheme } from "./lab/origin.js";
 
 export interface ApiOptions extends StatusOptions {

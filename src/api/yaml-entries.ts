@@ -1,50 +1,44 @@
-// Each post's YAML as js-yaml wrote it, kept: a YAML list is the posts'
-// entries joined (src/representation/yaml.ts, yamlEntry), so once a post's
-// entry is made, a list that holds it costs the bytes, as the JSON list does.
-//
-// An entry is keyed by the tag of the post's JSON text (the SHA-256 of those
-// bytes, made when the post was written, types.ts Representation): the YAML
-// is made from that text and nothing else, so an entry found under a tag is
-// the YAML of the post as it is now, in any process and after any write (a
-// changed post has another tag). Nothing here needs the store's revision.
+// A YAML page's entries joined, as a list sends them. The store keeps each
+// post's entry beside its JSON text (src/store/yaml-entry.ts), so a page is
+// nearly always joined by the store already, in the statement that reads it.
+// A page holding posts that have no entry yet (written before the store kept
+// YAML, or whose long text's entry a write is still making off the loop) is
+// joined here: the missing entries are made from the texts read with the
+// page, and given to the store (keepYaml), which keeps each only where the
+// post still has the text it was made from. So the next read of those posts
+// finds them joined, in every process.
 
-import { entryOfDocument, yamlEntry } from "../representation/yaml.js";
-import { yamlDocumentOffLoop } from "../representation/yaml-thread.js";
-import { postFromJson } from "../store/representation.js";
-import type { Representation } from "../store/types.js";
-import { Kept, stringBytes } from "./kept.js";
+import { entryOf } from "../store/yaml-entry.js";
+import type { PostStore, YamlEntry, YamlPage } from "../store/types.js";
 
-/**
- * A post's entry in a YAML list, from what is kept or made now (and then
- * kept): at once, or as a promise when js-yaml writes it on its own thread.
- */
-export type YamlEntryOf = ((representation: Representation) => string | Promise<string>) & {
-  /** The entry kept under `tag`, if one is: nothing is made. */
-  readonly kept: (tag: string) => string | undefined;
-};
+/** Where a YAML list's posts come from: pages of their entries, and where entries made for them are kept (a PostStore has both). */
+export type YamlListSource = Pick<PostStore, "pageYaml" | "keepYaml">;
 
 /**
- * From this much JSON text, a post's YAML is written on js-yaml's own thread
- * (yaml-thread.ts) rather than on the event loop: js-yaml writes plain text
- * at some 20 to 50 MB/s but escaped control characters at 2 to 5, so 16 KiB
- * of JSON is at most a few milliseconds on the loop, and past it a post
- * could take tens of them. (A message to the thread costs about 50 µs, more
- * than js-yaml takes for a small post.)
+ * The page's entries joined: the store's, or made now where missing (a long
+ * text's on js-yaml's own thread) and kept. The event loop gets a turn of
+ * its own whenever this has worked `turnMs`, so a page of posts never made
+ * into YAML before holds it no longer than one small post's YAML takes.
  */
-export const OFF_LOOP_CHARS = 16 * 1024;
-
-/** The entries within `budget` bytes (0: none is kept, each is made when a list needs it). */
-export function yamlEntries(budget: number): YamlEntryOf {
-  const kept = new Kept<string>(budget);
-  const keep = (tag: string, entry: string) => {
-    kept.set(tag, entry, stringBytes(entry) + 64);
-    return entry;
-  };
-  const entryOf = (representation: Representation) => {
-    const found = kept.get(representation.tag);
-    if (found !== undefined) return found;
-    if (representation.json.length < OFF_LOOP_CHARS) return keep(representation.tag, yamlEntry(postFromJson(representation.json)));
-    return yamlDocumentOffLoop(representation.json).then((document) => keep(representation.tag, entryOfDocument(document)));
-  };
-  return Object.assign(entryOf, { kept: (tag: string) => kept.get(tag) });
+export async function joinedEntries(page: YamlPage, source: YamlListSource, turnMs: number, nextTurn: () => Promise<unknown>): Promise<Uint8Array | string> {
+  if (page.entries !== undefined) return page.entries;
+  let text = "";
+  const made: YamlEntry[] = [];
+  let turnStarted = performance.now();
+  for (const item of page.items) {
+    if (item.yaml !== null) text += item.yaml;
+    else {
+      const entry = entryOf(item.json);
+      const yaml = typeof entry === "string" ? entry : await entry;
+      made.push({ id: item.id, tag: item.tag, yaml });
+      text += yaml;
+    }
+    if (performance.now() - turnStarted >= turnMs) {
+      await nextTurn();
+      turnStarted = performance.now();
+    }
+  }
+  // A store that cannot write now (a busy lock, a database away) loses nothing but this shortcut: the list is sent as made.
+  if (made.length > 0) await source.keepYaml(made).catch(() => undefined);
+  return text;
 }

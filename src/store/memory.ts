@@ -5,9 +5,12 @@
 // in through make* (which copies) and go out through copy*.
 //
 // The methods are `async` only to honour the Store interface: each one does
-// its work synchronously before its first (and only) return, so no other call
-// can interleave with it, and every method is atomic by construction (a
-// caller's Change or Precondition runs synchronously inside that work, too).
+// its work synchronously before its first return, so no other call can
+// interleave with it, and every method is atomic by construction (a caller's
+// Change or Precondition runs synchronously inside that work, too). The one
+// wait: a write of a post too long to make its YAML on the loop waits, once
+// it is done, for js-yaml's thread to make it (yaml-entry.ts, keepAfterWrite),
+// which then is stored in a second step of its own.
 
 import { randomBytes } from "node:crypto";
 import {
@@ -26,7 +29,8 @@ import {
   factChars,
 } from "./records.js";
 import { createPostOrder, type PostOrder } from "./post-order.js";
-import { jsonPageOf, postFromJson, representationOf, representationPageOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf, yamlPageOf } from "./representation.js";
+import { entryNow, keepAfterWrite } from "./yaml-entry.js";
 import type {
   Article,
   ArticleStore,
@@ -40,7 +44,6 @@ import type {
   Post,
   PostStore,
   Representation,
-  RepresentationPage,
   Store,
   StoreOptions,
   TokenOrigin,
@@ -49,19 +52,21 @@ import type {
 } from "./types.js";
 
 /**
- * A post as stored: its representation (and that JSON in UTF-8, for pages),
- * made when it was written, and nothing else, as in the other stores: a read
- * of the record parses the text (postFromJson), which also makes the copy no
- * caller may share.
+ * A post as stored: its representation (and that JSON in UTF-8, for pages)
+ * and its YAML entry (yaml-entry.ts; null until made, when the text is too
+ * long to make it on the loop), made when it was written, and nothing else,
+ * as in the other stores: a read of the record parses the text
+ * (postFromJson), which also makes the copy no caller may share.
  */
 interface StoredPost {
   readonly representation: Representation;
   readonly bytes: Buffer;
+  yaml: string | null;
 }
 
 function storedPost(post: Post): StoredPost {
   const representation = representationOf(post);
-  return { representation, bytes: Buffer.from(representation.json) };
+  return { representation, bytes: Buffer.from(representation.json), yaml: entryNow(post, representation.json) };
 }
 
 const postOf = (stored: StoredPost): Post => postFromJson(stored.representation.json);
@@ -145,12 +150,13 @@ function* rowsFrom(query: PageQuery, walk: Walk, jsonAt: (i: number) => Uint8Arr
   for (let i = walk.start; i < walk.end && walk.positionAt(i) <= through; i = walk.next(i)) yield { pos: walk.positionAt(i), json: jsonAt(i) };
 }
 
-/** The posts along `walk` up to the query's `through`, as rows for representationPageOf: read only as far as it asks. */
-function* rowsOf(query: PageQuery, walk: Walk, storedAt: (i: number) => StoredPost) {
+/** The posts along `walk` up to the query's `through`, as rows for yamlPageOf: read only as far as it asks. */
+function* rowsOf(query: PageQuery, walk: Walk, idAt: (i: number) => string, storedAt: (id: string) => StoredPost) {
   const through = query.through ?? Number.MAX_SAFE_INTEGER;
   for (let i = walk.start; i < walk.end && walk.positionAt(i) <= through; i = walk.next(i)) {
-    const stored = storedAt(i);
-    yield { pos: walk.positionAt(i), json: stored.representation.json, tag: stored.representation.tag, stored };
+    const id = idAt(i);
+    const stored = storedAt(id);
+    yield { pos: walk.positionAt(i), id, json: stored.representation.json, tag: stored.representation.tag, yaml: stored.yaml, stored };
   }
 }
 
@@ -180,12 +186,6 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     if (closed) throw new Error("the store is closed");
   }
 
-  const representationPage = (query: PageQuery): RepresentationPage => {
-    open();
-    const order = state.postOrder;
-    const rows = rowsOf(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!);
-    return representationPageOf(rows, query, (row) => row.stored.bytes.length, { epoch, n: state.revisions.posts });
-  };
 
   const posts: PostStore = {
     async list() {
@@ -213,6 +213,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       state.postOrder.append(position, post.id);
       state.postPositions.set(post.id, position);
       state.revisions.posts++;
+      await keepAfterWrite(posts, post.id, stored.representation, stored.yaml);
       return { kind: "created", item: post, representation: stored.representation }; // the store keeps no reference to post
     },
     async update(id, change) {
@@ -226,6 +227,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const next = storedPost(post);
       state.posts.set(id, next); // replacing a key keeps its place in the Map
       state.revisions.posts++;
+      await keepAfterWrite(posts, id, next.representation, next.yaml);
       return { kind: "updated", item: post, representation: next.representation };
     },
     async delete(id, precondition) {
@@ -249,12 +251,18 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const rows = rowsFrom(query, postWalk(order, query), (i) => state.posts.get(order.idAt(i))!.bytes);
       return jsonPageOf(rows, query, (row) => row.json, { epoch, n: state.revisions.posts });
     },
-    async pageRepresentations(query) {
-      return representationPage(query);
+    async pageYaml(query) {
+      open();
+      const order = state.postOrder;
+      const rows = rowsOf(query, postWalk(order, query), order.idAt, (id) => state.posts.get(id)!);
+      return yamlPageOf(rows, query, (row) => row.stored.bytes.length, { epoch, n: state.revisions.posts });
     },
-    async pageTags(query) {
-      const { items, ...page } = representationPage(query);
-      return { tags: items.map((item) => item.tag), ...page };
+    async keepYaml(entries) {
+      open();
+      for (const { id, tag, yaml } of entries) {
+        const stored = state.posts.get(id);
+        if (stored !== undefined && stored.representation.tag === tag && stored.yaml === null) stored.yaml = yaml;
+      }
     },
     async span(query) {
       open();

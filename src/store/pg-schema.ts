@@ -155,4 +155,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   );
   INSERT INTO keys (name, value) VALUES ('lab-digest', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
   `,
+  // 7: each post's YAML entry beside its JSON text, written with it by every
+  // write; NULL until made (schema.ts, migration 8, says why and when). The
+  // rows written before get none here: js-yaml on every post would hold this
+  // transaction, the migration lock and the starting instance's event loop
+  // for seconds per 40,000 posts; the first YAML read of a post makes its
+  // entry and stores it where the post still has the tag it was made from.
+  // Adding a column without a default rewrites no row. The revision's
+  // trigger is made again to fire on an UPDATE of the columns a post is, so
+  // that storing an entry alone (keepYaml) moves no revision.
+  `
+  ALTER TABLE posts ADD COLUMN yaml text;
+  DROP TRIGGER posts_revision ON posts;
+  CREATE TRIGGER posts_revision AFTER INSERT OR UPDATE OF id, json, tag OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION startline_bump_revision('posts');
+  `,
 ];

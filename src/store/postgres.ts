@@ -30,7 +30,8 @@ import { migrate } from "./pg-migrate.js";
 import { PG_LOCK, PG_LOCK_SPACE } from "./pg-schema.js";
 import { SESSION_SETUP, TYPES } from "./pg-types.js";
 import { clockFrom, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId } from "./records.js";
-import { jsonPageOf, postFromJson, representationOf, representationPageOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf, yamlPageOf } from "./representation.js";
+import { entryNow, keepAfterWrite } from "./yaml-entry.js";
 import type {
   Article,
   ArticleStore,
@@ -44,7 +45,6 @@ import type {
   PostStore,
   PostUpdateResult,
   Representation,
-  RepresentationPage,
   Revision,
   Role,
   SettingResult,
@@ -56,6 +56,7 @@ import type {
   TokenRecord,
   TokenStore,
   UpdateResult,
+  YamlPage,
 } from "./types.js";
 import { DEFAULT_POOL_SIZE } from "./pg-pool-size.js";
 
@@ -90,6 +91,16 @@ export interface PostgresOptions extends StoreOptions {
 // strings (pg-types.ts). A post is its stored JSON text (schema version 5).
 interface PostRow {
   json: string;
+}
+/** A post as a YAML page reads it (Q.postYamlPage). */
+interface YamlRow {
+  id: string;
+  tag: string;
+  yaml: string | null;
+  /** Only where yaml is NULL. */
+  json: string | null;
+  /** The JSON text's size in UTF-8, as maxChars counts it. */
+  bytes: number;
 }
 interface ArticleRow {
   id: string;
@@ -196,17 +207,27 @@ const Q = {
        ) AS peeked WHERE coalesce(before_previous, 0) < $4
      ) AS p ON true WHERE r.collection = 'posts' ORDER BY p.pos`,
   ),
-  // postJsonPage's rows with each post's tag, cut the same way (then by representationPageOf).
-  postRepresentationPage: statement(
-    "post-representation-page",
-    `SELECT r.n, r.epoch, p.pos, p.json, p.tag FROM revisions AS r LEFT JOIN LATERAL (
-       SELECT pos, json, tag FROM (
-         SELECT pos, json, tag, lag(before) OVER (ORDER BY pos) AS before_previous FROM (
-           SELECT seq AS pos, json, tag, sum(octet_length(json)) OVER (ORDER BY seq) - octet_length(json) AS before
-           FROM (SELECT seq, json, tag FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
+  // postJsonPage's rows as YAML: each post's stored entry (yaml-entry.ts) instead of its text, cut the same way
+  // (then by yamlPageOf), with the text's size; the text itself only where no entry is stored yet, to make one.
+  postYamlPage: statement(
+    "post-yaml-page",
+    `SELECT r.n, r.epoch, p.pos, p.id, p.tag, p.yaml, p.json, p.bytes FROM revisions AS r LEFT JOIN LATERAL (
+       SELECT pos, id, tag, yaml, json, bytes FROM (
+         SELECT pos, id, tag, yaml, json, bytes, lag(before) OVER (ORDER BY pos) AS before_previous FROM (
+           SELECT seq AS pos, id, tag, yaml, CASE WHEN yaml IS NULL THEN json END AS json, octet_length(json) AS bytes,
+                  sum(octet_length(json)) OVER (ORDER BY seq) - octet_length(json) AS before
+           FROM (SELECT seq, id, json, tag, yaml FROM posts WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3) AS head
          ) AS sized
        ) AS peeked WHERE coalesce(before_previous, 0) < $4
      ) AS p ON true WHERE r.collection = 'posts' ORDER BY p.pos`,
+  ),
+  // Only where the entry was made from the text the row holds (its tag), and only a missing one. It sets no
+  // column the revision's trigger watches (pg-schema.ts, migration 7): no post changes, no revision moves. A row
+  // locked by a write is waited for, then checked again as that write left it.
+  postKeepYaml: statement(
+    "post-keep-yaml",
+    `UPDATE posts AS p SET yaml = k.yaml FROM unnest($1::text[], $2::text[], $3::text[]) AS k (id, tag, yaml)
+     WHERE p.id = k.id AND p.tag = k.tag AND p.yaml IS NULL`,
   ),
   // Facts are small: their page is cut by size after reading (jsonPageOf), up to limit + 1 rows ($3).
   factJsonPage: statement(
@@ -229,10 +250,10 @@ const Q = {
   postGet: statement("post-get", "SELECT json FROM posts WHERE id = $1"),
   // In a transaction: the row is locked until COMMIT, and a writer that got there first is waited for, then read as it left it.
   postLock: statement("post-lock", "SELECT json FROM posts WHERE id = $1 FOR UPDATE"),
-  postInsert: statement("post-insert", "INSERT INTO posts (id, json, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING"),
+  postInsert: statement("post-insert", "INSERT INTO posts (id, json, tag, yaml) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING"),
   // Only on a row locked by postLock: the representation's updatedAt is computed from the locked row's, never
-  // backwards (laterOf).
-  postUpdate: statement("post-update", "UPDATE posts SET json = $2, tag = $3 WHERE id = $1"),
+  // backwards (laterOf). The entry goes with the text: a new text never sits beside the old text's entry.
+  postUpdate: statement("post-update", "UPDATE posts SET json = $2, tag = $3, yaml = $4 WHERE id = $1"),
   postDelete: statement("post-delete", "DELETE FROM posts WHERE id = $1"),
   articleList: statement("article-list", `SELECT ${ARTICLE} FROM articles ORDER BY seq`),
   articleGet: statement("article-get", `SELECT ${ARTICLE} FROM articles WHERE id = $1`),
@@ -398,11 +419,11 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     return row === undefined ? undefined : toPost(row);
   };
 
-  const representationPage = async (q: PageQuery): Promise<RepresentationPage> => {
-    const rows = (await query<JsonPageRow<Representation>>(Q.postRepresentationPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows;
+  const yamlPage = async (q: PageQuery): Promise<YamlPage> => {
+    const rows = (await query<JsonPageRow<YamlRow>>(Q.postYamlPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows;
     const revision = { epoch: rows[0]!.epoch, n: Number(rows[0]!.n) };
-    const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & Representation => row.pos !== null);
-    return representationPageOf(items, q, (row) => Buffer.byteLength(row.json), revision);
+    const items = rows.filter((row): row is { n: string; epoch: string } & { pos: string } & YamlRow => row.pos !== null);
+    return yamlPageOf(items, q, (row) => row.bytes, revision);
   };
 
   const posts: PostStore = {
@@ -417,18 +438,23 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
       const now = stamp();
       const item = makePost(post.id, post, now, now);
       const representation = representationOf(item);
+      const yaml = entryNow(item, representation.json);
       // Usually one pass. A second only if the post that blocked the insert was deleted before we could read it.
       for (let attempt = 0; attempt < 3; attempt++) {
-        const inserted = await query(Q.postInsert(post.id, representation.json, representation.tag));
-        if (inserted.rowCount === 1) return { kind: "created", item, representation };
+        const inserted = await query(Q.postInsert(post.id, representation.json, representation.tag, yaml));
+        if (inserted.rowCount === 1) {
+          await keepAfterWrite(posts, post.id, representation, yaml);
+          return { kind: "created", item, representation };
+        }
         const existing = await getPost(post.id);
         if (existing !== undefined) return { kind: "exists", existing };
       }
       throw new Error(`publishing post ${JSON.stringify(post.id)} kept conflicting with a post that was deleted at once`);
     },
-    update: (id, change) => {
-      if (!storable(id)) return Promise.resolve({ kind: "missing" });
-      return transaction(async (c): Promise<PostUpdateResult> => {
+    async update(id, change) {
+      if (!storable(id)) return { kind: "missing" };
+      let yaml: string | null = null;
+      const result = await transaction(async (c): Promise<PostUpdateResult> => {
         const row = (await c.query<PostRow>(Q.postLock(id))).rows[0];
         if (row === undefined) return { kind: "missing" };
         const current = toPost(row); // a fresh parse: change may do what it likes with it
@@ -437,9 +463,12 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
         // updatedAt never moves backwards, even when this machine's clock does (or lags another's).
         const item = makePost(id, fields, publishedAt, laterOf(stamp(), updatedAt));
         const representation = representationOf(item);
-        await c.query(Q.postUpdate(id, representation.json, representation.tag));
+        yaml = entryNow(item, representation.json);
+        await c.query(Q.postUpdate(id, representation.json, representation.tag, yaml));
         return { kind: "updated", item, representation };
       });
+      if (result.kind === "updated") await keepAfterWrite(posts, id, result.representation, yaml);
+      return result;
     },
     async delete(id, precondition) {
       if (!storable(id)) return false;
@@ -454,11 +483,10 @@ export async function createPostgresStore(url: string, options: PostgresOptions 
     page: async (q) => pageOf((await query<PostRow & Positioned>(Q.postPage(...bounds(q), q.limit, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, toPost),
     pageJson: async (q) =>
       jsonPageFrom((await query<JsonPageRow<{ json: string }>>(Q.postJsonPage(...bounds(q), q.limit + 1, q.maxChars ?? Number.MAX_SAFE_INTEGER))).rows, q, (row) => Buffer.from(row.json)),
-    pageRepresentations: (q) => representationPage(q),
-    // The texts come over too: a PostgreSQL page is one round trip either way, and the tags alone would be a second statement to keep.
-    async pageTags(q) {
-      const { items, ...page } = await representationPage(q);
-      return { tags: items.map((item) => item.tag), ...page };
+    pageYaml: (q) => yamlPage(q),
+    async keepYaml(entries) {
+      const kept = entries.filter((entry) => storable(entry.id));
+      if (kept.length > 0) await query(Q.postKeepYaml(kept.map((e) => e.id), kept.map((e) => e.tag), kept.map((e) => e.yaml)));
     },
     span: async (q) => spanOf((await query<Positioned>(Q.postSpan(...bounds(q), q.limit + 1))).rows, q.limit),
     revision: () => revision("posts"),

@@ -5,7 +5,7 @@
 // keep byte-identical representations.
 
 import * as crypto from "node:crypto";
-import type { JsonPage, PageQuery, Position, Post, Representation, RepresentationPage, Revision } from "./types.js";
+import type { JsonPage, PageQuery, Position, Post, Representation, Revision, YamlItem, YamlPage } from "./types.js";
 
 /** The opaque part of a strong entity tag for these bytes: the first 27 base64url characters of their SHA-256 (162 bits). */
 export function tagOf(text: string): string {
@@ -78,9 +78,25 @@ export function jsonPage(parts: readonly Uint8Array[], last: Position | undefine
   return last === undefined ? { members, count: 0, more: false, revision } : { members, count: parts.length, last, more, revision };
 }
 
-/** A RepresentationPage from rows as cutPage reads them, each with its position, JSON text and tag; `bytes` is a row's JSON in UTF-8 as maxChars counts it. */
-export function representationPageOf<R extends { pos: number | string; json: string; tag: string }>(rows: Iterable<R>, query: PageQuery, bytes: (row: R) => number, revision: Revision): RepresentationPage {
+/**
+ * A YamlPage from rows as cutPage reads them, each with its position, the
+ * post's id and tag, and its entry, or null and the JSON text where none is
+ * stored (a row with an entry need not carry its text); `bytes` is a row's
+ * JSON in UTF-8 as maxChars counts it. The entries joined when every row has
+ * one (as bytes, or a string for `text`), else the rows.
+ */
+export function yamlPageOf<R extends { pos: number | string; id: string; tag: string; yaml: string | null; json: string | null }>(
+  rows: Iterable<R>,
+  query: PageQuery,
+  bytes: (row: R) => number,
+  revision: Revision,
+): YamlPage {
   const { taken, more } = cutPage(rows, query, bytes);
-  const items = taken.map((row): Representation => ({ json: row.json, tag: row.tag }));
-  return taken.length === 0 ? { items, more: false, revision } : { items, last: Number(taken.at(-1)!.pos), more, revision };
+  const end = taken.length === 0 ? { more: false, revision } : { last: Number(taken.at(-1)!.pos), more, revision };
+  if (taken.every((row) => row.yaml !== null)) {
+    const joined = taken.map((row) => row.yaml).join("");
+    return { entries: query.text === true ? joined : Buffer.from(joined), count: taken.length, ...end };
+  }
+  const items = taken.map(({ id, tag, yaml, json }): YamlItem => (yaml !== null ? { id, tag, yaml } : { id, tag, yaml, json: json! }));
+  return { items, count: taken.length, ...end };
 }

@@ -179,6 +179,27 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   INSERT INTO keys (name, value) VALUES ('lab-digest', lower(hex(randomblob(32))));
   `,
+  // 8: each post's YAML entry (yaml-entry.ts: js-yaml's text for the post in
+  // a YAML list) beside its JSON text, written by every write in the same
+  // statement as the text, so that a YAML list or page is one statement
+  // joining stored bytes, as a JSON one is. NULL means "not made yet": a
+  // text too long to make YAML for on the event loop gets its entry off the
+  // loop once its write has committed.
+  // The rows written before get none here: making them would be js-yaml on
+  // every post, in this transaction, before the server listens (some 30 µs a
+  // post of 700 bytes, far more for long or escaped ones: seconds for 40,000
+  // posts, all of it holding the one thread). Instead the first YAML read of
+  // a post makes its entry (off the loop past OFF_LOOP_CHARS) and stores it
+  // where the post still has the tag it was made from (keepYaml), so a YAML
+  // list is slower only the first time it walks the old posts.
+  // Storing an entry changes no post, so the revision's update trigger is
+  // made again to count only the columns a post is: an UPDATE that sets
+  // yaml alone (keepYaml) moves no revision; one that sets json still does.
+  `
+  ALTER TABLE posts ADD COLUMN yaml TEXT;
+  DROP TRIGGER posts_revision_update;
+  CREATE TRIGGER posts_revision_update AFTER UPDATE OF id, json, tag ON posts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'posts'; END;
+  `,
 ];
 
 /**

@@ -15,7 +15,8 @@
 import type Database from "better-sqlite3";
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
-import { jsonPageOf, postFromJson, representationOf, representationPageOf } from "./representation.js";
+import { jsonPageOf, postFromJson, representationOf, yamlPageOf } from "./representation.js";
+import { entryNow, keepAfterWrite } from "./yaml-entry.js";
 import { REVISION_N } from "./schema.js";
 import type {
   Article,
@@ -37,7 +38,6 @@ import type {
   Precondition,
   Representation,
   Revision,
-  TagPage,
   Role,
   SeedData,
   SettingResult,
@@ -48,9 +48,15 @@ import type {
   TokenRecord,
   TokenStore,
   UpdateResult,
+  WrittenPost,
+  YamlEntry,
+  YamlPage,
 } from "./types.js";
 
 export type { Durability } from "./sqlite-open.js";
+
+/** A write's result with the YAML entry stored beside its text (null: none yet, see yaml-entry.ts). */
+type Stored<R> = R extends { readonly kind: "created" | "updated" } ? R & { readonly yaml: string | null } : R;
 
 export interface SqliteOptions extends StoreOptions, OpenOptions {}
 
@@ -105,14 +111,28 @@ interface JsonPageRow {
   epoch: string;
 }
 
-/** A JSON page statement thrice: its members as a BLOB (bytes) and as text (a string), see PageQuery.text, and its tags. */
-function jsonPageStatements(db: Database.Database, sql: (members: string) => string): Record<"bytes" | "text" | "tags", Database.Statement<[JsonPageParameters], JsonPageRow>> {
+/** A page statement twice: its members as a BLOB (bytes) and as text (a string), see PageQuery.text. */
+function pageStatements(db: Database.Database, sql: (members: string) => string, column: string, separator: string): Record<"bytes" | "text", Database.Statement<[JsonPageParameters], JsonPageRow>> {
   return {
-    bytes: db.prepare<[JsonPageParameters], JsonPageRow>(sql("CAST(group_concat(json, ',') AS BLOB)")),
-    text: db.prepare<[JsonPageParameters], JsonPageRow>(sql("group_concat(json, ',')")),
-    // The same page's tags (TagPage): hex digits, so a comma cannot be inside one.
-    tags: db.prepare<[JsonPageParameters], JsonPageRow>(sql("group_concat(tag, ',')")),
+    bytes: db.prepare<[JsonPageParameters], JsonPageRow>(sql(`CAST(group_concat(${column}, '${separator}') AS BLOB)`)),
+    text: db.prepare<[JsonPageParameters], JsonPageRow>(sql(`group_concat(${column}, '${separator}')`)),
   };
+}
+
+/** A YAML page's row: a JSON page's, and how many of its posts have their entry stored (`made`; the first statement only). */
+interface YamlPageRow extends JsonPageRow {
+  made?: number;
+}
+
+/** A post as a YAML page reads it when some entry is missing: see yamlPageOf. */
+interface YamlRow {
+  pos: number;
+  id: string;
+  tag: string;
+  yaml: string | null;
+  /** Only where yaml is NULL. */
+  json: string | null;
+  bytes: number;
 }
 
 
@@ -158,13 +178,16 @@ function spanOf(positions: number[], limit: number): PageSpan {
 /**
  * The most new posts one transaction writes (see posts.create): at about 70
  * µs a small post, a group of them holds the event loop for 20 ms at most,
- * however many connections publish in one turn.
+ * however many connections publish in one turn. (That was measured when a
+ * post's JSON text and tag were made inside the transaction; they are made
+ * before it now, with its YAML entry, so a group holds the loop for less.)
  */
 export const MAX_INSERT_GROUP = 256;
 /**
  * And the most JSON text it writes: a group takes no further post once its
  * posts' texts reach this (it always takes one). A post costs about what its
- * text does (its JSON made and hashed, its row and WAL frames written), and
+ * text does (its row and WAL frames written; its JSON text, tag and YAML
+ * entry are made before, when it is asked for), and
  * one valid post can be 600,000 characters (100,000 control characters,
  * each written \u0001): 256 of those in one transaction, sent together by
  * 256 connections, held the event loop for 6.4 s, and another worker's
@@ -198,26 +221,49 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     // members is NULL when it does not. postJsonPageCut then cuts it where its texts reach maxChars, with a
     // running sum of the sizes (a window over limit + 1 rows, which costs about what the texts do, so it is
     // the second choice): a batch of large posts, or a caller that asked for more than fits.
-    postJsonPage: jsonPageStatements(db, (members) => `
+    postJsonPage: pageStatements(db, (members) => `
       WITH page AS NOT MATERIALIZED (SELECT seq, json, tag FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
            sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, max(seq) AS last FROM page)
       SELECT CASE WHEN sized.bytes < @maxChars THEN (SELECT ${members} FROM page) END AS members,
              sized.count AS count, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
              ${REVISION_N} AS n, r.epoch AS epoch
-      FROM sized, revisions AS r WHERE r.collection = 'posts'`),
-    postJsonPageCut: jsonPageStatements(db, (members) => `
+      FROM sized, revisions AS r WHERE r.collection = 'posts'`, "json", ","),
+    postJsonPageCut: pageStatements(db, (members) => `
       WITH sized AS MATERIALIZED (
              SELECT seq, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
              FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
            cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
-      SELECT (SELECT ${members} FROM (SELECT json, tag FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
+      SELECT (SELECT ${members} FROM (SELECT json FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
              cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
-      FROM cut, revisions AS r WHERE r.collection = 'posts'`),
-    postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
+      FROM cut, revisions AS r WHERE r.collection = 'posts'`, "json", ","),
+    // A YAML page as the JSON page is read, the stored entries joined (with nothing between them) instead of
+    // the texts, cut by the same JSON sizes. group_concat skips a NULL, so the entries are joined only when every
+    // post of the page has one: `made` counts them (octet_length reads a record's header, not its text), and
+    // members is NULL when one is missing or the page is past maxChars. postYamlPageCut cuts a page that is; its
+    // members is NULL when an entry is missing. A page with a missing entry is read again row by row (postYamlRows).
+    postYamlPage: pageStatements(db, (members) => `
+      WITH page AS NOT MATERIALIZED (SELECT seq, json, yaml FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 0),
+           sized AS (SELECT sum(octet_length(json)) AS bytes, count(*) AS count, count(octet_length(yaml)) AS made, max(seq) AS last FROM page)
+      SELECT CASE WHEN sized.bytes < @maxChars AND sized.made = sized.count THEN (SELECT ${members} FROM page) END AS members,
+             sized.count AS count, sized.made AS made, sized.last AS last, EXISTS (SELECT 1 FROM posts WHERE seq > sized.last AND seq <= @through) AS more,
+             ${REVISION_N} AS n, r.epoch AS epoch
+      FROM sized, revisions AS r WHERE r.collection = 'posts'`, "yaml", ""),
+    postYamlPageCut: pageStatements(db, (members) => `
+      WITH sized AS MATERIALIZED (
+             SELECT seq, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before
+             FROM (SELECT seq, octet_length(json) AS bytes FROM posts WHERE seq > @after AND seq <= @through ORDER BY seq LIMIT @limit + 1)),
+           cut AS MATERIALIZED (SELECT max(seq) AS last, count(*) AS count FROM (SELECT seq FROM sized WHERE before < @maxChars ORDER BY seq LIMIT @limit + 0))
+      SELECT (SELECT CASE WHEN count(octet_length(yaml)) = count(*) THEN ${members} END FROM (SELECT yaml FROM posts WHERE seq > @after ORDER BY seq LIMIT (SELECT count FROM cut))) AS members,
+             cut.count AS count, cut.last AS last, (SELECT count(*) FROM sized) > cut.count AS more, ${REVISION_N} AS n, r.epoch AS epoch
+      FROM cut, revisions AS r WHERE r.collection = 'posts'`, "yaml", ""),
     // Up to limit + 1 rows, cut by cutPage (representation.ts) as they are read: the size is read from the record's header.
-    postRepresentationPage: db.prepare<[number, number, number], Representation & { pos: number; bytes: number }>(
-      "SELECT seq AS pos, json, tag, octet_length(json) AS bytes FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
+    postYamlRows: db.prepare<[number, number, number], YamlRow>(
+      "SELECT seq AS pos, id, tag, yaml, CASE WHEN yaml IS NULL THEN json END AS json, octet_length(json) AS bytes FROM posts WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ? + 0",
     ),
+    // Only where the entry was made from the text the row holds (its tag), and only a missing one. It sets no
+    // column the revision's trigger watches (schema.ts, migration 8): no post changes, no revision moves.
+    postKeepYaml: db.prepare<[string, string, string]>("UPDATE posts SET yaml = ? WHERE id = ? AND tag = ? AND yaml IS NULL"),
+    postRepresentation: db.prepare<[string], Representation>("SELECT json, tag FROM posts WHERE id = ?"),
     dataVersion: db.prepare<[], number>("PRAGMA data_version").pluck(),
     revision: db.prepare<[string], { n: number; epoch: string }>(`SELECT ${REVISION_N} AS n, r.epoch AS epoch FROM revisions AS r WHERE r.collection = ?`),
     postGet: db.prepare<[string], PostRow>("SELECT json FROM posts WHERE id = ?"),
@@ -225,8 +271,11 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     // number counts in the revision (schema.ts, migration 6). The check and the insert are one statement, so one
     // write transaction: no other process can publish the id in between.
     // The id goes in twice (positional parameters bind faster than named ones).
-    postInsert: db.prepare<[string, string, string, string]>("INSERT INTO posts (id, json, tag) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM posts WHERE id = ?)"),
-    postUpdate: db.prepare<[string, string, string]>("UPDATE posts SET json = ?, tag = ? WHERE id = ?"),
+    postInsert: db.prepare<[string, string, string, string | null, string]>(
+      "INSERT INTO posts (id, json, tag, yaml) SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM posts WHERE id = ?)",
+    ),
+    // The entry goes with the text, in the same statement: a new text never sits beside the old text's entry.
+    postUpdate: db.prepare<[string, string, string | null, string]>("UPDATE posts SET json = ?, tag = ?, yaml = ? WHERE id = ?"),
     postDelete: db.prepare("DELETE FROM posts WHERE id = ?"),
     articleList: db.prepare<[], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles ORDER BY seq"),
     articleGet: db.prepare<[string], ArticleRow>("SELECT id, title, body, author, updated_at FROM articles WHERE id = ?"),
@@ -284,6 +333,17 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     }
   };
 
+  /**
+   * A write's result once its YAML entry is stored: made in its transaction, or (a long text) now, off the
+   * loop, by keepAfterWrite. The result as the store's callers see it, without the entry.
+   */
+  const written = async <R extends PostCreateResult | PostUpdateResult>(result: Stored<R>): Promise<R> => {
+    if (result.kind !== "created" && result.kind !== "updated") return result as R;
+    const { yaml, ...rest } = result as WrittenPost & { readonly kind: "created" | "updated"; readonly yaml: string | null };
+    await keepAfterWrite(posts, rest.item.id, rest.representation, yaml);
+    return rest as R;
+  };
+
   const getPost = (id: string): Post | undefined => {
     const row = q.postGet.get(id);
     return row === undefined ? undefined : toPost(row);
@@ -291,7 +351,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
 
   // The read-decide-write steps, as transaction functions; called with .immediate() (see above).
   // If a Change or Precondition throws, better-sqlite3 rolls the transaction back and rethrows.
-  const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): PostUpdateResult => {
+  const updatePost = db.transaction((id: string, change: Change<Post, PostFields>): Stored<PostUpdateResult> => {
     const row = q.postGet.get(id);
     if (row === undefined) return { kind: "missing" };
     const current = toPost(row); // a fresh parse: change may do what it likes with it
@@ -299,21 +359,35 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     const fields = change(current);
     const item = makePost(id, fields, publishedAt, laterOf(stamp(), updatedAt));
     const representation = representationOf(item);
-    q.postUpdate.run(representation.json, representation.tag, id);
-    return { kind: "updated", item, representation };
+    const yaml = entryNow(item, representation.json);
+    q.postUpdate.run(representation.json, representation.tag, yaml, id);
+    return { kind: "updated", item, representation, yaml };
   });
-  const postJsonPageRow = (query: PageQuery, as: "bytes" | "text" | "tags"): JsonPageRow => {
+  const pageParameters = (query: PageQuery): JsonPageParameters => {
     const [after, through] = bounds(query);
-    const parameters = { after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER };
+    return { after, through, limit: query.limit, maxChars: query.maxChars ?? Number.MAX_SAFE_INTEGER };
+  };
+  const postJsonPageRow = (query: PageQuery, as: "bytes" | "text"): JsonPageRow => {
+    const parameters = pageParameters(query);
     const row = q.postJsonPage[as].get(parameters)!;
     return row.last !== null && row.members === null ? q.postJsonPageCut[as].get(parameters)! : row;
   };
-  const postTagPage = (query: PageQuery): TagPage => {
-    const row = postJsonPageRow(query, "tags");
+  // A read transaction when a page is read row by row: the revision and the rows from one snapshot.
+  const postYamlRows = db.transaction((query: PageQuery) => yamlPageOf(q.postYamlRows.iterate(...bounds(query), query.limit + 1), query, (row) => row.bytes, revision("posts")));
+  const postYamlPage = (query: PageQuery): YamlPage => {
+    const as = query.text === true ? "text" : "bytes";
+    const parameters = pageParameters(query);
+    let row: YamlPageRow = q.postYamlPage[as].get(parameters)!;
+    // Past maxChars with every entry made: cut where the JSON page is cut. A missing entry: the rows.
+    if (row.last !== null && row.members === null && row.made === row.count) row = q.postYamlPageCut[as].get(parameters)!;
+    if (row.last !== null && row.members === null) return postYamlRows(query);
     const revision = { epoch: row.epoch, n: row.n };
-    if (row.last === null) return { tags: [], more: false, revision };
-    return { tags: (row.members as string).split(","), last: row.last, more: row.more === 1, revision };
+    if (row.last === null) return { entries: as === "text" ? "" : Buffer.alloc(0), count: 0, more: false, revision };
+    return { entries: row.members!, count: row.count, last: row.last, more: row.more === 1, revision };
   };
+  const keepYaml = db.transaction((entries: readonly YamlEntry[]) => {
+    for (const { id, tag, yaml } of entries) q.postKeepYaml.run(yaml, id, tag);
+  });
   const postJsonPage = (query: PageQuery): JsonPage => {
     const as = query.text === true ? "text" : "bytes";
     const row = postJsonPageRow(query, as);
@@ -322,10 +396,6 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     if (row.last === null) return { members: none, count: 0, more: false, revision };
     return { members: row.members ?? none, count: row.count, last: row.last, more: row.more === 1, revision };
   };
-  // A read transaction: the revision and the rows from one snapshot.
-  const postRepresentationPage = db.transaction((query: PageQuery) =>
-    representationPageOf(q.postRepresentationPage.iterate(...bounds(query), query.limit + 1), query, (row) => row.bytes, revision("posts")),
-  );
   const factJsonPage = db.transaction((query: PageQuery): JsonPage =>
     jsonPageOf(q.factPage.iterate(...bounds(query), query.limit + 1), query, (row) => Buffer.from(JSON.stringify(toFact(row))), revision("facts")),
   );
@@ -352,23 +422,30 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   // few pages as the next one's (the table's last leaf, the id index's, AUTOINCREMENT's mark), so a group
   // writes them once instead of once per post. A post is still acknowledged only once its transaction has
   // committed; if the group's transaction fails, every post in it fails, and none was written.
-  type Insert = { readonly post: NewPost; readonly resolve: (result: PostCreateResult) => void; readonly reject: (error: unknown) => void };
+  // Each post's record, JSON text, tag and YAML entry are made when it is asked for, by its own request's
+  // turn, so that the group's transaction holds the loop for the rows alone (js-yaml takes tens of µs for a
+  // post of 700 bytes: a group of 256 would hold the loop that much longer again).
+  type Made = { readonly item: Post; readonly representation: Representation; readonly yaml: string | null };
+  type Insert = { readonly made: Made; readonly resolve: (result: Stored<PostCreateResult>) => void; readonly reject: (error: unknown) => void };
   let inserts: Insert[] = [];
-  const insertPost = (post: NewPost): PostCreateResult => {
+  const makeNew = (post: NewPost): Made => {
     const now = stamp();
     const item = makePost(post.id, post, now, now);
     const representation = representationOf(item);
-    const info = q.postInsert.run(post.id, representation.json, representation.tag, post.id);
-    if (info.changes === 0) return { kind: "exists", existing: getPost(post.id)! };
-    return { kind: "created", item, representation };
+    return { item, representation, yaml: entryNow(item, representation.json) };
+  };
+  const insertPost = ({ item, representation, yaml }: Made): Stored<PostCreateResult> => {
+    const info = q.postInsert.run(item.id, representation.json, representation.tag, yaml, item.id);
+    if (info.changes === 0) return { kind: "exists", existing: getPost(item.id)! };
+    return { kind: "created", item, representation, yaml };
   };
   // The posts of the group in order, until their JSON reaches MAX_INSERT_GROUP_CHARS: the results of those written.
   const insertGroup = db.transaction((group: readonly Insert[]) => {
-    const results: PostCreateResult[] = [];
+    const results: Stored<PostCreateResult>[] = [];
     let chars = 0;
     for (const insert of group) {
       if (chars >= MAX_INSERT_GROUP_CHARS) break;
-      const result = insertPost(insert.post);
+      const result = insertPost(insert.made);
       results.push(result);
       if (result.kind === "created") chars += result.representation.json.length;
     }
@@ -379,7 +456,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     // At most MAX_INSERT_GROUP posts and about MAX_INSERT_GROUP_CHARS of text a transaction: the rest wait for
     // the next turn, after the others' reads.
     const group = inserts.slice(0, MAX_INSERT_GROUP);
-    let results: PostCreateResult[];
+    let results: Stored<PostCreateResult>[];
     try {
       results = counted(() => insertGroup.immediate(group));
     } catch (error) {
@@ -400,17 +477,21 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const row = q.postRepresentation.get(id);
       return row === undefined ? undefined : { json: row.json, tag: row.tag };
     },
-    create: (post) =>
-      new Promise<PostCreateResult>((resolve, reject) => {
-        // The first of a turn's posts asks for the commit, after the turn's reads (setImmediate).
-        if (inserts.push({ post, resolve, reject }) === 1) setImmediate(commitInserts);
-      }),
-    update: async (id, change) => counted(() => updatePost.immediate(id, change)),
+    async create(post) {
+      const made = makeNew(post);
+      return written(
+        await new Promise<Stored<PostCreateResult>>((resolve, reject) => {
+          // The first of a turn's posts asks for the commit, after the turn's reads (setImmediate).
+          if (inserts.push({ made, resolve, reject }) === 1) setImmediate(commitInserts);
+        }),
+      );
+    },
+    update: async (id, change) => written(counted(() => updatePost.immediate(id, change))),
     delete: async (id, precondition) => counted(() => deletePost.immediate(id, precondition)),
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
-    pageRepresentations: async (query) => postRepresentationPage(query),
-    pageTags: async (query) => postTagPage(query),
+    pageYaml: async (query) => postYamlPage(query),
+    keepYaml: async (entries) => counted(() => keepYaml.immediate(entries)),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: async () => revision("posts"),
   };

@@ -98,8 +98,9 @@ export interface PageQuery {
    */
   readonly maxChars?: number;
   /**
-   * For pageJson: the members as a string, where the store reads them as
-   * text (SQLite); bytes otherwise. A string costs more to make (SQLite's
+   * For pageJson and pageYaml: the members (the entries) as a string, where
+   * the store reads them as text (SQLite; every store for pageYaml's joined
+   * entries); bytes otherwise. A string costs more to make (SQLite's
    * UTF-8 is decoded, and encoded again when sent: up to twice the time of a
    * page of bytes), but V8 collects it with its young generation, where a
    * dropped Buffer waits until V8 counts tens of MiB of external memory. A
@@ -162,34 +163,42 @@ export interface JsonPage {
 }
 
 /**
- * A page of posts as their stored representations (types.ts, Representation),
- * one per post, in order, with whether more follow and the revision read no
- * later than them: what a YAML list needs to find each post's kept YAML by
- * its tag (src/api/yaml-entries.ts) without parsing or hashing anything.
- * `maxChars` counts the bytes of the JSON texts, as in JsonPage.
+ * A page of posts in YAML, as a YAML list joins them: each post's entry
+ * (src/representation/yaml.ts, yamlEntry) as the store keeps it beside the
+ * post's JSON text, read with whether more follow and the revision, in one
+ * snapshot. `maxChars` counts the bytes of the JSON texts, as in JsonPage, so
+ * a YAML page is cut where the JSON one is.
+ *
+ * When every post of the page has its entry stored, `entries` holds them
+ * joined (UTF-8 bytes, or a string when the query asked for text, as
+ * JsonPage.members): what the list sends, with nothing to make. A post
+ * written before the store kept YAML, or one whose entry is still being made
+ * off the event loop (see PostStore.keepYaml), has none yet: then `items`
+ * holds every post of the page instead, each with its id and tag, and its
+ * entry where one is stored or else its JSON text, so the caller can make the
+ * missing ones (and give them to keepYaml).
  */
-export interface RepresentationPage {
-  readonly items: readonly Representation[];
-  /** The position of the last item; absent when there are none. */
-  readonly last?: Position;
-  /** Whether items follow `last` (up to `through`, when given); false for an empty page. */
-  readonly more: boolean;
-  readonly revision: Revision;
-}
-
-/**
- * The tags of the posts a RepresentationPage would hold (the same cut, in
- * order, with the same `last`, `more` and revision), without their texts:
- * what a YAML page needs when every one of its posts' YAML is kept under its
- * tag (src/api/yaml-entries.ts), in one value rather than a row per post.
- */
-export interface TagPage {
-  readonly tags: readonly string[];
+export type YamlPage = {
+  readonly count: number;
   /** The position of the last post; absent when there are none. */
   readonly last?: Position;
   /** Whether posts follow `last` (up to `through`, when given); false for an empty page. */
   readonly more: boolean;
   readonly revision: Revision;
+} & ({ readonly entries: Uint8Array | string; readonly items?: undefined } | { readonly entries?: undefined; readonly items: readonly YamlItem[] });
+
+/** A post of a YamlPage whose entries are not all stored: its entry, or its JSON text to make one from. */
+export type YamlItem = { readonly id: string; readonly tag: string } & ({ readonly yaml: string } | { readonly yaml: null; readonly json: string });
+
+/**
+ * A post's YAML entry made from its JSON text, for PostStore.keepYaml: it is
+ * stored only while the post's tag is still `tag` (the JSON text it was made
+ * from).
+ */
+export interface YamlEntry {
+  readonly id: string;
+  readonly tag: string;
+  readonly yaml: string;
 }
 
 /** The cursor-style reads every listable collection offers. */
@@ -262,10 +271,17 @@ export interface PostStore extends PagedCollection<Post> {
   get(id: string): Promise<Post | undefined>;
   /** Post `id`'s representation as stored (no parsing, no hashing), or undefined when there is none. */
   representation(id: string): Promise<Representation | undefined>;
-  /** The page `page(query)` would give, as the posts' representations, read in one snapshot with the revision. */
-  pageRepresentations(query: PageQuery): Promise<RepresentationPage>;
-  /** The tags of the posts `pageRepresentations(query)` would give, read in one snapshot with the revision (TagPage). */
-  pageTags(query: PageQuery): Promise<TagPage>;
+  /** The page `page(query)` would give, as the posts' YAML entries, read in one snapshot with the revision (YamlPage). */
+  pageYaml(query: PageQuery): Promise<YamlPage>;
+  /**
+   * Stores YAML entries made for posts that had none (YamlPage.items), each
+   * only where the post is still there with the tag it was made from and
+   * still has none: an entry is a function of the JSON text alone, so no
+   * entry is ever stored beside a text it was not made from. It changes no
+   * post: the revision does not move. Entries whose post changed meanwhile
+   * are dropped.
+   */
+  keepYaml(entries: readonly YamlEntry[]): Promise<void>;
   /**
    * Publishes a post; "exists" (and nothing written) if the id is taken. Of
    * several processes publishing the same id at once, exactly one gets

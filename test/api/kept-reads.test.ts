@@ -1,5 +1,4 @@
-// Kept reads in one process (src/api/kept-reads.ts, kept.ts,
-// yaml-entries.ts): what a second read does not read again, what a write
+// Kept reads in one process (src/api/kept-reads.ts, kept.ts): what a second read does not read again, what a write
 // makes it read again, and the bounds on what is kept. Across processes:
 // test/api/kept-processes.test.ts.
 
@@ -9,7 +8,7 @@ import { dump } from "js-yaml";
 import { createApp, type AppOptions } from "../../src/app.js";
 import { Kept } from "../../src/api/kept.js";
 import { Gathering, keptWhileSent, WHOLE_BYTES } from "../../src/api/kept-reads.js";
-import { OFF_LOOP_CHARS, yamlEntries } from "../../src/api/yaml-entries.js";
+import { entryNow, entryOf, OFF_LOOP_CHARS } from "../../src/store/yaml-entry.js";
 import { yamlEntry } from "../../src/representation/yaml.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { representationOf } from "../../src/store/representation.js";
@@ -31,7 +30,7 @@ async function appWith(posts: number, options: Partial<AppOptions> = {}) {
 function countReads(store: Store): Record<string, number> {
   const counts: Record<string, number> = {};
   const posts = store.posts as unknown as Record<string, (...args: unknown[]) => unknown>;
-  for (const name of ["representation", "page", "pageJson", "pageRepresentations", "span", "revision"]) {
+  for (const name of ["representation", "page", "pageJson", "pageYaml", "span", "revision"]) {
     counts[name] = 0;
     const original = posts[name]!.bind(store.posts);
     posts[name] = (...args: unknown[]) => {
@@ -83,7 +82,7 @@ t.test("a list and a page, JSON and YAML, read twice: the second reads the revis
     kinds.add(whole ? "whole" : "pieces");
     t.equal(second.headers["content-length"], whole ? String(Buffer.byteLength(expected)) : undefined, whole ? "a small kept list goes whole" : "a large one in pieces");
     t.equal(second.headers["transfer-encoding"], whole ? undefined : "chunked");
-    t.strictSame(counts, { representation: 0, page: 0, pageJson: 0, pageRepresentations: 0, span: 0, revision: 1 }, "nothing read but the revision");
+    t.strictSame(counts, { representation: 0, page: 0, pageJson: 0, pageYaml: 0, span: 0, revision: 1 }, "nothing read but the revision");
   }
   t.strictSame([...kinds].sort(), ["pieces", "whole"], "both kinds were read");
   // Kept bytes through a coding, whole and in pieces, twice.
@@ -105,22 +104,9 @@ t.test("a list and a page, JSON and YAML, read twice: the second reads the revis
 });
 
 t.test("with nothing kept, YAML is the same bytes", async (t) => {
-  const { store, app } = await appWith(120, { kept: { responseBytes: 0, yamlBytes: 0 } });
+  const { store, app } = await appWith(120, { kept: { responseBytes: 0 } });
   const posts = await store.posts.list();
   for (let i = 0; i < 2; i++) t.equal((await request(app, "GET", "/api/v1/posts", YAML)).body, dump({ posts }, { noRefs: true, lineWidth: -1 }));
-});
-
-t.test("a post's kept YAML entry is found by its tag, and is the entry js-yaml writes", async (t) => {
-  const entryOf = yamlEntries(1024 * 1024);
-  const post = makePost("a", { title: "null", body: "two\n\nlines" }, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z");
-  const representation = representationOf(post);
-  t.equal(entryOf(representation), yamlEntry(post));
-  // A representation whose text is not the post's (which no store makes) shows the entry is found by the tag alone.
-  t.equal(entryOf({ json: JSON.stringify({ ...post, title: "other" }), tag: representation.tag }), yamlEntry(post), "kept under the tag");
-  const changed = representationOf({ ...post, title: "other" });
-  t.equal(entryOf(changed), yamlEntry({ ...post, title: "other" }), "a changed post has another tag, and another entry");
-  const none = yamlEntries(0);
-  t.equal(none({ json: JSON.stringify({ ...post, title: "other" }), tag: representation.tag }), yamlEntry({ ...post, title: "other" }), "with no budget each entry is made again");
 });
 
 t.test("Kept: at most its budget, the least recently used let go first, no entry over a quarter", async (t) => {
@@ -193,7 +179,6 @@ t.test("keptWhileSent: a copy of what went out, one stream per key, within the g
 });
 
 t.test("a large post's YAML is written on js-yaml's own thread, the same bytes as on the loop", async (t) => {
-  const entryOf = yamlEntries(64 * 1024 * 1024);
   const posts = [
     makePost("ctl", { title: "yes", body: "\u0001\u0085\u2028".repeat(20_000) }, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
     makePost("lines", { title: "- x", body: "a line\n\n  indented\n".repeat(2_000), tags: ["#", ""] }, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
@@ -201,10 +186,10 @@ t.test("a large post's YAML is written on js-yaml's own thread, the same bytes a
   for (const post of posts) {
     const representation = representationOf(post);
     t.ok(representation.json.length >= OFF_LOOP_CHARS, `${post.id}: large enough to go to the thread`);
-    const entry = entryOf(representation);
+    t.equal(entryNow(post, representation.json), null, `${post.id}: not made in a write's transaction (made after it, on the thread)`);
+    const entry = entryOf(representation.json);
     t.type(entry, Promise, `${post.id}: not written on the loop`);
     t.equal(await entry, yamlEntry(post), `${post.id}: js-yaml's entry`);
-    t.equal(entryOf(representation), yamlEntry(post), `${post.id}: then kept`);
   }
   // Over HTTP: a list of such posts is js-yaml's dump of the whole.
   const store = createMemoryStore();

@@ -14,7 +14,8 @@ import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 import { makePost } from "../../src/store/records.js";
 import { createMemoryStore } from "../../src/store/memory.js";
 import { representationOf } from "../../src/store/representation.js";
-import type { Post, Representation } from "../../src/store/types.js";
+import type { Post } from "../../src/store/types.js";
+import { yamlEntry } from "../../src/representation/yaml.js";
 import { dechunk } from "../helpers/wire.js";
 
 // Ten times what the bound allows ahead (2 * MAX_BATCH): a list read ahead of its client shows at once.
@@ -48,31 +49,21 @@ function lazyApp() {
       ? { members: Buffer.alloc(0), count: 0, more: false, revision }
       : { members: Buffer.from(texts.join(",")), count: texts.length, last, more: last < Math.min(ITEMS, through), revision };
   };
-  // A YAML list reads the posts' representations, to make each one's YAML (or find it kept, by its tag)...
-  store.posts.pageRepresentations = async ({ after = 0, limit, through = ITEMS, maxChars = Infinity }) => {
-    const items: Representation[] = [];
+  // A YAML list reads the posts' stored YAML entries, joined, as the JSON list reads their texts.
+  store.posts.pageYaml = async ({ after = 0, limit, through = ITEMS, maxChars = Infinity }) => {
+    const entries: string[] = [];
     let chars = 0;
-    for (let p = after + 1; p <= Math.min(ITEMS, through) && items.length < limit && chars < maxChars; p++) {
-      items.push(representationOf(postAt(p)));
-      chars += items.at(-1)!.json.length;
+    for (let p = after + 1; p <= Math.min(ITEMS, through) && entries.length < limit && chars < maxChars; p++) {
+      const post = postAt(p);
+      entries.push(yamlEntry(post));
+      chars += representationOf(post).json.length;
     }
-    made.count += items.length;
-    const last = after + items.length;
+    made.count += entries.length;
+    const last = after + entries.length;
     const revision = { epoch: "0123456789abcdef", n: ITEMS };
-    return items.length === 0 ? { items, more: false, revision } : { items, last, more: last < Math.min(ITEMS, through), revision };
-  };
-  // ...after their tags: a batch whose posts' YAML is all kept needs nothing more. Tags are not posts: not counted.
-  store.posts.pageTags = async ({ after = 0, limit, through = ITEMS, maxChars = Infinity }) => {
-    const tags: string[] = [];
-    let chars = 0;
-    for (let p = after + 1; p <= Math.min(ITEMS, through) && tags.length < limit && chars < maxChars; p++) {
-      const { json, tag } = representationOf(postAt(p));
-      tags.push(tag);
-      chars += json.length;
-    }
-    const last = after + tags.length;
-    const revision = { epoch: "0123456789abcdef", n: ITEMS };
-    return tags.length === 0 ? { tags, more: false, revision } : { tags, last, more: last < Math.min(ITEMS, through), revision };
+    return entries.length === 0
+      ? { entries: "", count: 0, more: false, revision }
+      : { entries: entries.join(""), count: entries.length, last, more: last < Math.min(ITEMS, through), revision };
   };
   return { app: createApp({ store }), made };
 }

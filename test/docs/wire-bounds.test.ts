@@ -36,7 +36,7 @@ async function bigPosts(store: Store, fill = "x"): Promise<void> {
 
 t.test("the output budget: 10 big lists answer within it, say what was cut, and nothing runs after it", async (t) => {
   // Nothing kept: each list is streamed from the store (a kept one would go whole, with a Content-Length).
-  const { app, store } = await docsApp({ kept: { responseBytes: 0, yamlBytes: 0 } });
+  const { app, store } = await docsApp({ kept: { responseBytes: 0 } });
   await bigPosts(store);
   const fact = "POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 22\r\n\r\nSent after the budget.";
   const raw = LIST.repeat(4) + fact + LIST.repeat(5);
@@ -86,7 +86,7 @@ t.test("the output budget: 10 big lists answer within it, say what was cut, and 
 });
 
 t.test("past the request limit and past the budget at once: the answer says both, and neither cut request ran", async (t) => {
-  const { app, store } = await docsApp({ kept: { responseBytes: 0, yamlBytes: 0 } });
+  const { app, store } = await docsApp({ kept: { responseBytes: 0 } });
   await bigPosts(store);
   const fact = (text: string) => `POST /api/v2/facts HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: ${text.length}\r\n\r\n${text}`;
   // Ten requests (the fifth a fact the budget leaves no turn to), then an eleventh (a fact) past the limit, and a list.

@@ -6,6 +6,8 @@ import type { Test } from "tap";
 import type { Fact, Page, PagedCollection, Position, Store, StoreOptions } from "../../src/store/types.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { prng } from "./prng.js";
+import { yamlEntry } from "../../src/representation/yaml.js";
+import { OFF_LOOP_CHARS } from "../../src/store/yaml-entry.js";
 
 type Open = (t: Test, options?: StoreOptions) => Promise<Store>;
 
@@ -132,22 +134,49 @@ export async function pagesSuite(t: Test, open: Open): Promise<void> {
       t.strictSame(facts.revision, await store.facts.revision());
     });
 
-    await t.test("pageRepresentations and pageTags: each post's stored text and tag, cut where pageJson cuts, with the revision", async (t) => {
+    await t.test("pageYaml: each post's YAML entry as js-yaml writes it, joined, cut where pageJson cuts, with the revision", async (t) => {
       const store = await open(t);
-      for (const [id, chars] of [["a", 100], ["b", 100], ["c", 5000], ["d", 10], ["e", 1]] as const) await store.posts.create({ id, title: "ünï ✓", body: "x".repeat(chars) });
-      await store.posts.update("b", (p) => ({ title: "changed", body: p.body }));
+      for (const [id, chars] of [["a", 100], ["b", 100], ["c", 5000], ["d", 10], ["e", 1]] as const) await store.posts.create({ id, title: "ünï ✓ - yes", body: "x\n\n  y".repeat(chars), tags: ["#", "null"] });
+      await store.posts.update("b", (p) => ({ title: "changed: no", body: p.body }));
       await store.posts.delete("d");
       const queries = [{ limit: 10 }, { limit: 2 }, { limit: 10, maxChars: 1 }, { limit: 10, maxChars: 300 }, { after: 1, limit: 10 }, { limit: 10, through: 3 }, { after: 4, limit: 3 }, { after: 99, limit: 3 }];
       for (const query of queries) {
-        const json = await store.posts.pageJson(query);
-        const page = await store.posts.pageRepresentations(query);
         const label = JSON.stringify(query);
-        t.equal(page.items.map((r) => r.json).join(","), Buffer.from(json.members).toString(), `${label}: the texts pageJson joins`);
-        t.strictSame([page.last, page.more, page.revision], [json.last, json.more, json.revision], `${label}: ends where pageJson ends, at its revision`);
-        for (const item of page.items) t.strictSame(item, await store.posts.representation((JSON.parse(item.json) as { id: string }).id), `${label}: the stored representation, tag and all`);
-        const tags = await store.posts.pageTags(query);
-        t.strictSame(tags, { tags: page.items.map((r) => r.tag), ...(page.last === undefined ? {} : { last: page.last }), more: page.more, revision: page.revision }, `${label}: pageTags, the same page's tags`);
+        const json = await store.posts.pageJson(query);
+        const posts = JSON.parse(`[${Buffer.from(json.members).toString()}]`) as object[];
+        const page = await store.posts.pageYaml(query);
+        t.equal(page.items, undefined, `${label}: every entry stored`);
+        t.equal(Buffer.from(page.entries!).toString(), posts.map(yamlEntry).join(""), `${label}: the entries of the posts pageJson holds, joined`);
+        t.strictSame([page.count, page.last, page.more, page.revision], [json.count, json.last, json.more, json.revision], `${label}: ends where pageJson ends, at its revision`);
+        const text = await store.posts.pageYaml({ ...query, text: true });
+        t.equal(text.entries, Buffer.from(page.entries!).toString(), `${label}: as a string when asked for text`);
       }
+    });
+
+    await t.test("pageYaml after writes: an update's entry replaces the old one; a long post's entry is stored (off the loop) by the time its write resolves", async (t) => {
+      const store = await open(t);
+      await store.posts.create({ id: "a", title: "first", body: "b" });
+      const long = "\u0001 - ".repeat(OFF_LOOP_CHARS / 4);
+      await store.posts.create({ id: "long", title: "yes", body: long });
+      t.ok((await store.posts.representation("long"))!.json.length >= OFF_LOOP_CHARS, "too long to be made in the transaction");
+      const entries = async () => Buffer.from((await store.posts.pageYaml({ limit: 10 })).entries ?? "(some entry missing)").toString();
+      t.equal(await entries(), (await store.posts.list()).map(yamlEntry).join(""), "both entries stored");
+      for (const [id, title] of [["a", "second"], ["long", "no"]] as const) {
+        await store.posts.update(id, (p) => ({ title, body: p.body }));
+        t.equal(await entries(), (await store.posts.list()).map(yamlEntry).join(""), `after ${id}'s update: its new entry, never the old one`);
+      }
+      await store.posts.update("long", () => ({ title: "short again", body: "b" }));
+      t.equal(await entries(), (await store.posts.list()).map(yamlEntry).join(""), "a long post made short: its entry made in the write");
+    });
+
+    await t.test("keepYaml stores nothing over a post's own entry or under another tag, and moves no revision", async (t) => {
+      const store = await open(t);
+      await store.posts.create({ id: "a", title: "t", body: "b" });
+      const before = await store.posts.revision();
+      const { tag } = (await store.posts.representation("a"))!;
+      await store.posts.keepYaml([{ id: "a", tag, yaml: "  - not: its own\n" }, { id: "a", tag: "another", yaml: "  - x\n" }, { id: "none", tag, yaml: "  - y\n" }]);
+      t.equal(Buffer.from((await store.posts.pageYaml({ limit: 10 })).entries!).toString(), yamlEntry((await store.posts.get("a"))!), "the entry written with the post");
+      t.strictSame(await store.posts.revision(), before, "the revision as it was");
     });
 
     await t.test("paging while posts are added, changed and deleted between pages: nothing skipped, nothing repeated", async (t) => {

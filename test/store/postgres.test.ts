@@ -8,7 +8,7 @@ import { StoreOpenError, StoreUnavailableError } from "../../src/store/errors.js
 import { MIGRATIONS_TABLE, PG_MIGRATIONS } from "../../src/store/pg-schema.js";
 import { createPostgresStore, type PostgresOptions } from "../../src/store/postgres.js";
 import { representationOf } from "../../src/store/representation.js";
-import { checkMigratedPosts, VERSION_4_POSTS } from "../helpers/migrated-posts.js";
+import { BEFORE_YAML_POSTS, checkMigratedPosts, checkYamlAfterMigration, VERSION_4_POSTS } from "../helpers/migrated-posts.js";
 import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import type { Store } from "../../src/store/types.js";
 import { testDatabase, withSchema } from "../helpers/postgres.js";
@@ -240,7 +240,30 @@ t.test("a database of schema version 4 keeps each post as its stored JSON alone:
   const store = await open(t, url);
   await checkMigratedPosts(t, store, { epoch: revision!.epoch, n: Number(revision!.n) });
   const columns = await query<{ column_name: string }>(url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'posts' AND table_schema = current_schema() ORDER BY ordinal_position");
-  t.strictSame(columns.map((c) => c.column_name).sort(), ["id", "json", "seq", "tag"], "the row holds the JSON, not the fields a second time");
+  t.strictSame(columns.map((c) => c.column_name).sort(), ["id", "json", "seq", "tag", "yaml"], "the row holds the JSON (and its YAML entry), not the fields a second time");
+});
+
+t.test("a database of schema version 6 gains a YAML entry for each post: none made by the migration, each made and stored by the first read that needs it", async (t) => {
+  const url = await db.fresh();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE TABLE ${MIGRATIONS_TABLE} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    for (const [i, migration] of PG_MIGRATIONS.slice(0, 6).entries()) {
+      await client.query(typeof migration === "string" ? migration : migration.sql);
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version) VALUES ($1)`, [i + 1]);
+    }
+    for (const post of BEFORE_YAML_POSTS) {
+      const { json, tag } = representationOf(post);
+      await client.query("INSERT INTO posts (id, json, tag) VALUES ($1, $2, $3)", [post.id, json, tag]);
+    }
+  } finally {
+    await client.end();
+  }
+  const [revision] = await query<{ n: string; epoch: string }>(url, "SELECT n, epoch FROM revisions WHERE collection = 'posts'");
+  const store = await open(t, url);
+  const stored = async () => (await query<{ yaml: string | null }>(url, "SELECT yaml FROM posts ORDER BY seq")).map((row) => row.yaml);
+  await checkYamlAfterMigration(t, store, { epoch: revision!.epoch, n: Number(revision!.n) }, stored);
 });
 
 t.test("a write that outlasts queryTimeoutMs is cancelled by the server: the 503 it gets changed nothing, then or later", async (t) => {

@@ -12,7 +12,7 @@ import { seed, SEED_FACTS } from "../../src/store/seed.js";
 import { MIGRATIONS } from "../../src/store/schema.js";
 import { representationOf } from "../../src/store/representation.js";
 import type { Revision } from "../../src/store/types.js";
-import { checkMigratedPosts, VERSION_4_POSTS } from "../helpers/migrated-posts.js";
+import { BEFORE_YAML_POSTS, checkMigratedPosts, checkYamlAfterMigration, VERSION_4_POSTS } from "../helpers/migrated-posts.js";
 import { storeSuite } from "../helpers/store-suite.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "startline-sqlite-"));
@@ -232,7 +232,33 @@ t.test("a database of schema version 4 keeps each post as its stored JSON alone:
   await store.close();
   const raw = new Database(file, { readonly: true });
   t.teardown(() => raw.close());
-  t.strictSame((raw.prepare("SELECT name FROM pragma_table_info('posts') ORDER BY cid").pluck().all() as string[]), ["seq", "id", "json", "tag"], "the row holds the JSON, not the fields a second time");
+  t.strictSame((raw.prepare("SELECT name FROM pragma_table_info('posts') ORDER BY cid").pluck().all() as string[]), ["seq", "id", "json", "tag", "yaml"], "the row holds the JSON (and its YAML entry), not the fields a second time");
+});
+
+t.test("a database of schema version 7 gains a YAML entry for each post: none made by the migration, each made and stored by the first read that needs it", async (t) => {
+  const file = freshFile();
+  const old = new Database(file);
+  for (const migration of MIGRATIONS.slice(0, 7)) {
+    if (typeof migration === "string") old.exec(migration);
+    else {
+      old.exec(migration.sql);
+      migration.then(old);
+    }
+  }
+  old.pragma("user_version = 7");
+  const insert = old.prepare("INSERT INTO posts (id, json, tag) VALUES (?, ?, ?)");
+  for (const post of BEFORE_YAML_POSTS) {
+    const { json, tag } = representationOf(post);
+    insert.run(post.id, json, tag);
+  }
+  const revision = old.prepare<[], Revision>("SELECT n + coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'posts'), 0) AS n, epoch FROM revisions WHERE collection = 'posts'").get()!;
+  old.close();
+  const store = createSqliteStore(file);
+  t.teardown(() => store.close());
+  const raw = new Database(file, { readonly: true });
+  t.teardown(() => raw.close());
+  const stored = raw.prepare<[], string | null>("SELECT yaml FROM posts ORDER BY seq").pluck();
+  await checkYamlAfterMigration(t, store, revision, async () => stored.all());
 });
 
 /**
