@@ -2,12 +2,13 @@
 // checked without a library. Ajv did this job, and loading it cost every
 // server process, worker and replacement about 100 ms of CPU before it
 // listened (a quarter of its start), and its first check compiled the schema
-// and the meta-schema beside it; these schemas use ten keywords.
+// and the meta-schema beside it; these schemas use nine keywords that
+// constrain a value.
 //
 // The violations come in Ajv's order, with its fields (keyword, instancePath,
 // params), so the answers read as they did: per schema, the object rules
-// (required, then additionalProperties, then properties, each in the schema's
-// order), the string rules (maxLength, minLength, pattern) and the array rules
+// (required in the schema's order, then additionalProperties in the value's,
+// then properties in the schema's), the string rules (maxLength, minLength, pattern) and the array rules
 // (maxItems, then each item); a value of the wrong type gets a `type`
 // violation and none of its type's rules. Lengths count code points, as
 // JSON Schema says (and Ajv did), and patterns are Unicode regular
