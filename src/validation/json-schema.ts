@@ -8,9 +8,9 @@
 // The violations come in Ajv's order, with its fields (keyword, instancePath,
 // params), so the answers read as they did: per schema, the object rules
 // (required in the schema's order, then additionalProperties in the value's,
-// then properties in the schema's), the string rules (maxLength, minLength, pattern) and the array rules
-// (maxItems, then each item); a value of the wrong type gets a `type`
-// violation and none of its type's rules. Lengths count code points, as
+// then properties in the schema's), the string rules (maxLength, minLength,
+// pattern) and the array rules (maxItems, then each item); a value of the
+// wrong type gets a `type` violation and none of its type's rules. Lengths count code points, as
 // JSON Schema says (and Ajv did), and patterns are Unicode regular
 // expressions. test/validation/json-schema.test.ts checks every one of these
 // against Ajv (a devDependency now) on drawn values, in both modes.
