@@ -34,7 +34,7 @@ import { once } from "node:events";
 import net from "node:net";
 import type { UsageCounts } from "./api/operator.js";
 import type { Config } from "./config.js";
-import { refuse } from "./http/connection/server.js";
+import { refuse } from "./http/connection/refuse.js";
 import { openStore } from "./store/open.js";
 import { seed } from "./store/seed.js";
 import { applyAdminSetting, createFirstAdmin } from "./tokens.js";

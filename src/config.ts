@@ -3,8 +3,8 @@
 
 import { ConfigError } from "./config-error.js";
 import { DEFAULT_LIMITS } from "./http/parse/limits.js";
-import { DEFAULT_CONNECTION_OPTIONS } from "./http/connection/options.js";
-import { DEFAULT_SHUTDOWN_GRACE_MS, type ServerSettings } from "./http/connection/server.js";
+import { DEFAULT_CONNECTION_OPTIONS, DEFAULT_SHUTDOWN_GRACE_MS } from "./http/connection/options.js";
+import type { ServerSettings } from "./http/connection/server.js";
 import { LOG_FORMATS, type LogFormat } from "./log.js";
 import { DEFAULT_POOL_SIZE } from "./store/pg-pool-size.js";
 import { MIN_TOKEN_LENGTH } from "./tokens.js";

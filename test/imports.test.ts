@@ -24,6 +24,8 @@ interface Edge {
   readonly to: string;
   /** `import type` / `export type`, or every name imported is marked `type`. */
   readonly typeOnly: boolean;
+  /** `import("...")`: loaded when that line runs, not with the file. */
+  readonly dynamic: boolean;
 }
 
 /** The repository files a source imports (statically, dynamically, or by re-export). */
@@ -38,7 +40,7 @@ function imports(file: string): Edge[] {
     const names = m[3] ?? "";
     const braced = /^\{([^}]*)\}$/.exec(names.trim());
     const allTypes = braced !== null && braced[1]!.split(",").filter((n) => n.trim() !== "").every((n) => /^\s*type\s/.test(n));
-    edges.push({ to, typeOnly: m[2] !== undefined || allTypes });
+    edges.push({ to, typeOnly: m[2] !== undefined || allTypes, dynamic: m[5] !== undefined });
   }
   return edges;
 }
@@ -123,4 +125,41 @@ t.test("node's interface on the engine (src/node) builds on the engine alone, an
   t.same(beyond, [], "no router, API, store or settings");
   const users = [...graph].filter(([file, edges]) => !file.startsWith("src/node/") && edges.some((e) => e.to.startsWith("src/node/"))).map(([file]) => file);
   t.same(users, [], "the server and its API do not use it");
+});
+
+/** The files loading `file` loads: its static imports and theirs (type-only ones load nothing; `import()` loads later). */
+function loads(file: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [file];
+  for (let f = queue.pop(); f !== undefined; f = queue.pop()) {
+    if (seen.has(f)) continue;
+    seen.add(f);
+    for (const e of graph.get(f) ?? []) if (!e.typeOnly && !e.dynamic) queue.push(e.to);
+  }
+  return seen;
+}
+
+t.test("the settings (src/config.ts) load neither the server, the API, a store nor a validator", async (t) => {
+  // Every process reads them first: a WORKERS primary, `npm run token`, a start that a bad setting stops.
+  // Loading the engine's server for a default (and the YAML writer with the kept reads, once) cost each of
+  // those 40 ms of CPU. The kept reads' settings and their budget (kept-reads.ts, kept.ts) load nothing more.
+  const heavy = [...loads("src/config.ts")].filter((f) => /^src\/(http\/connection\/(server|connection)\.ts|api\/(?!kept-reads\.ts|kept\.ts)|representation\/|store\/(?!types\.ts|pg-pool-size\.ts)|validation\/)/.test(f));
+  t.same(heavy, []);
+});
+
+t.test("a process loads a store's driver only when its settings choose that store", async (t) => {
+  // src/store/open.ts imports each store when it opens it: SQLite and better-sqlite3 cost a start 40 ms of
+  // CPU, node-postgres 100 ms, and a server in memory (DATA_DIR=:memory:, every test's unless it names one)
+  // uses neither.
+  for (const entry of ["src/serve.ts", "src/cluster.ts", "src/token.ts"]) {
+    const drivers = [...loads(entry)].filter((f) => /^src\/store\/(sqlite|postgres)\.ts$/.test(f));
+    t.same(drivers, [], `${entry} loads no store's driver before one is chosen`);
+  }
+});
+
+t.test("a WORKERS primary loads neither the connection nor the parser: it serves no request", async (t) => {
+  // It accepts connections and hands them to its workers, or refuses them past its cap (refuse.ts);
+  // loading the engine's server for that cost it 40 ms of CPU at each start.
+  const engine = [...loads("src/cluster.ts")].filter((f) => /^src\/http\/(connection\/(connection|server)|parse\/parser)\.ts$/.test(f));
+  t.same(engine, []);
 });

@@ -4,7 +4,7 @@
 // and dist/src/node/: node:http's interface on the engine, the "./node"
 // export), the examples and docs/library.md. This directory's package.json is the
 // library's own manifest, which declares no dependency; the repository's is
-// the server's, whose dependencies (the store drivers, js-yaml, ajv) a user of
+// the server's, whose dependencies (the store drivers, js-yaml) a user of
 // the engine never needs. What is copied here is generated: .gitignore keeps
 // it out of git, and each fill starts from an empty dist/.
 //

@@ -90,17 +90,28 @@ export const isRepresentation = (kept: KeptResponse | KeptRepresentation): kept 
  * Post `id`'s representation: the kept one while the posts' revision is the
  * one it was read at, else the store's (kept then, labelled with the
  * revision read before it). On PostgreSQL a miss costs a revision read more
- * than the store's read alone; a hit costs the revision read only.
+ * than the store's read alone; a hit costs the revision read only. Where the
+ * store has its revision at hand (SQLite, memory), the answer comes at once,
+ * not as a promise: a kept post is then answered in the turn that read its
+ * request.
  */
-export async function keptPost(posts: Pick<PostStore, "revision" | "representation">, kept: KeptReads, id: string): Promise<Representation | undefined> {
+export function keptPost(posts: Pick<PostStore, "revision" | "representation">, kept: KeptReads, id: string): Representation | undefined | Promise<Representation | undefined> {
   if (kept.responses.budget === 0) return posts.representation(id);
+  const revision = posts.revision();
+  return revision instanceof Promise ? revision.then((read) => keptAt(posts, kept, id, read)) : keptAt(posts, kept, id, revision);
+}
+
+/** keptPost once the revision is read. */
+function keptAt(posts: Pick<PostStore, "representation">, kept: KeptReads, id: string, revision: Revision): Representation | undefined | Promise<Representation | undefined> {
   const key = `post ${id}`;
-  const revision = await posts.revision();
   const known = kept.responses.get(key);
   if (current(known, revision, isRepresentation)) return known.representation;
-  const representation = await posts.representation(id);
-  if (representation !== undefined) kept.responses.set(key, { revision, representation }, stringBytes(representation.json) + stringBytes(key) + 128);
-  return representation;
+  const read = posts.representation(id);
+  const keep = (representation: Representation | undefined) => {
+    if (representation !== undefined) kept.responses.set(key, { revision, representation }, stringBytes(representation.json) + stringBytes(key) + 128);
+    return representation;
+  };
+  return read instanceof Promise ? read.then(keep) : keep(read);
 }
 
 /** The bytes a kept response takes: its body and about as much again for its fields and the entry. */

@@ -91,7 +91,10 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       version: "v1",
       path: "/post/:id",
       summary: "One post",
-      handler: async (request, { id }) => stored(request, (await keptPost(store.posts, kept, id)) ?? missing(request, id)),
+      handler: (request, { id }) => {
+        const read = keptPost(store.posts, kept, id);
+        return read instanceof Promise ? read.then((found) => stored(request, found ?? missing(request, id))) : stored(request, read ?? missing(request, id));
+      },
       params: { id: postId() },
       responses: {
         200: { description: "The post", mediaTypes: JSON_ONLY, schema: postSchema, headers: ETAG },

@@ -20,11 +20,30 @@ export function single(request: Request, value: unknown, headers?: Readonly<Reco
   return stored(request, { json, tag: tagOf(json) }, headers);
 }
 
+/**
+ * The 200 answer to a plain GET of each representation that is read again
+ * (one kept between requests: kept-reads.ts), made once and frozen, so that
+ * the writer makes its head once a second rather than once a request
+ * (response.ts, serialize). Weak: an answer lives as long as its
+ * representation is kept, and a representation read fresh from the store
+ * each time is simply never found here again.
+ */
+const plainAnswers = new WeakMap<Representation, Response>();
+
 /** `single` for a representation the store keeps: its bytes and tag as they are, nothing serialized or hashed. */
 export function stored(request: Request, representation: Representation, headers?: Readonly<Record<string, FieldValue>>): Response {
   chooseFormat(request, ["json"]);
+  const plain = headers === undefined && request.method === "GET" && headerValue(request, "if-none-match") === undefined;
+  if (plain) {
+    const known = plainAnswers.get(representation);
+    if (known !== undefined) return known;
+  }
   const validated = { type: MEDIA_TYPES.json, etag: `"${representation.tag}"`, vary: VARY };
-  return notModified(request, validated) ?? { status: 200, headers: { "Content-Type": validated.type, ...cacheFields(validated), ...headers }, body: representation.json };
+  const answer = notModified(request, validated) ?? { status: 200, headers: { "Content-Type": validated.type, ...cacheFields(validated), ...headers }, body: representation.json };
+  if (!plain) return answer;
+  const frozen = Object.freeze({ ...answer, headers: Object.freeze({ ...answer.headers }) });
+  plainAnswers.set(representation, frozen);
+  return frozen;
 }
 
 /** Whether the request carries a precondition that requireMatch evaluates. */

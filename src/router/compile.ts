@@ -161,12 +161,6 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
     let params: Record<string, string> | null = null;
     // The deepest wildcard passed on the way down: where a dead end falls back to.
     let fallback: { readonly node: Node; readonly from: number; readonly params: Record<string, string> | null } | null = null;
-    const deadEnd = (): Match => {
-      if (fallback === null) return { kind: "not-found" };
-      const wildcard = fallback.node.wildcard!;
-      const rest = segments.slice(fallback.from).join("/");
-      return choose(wildcard.resource!, method, { ...fallback.params, [wildcard.name]: rest });
-    };
     for (let i = 1; i < segments.length; i++) {
       if (node.wildcard !== null) fallback = { node, from: i, params: params === null ? null : { ...params } };
       const segment = segments[i]!;
@@ -174,20 +168,31 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
       if (child !== undefined) {
         node = child;
       } else if (node.param !== null && segment !== "") {
-        let value: string;
-        try {
-          value = decodeURIComponent(segment);
-        } catch {
-          return { kind: "bad-path", detail: badSegment(segment) };
+        // Most segments hold no escape, and decoding one would only copy it.
+        let value = segment;
+        if (segment.includes("%")) {
+          try {
+            value = decodeURIComponent(segment);
+          } catch {
+            return { kind: "bad-path", detail: badSegment(segment) };
+          }
         }
         (params ??= {})[node.param.name] = value;
         node = node.param.node;
       } else {
-        return deadEnd();
+        return deadEnd(fallback, segments, method);
       }
     }
-    if (node.resource === null) return deadEnd();
+    if (node.resource === null) return deadEnd(fallback, segments, method);
     return choose(node.resource, method, params ?? NO_PARAMS);
+  }
+
+  /** Where a path leads nowhere: the deepest wildcard passed on the way down takes the rest of it, or nothing matches. */
+  function deadEnd(fallback: { readonly node: Node; readonly from: number; readonly params: Record<string, string> | null } | null, segments: readonly string[], method: string): Match {
+    if (fallback === null) return { kind: "not-found" };
+    const wildcard = fallback.node.wildcard!;
+    const rest = segments.slice(fallback.from).join("/");
+    return choose(wildcard.resource!, method, { ...fallback.params, [wildcard.name]: rest });
   }
 
   return { lookup, allMethods, routes };

@@ -197,7 +197,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       const stored = state.posts.get(id);
       return stored === undefined ? undefined : postOf(stored);
     },
-    async representation(id) {
+    representation(id) {
       open();
       return state.posts.get(id)?.representation;
     },
@@ -268,7 +268,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       open();
       return spanOf(query, postWalk(state.postOrder, query));
     },
-    async revision() {
+    revision() {
       open();
       return { epoch, n: state.revisions.posts };
     },
@@ -335,7 +335,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       open();
       return spanOf(query, factWalk(state.facts, query));
     },
-    async revision() {
+    revision() {
       open();
       return { epoch, n: state.revisions.facts };
     },

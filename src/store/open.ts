@@ -6,7 +6,7 @@
 import path from "node:path";
 import { createMemoryStore } from "./memory.js";
 import { DEFAULT_POOL_SIZE } from "./pg-pool-size.js";
-import { createSqliteStore, type Durability } from "./sqlite.js";
+import type { Durability } from "./sqlite.js";
 import type { Store } from "./types.js";
 
 export const DATABASE_FILE = "startline.sqlite";
@@ -32,5 +32,9 @@ export async function openStore(settings: StoreSettings): Promise<Store> {
     return createPostgresStore(settings.databaseUrl, { poolSize: settings.databasePoolSize ?? DEFAULT_POOL_SIZE });
   }
   if (settings.dataDir === ":memory:") return createMemoryStore();
+  // Loaded only here too: the SQLite store and better-sqlite3's native module cost a process 40 ms of CPU
+  // at its start, which one that keeps its data in memory (every test's server, unless it names a
+  // DATA_DIR) has no use for.
+  const { createSqliteStore } = await import("./sqlite.js");
   return createSqliteStore(path.join(settings.dataDir, DATABASE_FILE), { durability: settings.durability, checkIntegrity: settings.checkIntegrity ?? true });
 }

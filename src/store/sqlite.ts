@@ -13,6 +13,7 @@
 // too, at the cost of an fsync per commit.
 
 import type Database from "better-sqlite3";
+import { commitWatch } from "./sqlite-commits.js";
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
 import { jsonPageOf, postFromJson, representationOf, yamlPageOf } from "./representation.js";
@@ -308,20 +309,22 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   };
 
   // A collection's revision is read on every read that serves kept bytes (src/api/kept-reads.ts), so it is
-  // kept too, and read again only when the database may have changed since: when PRAGMA data_version moved
-  // (SQLite moves it, for this connection, whenever another connection, in this process or another, commits
-  // to the file) or when this connection wrote (which data_version does not count: ownWrites does, bumped
-  // by every write below once its transaction is over). data_version is read before the revision, so a
-  // commit between the two only makes the next read look again.
+  // kept too, and read again only when the database may have changed since: when another connection, in this
+  // process or another, may have committed to the file (sqlite-commits.ts: the WAL-index header changed, or
+  // PRAGMA data_version moved) or when this connection wrote (which neither counts for it: ownWrites does,
+  // bumped by every write below once its transaction is over). The look comes before the revision's read, so
+  // a commit between the two only makes the next read look again.
   let ownWrites = 0;
-  const seen = new Map<string, { dataVersion: number; ownWrites: number; revision: Revision }>();
+  const commits = commitWatch(file, () => q.dataVersion.get()!);
+  const seen = new Map<string, { commits: number; ownWrites: number; revision: Revision }>();
   const revision = (collection: "posts" | "facts"): Revision => {
-    const dataVersion = q.dataVersion.get()!;
+    if (!db.open) throw new TypeError("The database connection is not open");
+    const looked = commits.seen();
     const known = seen.get(collection);
-    if (known !== undefined && known.dataVersion === dataVersion && known.ownWrites === ownWrites && !db.inTransaction) return known.revision;
+    if (known !== undefined && known.commits === looked && known.ownWrites === ownWrites && !db.inTransaction) return known.revision;
     const row = q.revision.get(collection)!;
     const read = { epoch: row.epoch, n: row.n };
-    if (!db.inTransaction) seen.set(collection, { dataVersion, ownWrites, revision: read });
+    if (!db.inTransaction) seen.set(collection, { commits: looked, ownWrites, revision: read });
     return read;
   };
   /** `write`'s result, after counting it as this connection's write (whether it committed or threw). */
@@ -473,7 +476,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   const posts: PostStore = {
     list: async () => q.postList.all().map(toPost),
     get: async (id) => getPost(id),
-    async representation(id) {
+    representation(id) {
       const row = q.postRepresentation.get(id);
       return row === undefined ? undefined : { json: row.json, tag: row.tag };
     },
@@ -493,7 +496,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     pageYaml: async (query) => postYamlPage(query),
     keepYaml: async (entries) => counted(() => keepYaml.immediate(entries)),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
-    revision: async () => revision("posts"),
+    revision: () => revision("posts"),
   };
 
   const articles: ArticleStore = {
@@ -526,7 +529,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     page: async (query) => pageOf(q.factPage.iterate(...bounds(query), query.limit), query.maxChars, toFact, factChars),
     pageJson: async (query) => factJsonPage(query),
     span: async (query) => spanOf(q.factSpan.all(...bounds(query), query.limit + 1), query.limit),
-    revision: async () => revision("facts"),
+    revision: () => revision("facts"),
   };
 
   const findToken = (hash: TokenHash): TokenRecord | undefined => {
@@ -585,6 +588,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     async close() {
       // Posts asked for and not yet written are written (or fail) before the database closes.
       while (inserts.length > 0) commitInserts();
+      commits.close();
       if (db.open) db.close();
     },
   };

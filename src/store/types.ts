@@ -208,7 +208,13 @@ export interface PagedCollection<T> {
   pageJson(query: PageQuery): Promise<JsonPage>;
   /** Where `page(query)` would end, and whether more items follow it, from the index alone (no item is read). */
   span(query: PageQuery): Promise<PageSpan>;
-  revision(): Promise<Revision>;
+  /**
+   * The collection's revision. A store that has it at hand (SQLite, memory)
+   * gives it at once rather than as a promise, so that a read served from
+   * kept bytes (src/api/kept-reads.ts) is answered in the turn that read its
+   * request, with no wait for the microtask queue; PostgreSQL's is a promise.
+   */
+  revision(): Revision | Promise<Revision>;
 }
 
 // ---------------------------------------------------------------------------
@@ -269,8 +275,8 @@ export interface PostStore extends PagedCollection<Post> {
   /** All posts, oldest first (in the order they were created); a fresh array. */
   list(): Promise<Post[]>;
   get(id: string): Promise<Post | undefined>;
-  /** Post `id`'s representation as stored (no parsing, no hashing), or undefined when there is none. */
-  representation(id: string): Promise<Representation | undefined>;
+  /** Post `id`'s representation as stored (no parsing, no hashing), or undefined when there is none; at once where the store has it at hand, as revision(). */
+  representation(id: string): Representation | undefined | Promise<Representation | undefined>;
   /** The page `page(query)` would give, as the posts' YAML entries, read in one snapshot with the revision (YamlPage). */
   pageYaml(query: PageQuery): Promise<YamlPage>;
   /**

@@ -1,22 +1,17 @@
 // Checking a value against a resource schema, with a 422 whose detail names
 // the field and the rule (and an `errors` member listing the violations).
 
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { fail } from "../http/message/problem.js";
+import { compileSchema, type Check, type Violation } from "./json-schema.js";
 import { NO_NUL, SERVER_FIELDS } from "./schemas.js";
-
-/** Lists every violation: for bodies small enough that the list is worth its cost. */
-const listing = new Ajv({ allErrors: true, strict: true });
-/** Stops at the first violation: its cost does not grow with what follows it. */
-const first = new Ajv({ allErrors: false, strict: true });
 
 /**
  * Past this many JSON values (members and array items, at any depth) only
  * the first violation is reported. A valid post holds at most 54 (title,
  * body, author, tags and 50 tags); listing every violation of a body made
  * of half a million of them (1 MiB of `[0,0,...]` tags, or of unknown
- * members) cost Ajv a quarter of a second and 70 MiB, and its answer was
- * 17 MB long.
+ * members) cost Ajv, the library that checked them then, a quarter of a
+ * second and 70 MiB, and its answer was 17 MB long.
  */
 export const MAX_LISTED_VALUES = 256;
 
@@ -38,7 +33,7 @@ function holdsMoreThan(value: unknown, limit: number): boolean {
 }
 
 /** Where a violation is: "title", "tags/2", or "the body" for the top level. */
-function field(error: ErrorObject): string {
+function field(error: Violation): string {
   const base = error.instancePath.replace(/^\//, "");
   if (error.keyword === "required") return base === "" ? String(error.params.missingProperty) : `${base}/${String(error.params.missingProperty)}`;
   if (error.keyword === "additionalProperties") {
@@ -48,7 +43,7 @@ function field(error: ErrorObject): string {
   return base === "" ? "the body" : base;
 }
 
-function describe(error: ErrorObject): string {
+function describe(error: Violation): string {
   const where = field(error);
   switch (error.keyword) {
     case "required":
@@ -66,12 +61,10 @@ function describe(error: ErrorObject): string {
     case "pattern":
       if (error.params.pattern === NO_NUL) return `"${where}" must not contain the NUL character (U+0000)`;
       return `"${where}" must match ${String(error.params.pattern)}`;
-    default:
-      return `"${where}" ${error.message ?? "is invalid"}`;
   }
 }
 
-const compiled = new Map<object, { readonly first: ValidateFunction; readonly listing: ValidateFunction }>();
+const compiled = new Map<object, Check>();
 
 /**
  * Throws a 422 problem unless `value` satisfies `schema`, its `errors`
@@ -79,12 +72,13 @@ const compiled = new Map<object, { readonly first: ValidateFunction; readonly li
  * MAX_LISTED_VALUES values).
  */
 export function validate<T>(schema: object, value: unknown, instance: string): T {
-  let checks = compiled.get(schema);
-  if (checks === undefined) compiled.set(schema, (checks = { first: first.compile(schema), listing: listing.compile(schema) }));
-  if (checks.first(value)) return value as T;
+  let check = compiled.get(schema);
+  if (check === undefined) compiled.set(schema, (check = compileSchema(schema)));
+  // The first violation alone first: its cost does not grow with what follows it, and a valid value has none.
+  const firstFound = check(value, false);
+  if (firstFound.length === 0) return value as T;
   const tooMany = holdsMoreThan(value, MAX_LISTED_VALUES);
-  const found = tooMany ? checks.first.errors : (checks.listing(value), checks.listing.errors);
-  const messages = (found ?? []).map(describe);
+  const messages = (tooMany ? firstFound : check(value, true)).map(describe);
   const only = tooMany ? ` (the body holds more than ${MAX_LISTED_VALUES} values, so only its first violation is listed)` : "";
   fail(422, {
     kind: "invalid-fields",

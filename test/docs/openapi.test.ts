@@ -2,6 +2,7 @@
 // in it, UPDATE under additionalOperations (OpenAPI 3.2), schemas that compile
 // as JSON Schema 2020-12, and answers of the real server that match them.
 
+import assert from "node:assert/strict";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { load } from "js-yaml";
 import t from "tap";
@@ -54,7 +55,9 @@ t.test("served as JSON and YAML, the same document, with ETags", async (t) => {
   const yaml = await request(app, "GET", "/api/openapi.yaml");
   t.equal(yaml.status, 200);
   t.equal(yaml.headers["content-type"], "application/yaml");
-  t.same(load(yaml.body), JSON.parse(json.body), "the YAML parses to the same document");
+  // Compared by node:assert, not t.same: tap's comparison formats both sides of this 860 KB document as it
+  // goes (0.2 s of CPU, where deepStrictEqual takes 15 ms), and it is no less strict.
+  t.doesNotThrow(() => assert.deepStrictEqual(load(yaml.body), JSON.parse(json.body)), "the YAML parses to the same document");
   t.notMatch(yaml.body, /(^|\s)[&*][A-Za-z0-9]/m, "no YAML anchors or aliases");
   const again = await request(app, "GET", "/api/openapi.json", { "If-None-Match": json.headers.etag! });
   t.equal(again.status, 304);

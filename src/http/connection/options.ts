@@ -64,6 +64,12 @@ export function checkMaxUnanswered(n: number): number {
   return n;
 }
 
+/**
+ * How long a server's close() lets requests in flight finish before it cuts what is left. Here, beside
+ * the connections' defaults, so that src/config.ts reads the defaults without loading the server.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
 export const DEFAULT_CONNECTION_OPTIONS = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 10_000,

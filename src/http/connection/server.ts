@@ -5,14 +5,13 @@ import net from "node:net";
 import tls from "node:tls";
 import type { AddressInfo } from "node:net";
 import { Connection } from "./connection.js";
-import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
+import { checkMaxUnanswered, DEFAULT_CONNECTION_OPTIONS, DEFAULT_SHUTDOWN_GRACE_MS, type ConnectionOptions, type Exchange, type LiveConnection } from "./options.js";
 import { asService, type Handler, type Service } from "./service.js";
 import { isStreamedService, type StreamedService } from "./streamed.js";
 import { checkLimits } from "../parse/limits.js";
 import { DEFAULT_LIMITS, type ParserLimits } from "../parse/parser.js";
 import type { Request } from "../message/request.js";
-import { problem } from "../message/problem.js";
-import { serialize } from "../message/response.js";
+import { refuse } from "./refuse.js";
 import { Turns } from "./turns.js";
 
 export interface TlsFiles {
@@ -33,8 +32,6 @@ export interface ServerOptions extends Partial<Omit<ConnectionOptions, "limits">
   readonly onHandlerError?: (error: unknown, request: Request | null) => void;
 }
 
-/** How long close() lets requests in flight finish before it cuts what is left. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /**
  * What an operator tunes, all of it: the parser's limits, the timeouts and
@@ -79,30 +76,6 @@ export interface HttpServer {
    * is not this server's to close.
    */
   closeConnections(which: "all" | "idle"): void;
-}
-
-const BUSY = problem(503, {
-  kind: "too-many-connections",
-  title: "Too many connections",
-  detail: "The server has as many open connections as it is configured to serve. Retry shortly, or reuse an open connection.",
-  headers: { "Retry-After": 1 },
-});
-
-/**
- * Past a connection cap: one 503, then close, without reading a request (the reply needs none). Over TLS
- * a 503 could only be read after a handshake, so the connection is closed before one. Under WORKERS the
- * primary turns connections away with this too, past the cap on those waiting for a worker (src/cluster.ts).
- */
-export function refuse(socket: net.Socket, how: { readonly secure: boolean; readonly responseFields: string }): void {
-  if (how.secure) return void socket.destroy();
-  const out = serialize(BUSY, { omitBody: false, close: true, confirmKeepAlive: false, extraFields: how.responseFields });
-  socket.on("error", () => {});
-  // What the client sends is read and dropped (the primary's sockets are paused until a worker has them):
-  // unread bytes would make the close a reset, which can discard the 503 before the client reads it,
-  // and the client's own close is seen, so the socket goes then rather than at the timer.
-  socket.resume();
-  socket.end(out.head + (out.body as string));
-  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 function logHandlerError(error: unknown, request: Request | null): void {

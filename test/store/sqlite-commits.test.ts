@@ -1,0 +1,72 @@
+// The look for other connections' commits (src/store/sqlite-commits.ts): it
+// changes after every commit by another connection, in WAL mode through the
+// WAL-index header, and without one through PRAGMA data_version.
+
+import t from "tap";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { commitWatch } from "../../src/store/sqlite-commits.js";
+
+const dir = mkdtempSync(path.join(tmpdir(), "startline-commits-"));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+function pair(file: string, wal: boolean) {
+  const reader = new Database(file);
+  const writer = new Database(file);
+  if (wal) reader.pragma("journal_mode = WAL");
+  reader.exec("CREATE TABLE IF NOT EXISTS t (n INTEGER)");
+  const dataVersion = reader.prepare<[], number>("PRAGMA data_version").pluck();
+  let asked = 0;
+  const watch = commitWatch(file, () => {
+    asked++;
+    return dataVersion.get()!;
+  });
+  return { reader, writer, watch, asked: () => asked };
+}
+
+t.test("WAL: each commit by another connection changes what is seen, and nothing else does, without asking data_version", async (t) => {
+  const { reader, writer, watch, asked } = pair(path.join(dir, "wal.sqlite"), true);
+  t.teardown(() => {
+    watch.close();
+    reader.close();
+    writer.close();
+  });
+  reader.prepare("SELECT count(*) FROM t").get(); // the -shm file exists from the first read
+  const first = watch.seen();
+  t.equal(watch.seen(), first, "no commit: the same");
+  for (let i = 0; i < 5; i++) {
+    const before = watch.seen();
+    writer.prepare("INSERT INTO t VALUES (?)").run(i);
+    const after = watch.seen();
+    t.not(after, before, `commit ${i + 1} is seen`);
+    t.equal(watch.seen(), after, "and only once");
+  }
+  // A checkpoint that restarts the WAL, then a commit into the restarted WAL: still seen.
+  writer.pragma("wal_checkpoint(TRUNCATE)");
+  const restarted = watch.seen();
+  writer.prepare("INSERT INTO t VALUES (99)").run();
+  t.not(watch.seen(), restarted, "a commit after the WAL restarted is seen");
+  t.equal(asked(), 0, "data_version was never needed");
+});
+
+t.test("without WAL (no -shm file): data_version is asked, and a commit is seen", async (t) => {
+  const { reader, writer, watch, asked } = pair(path.join(dir, "rollback.sqlite"), false);
+  t.teardown(() => {
+    watch.close();
+    reader.close();
+    writer.close();
+  });
+  const before = watch.seen();
+  writer.prepare("INSERT INTO t VALUES (1)").run();
+  t.not(watch.seen(), before, "the commit is seen");
+  t.ok(asked() >= 2, "through data_version");
+});
+
+t.test("a database in memory has no other connection: nothing to look at", async (t) => {
+  let asked = 0;
+  const watch = commitWatch(":memory:", () => ++asked);
+  t.equal(watch.seen(), watch.seen());
+  t.equal(asked, 0);
+});
