@@ -93,7 +93,10 @@ export function postRoutes(ctx: ApiContext): ApiRoute[] {
       summary: "One post",
       handler: (request, { id }) => {
         const read = keptPost(store.posts, kept, id);
-        return read instanceof Promise ? read.then((found) => stored(request, found ?? missing(request, id))) : stored(request, read ?? missing(request, id));
+        const keeping = kept.responses.budget > 0;
+        return read instanceof Promise
+          ? read.then((found) => stored(request, found ?? missing(request, id), undefined, keeping))
+          : stored(request, read ?? missing(request, id), undefined, keeping);
       },
       params: { id: postId() },
       responses: {

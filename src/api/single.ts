@@ -25,15 +25,20 @@ export function single(request: Request, value: unknown, headers?: Readonly<Reco
  * (one kept between requests: kept-reads.ts), made once and frozen, so that
  * the writer makes its head once a second rather than once a request
  * (response.ts, serialize). Weak: an answer lives as long as its
- * representation is kept, and a representation read fresh from the store
- * each time is simply never found here again.
+ * representation is kept. Only for a representation the caller says is
+ * kept: one read fresh each time would be frozen, and its bytes joined, for
+ * nothing.
  */
 const plainAnswers = new WeakMap<Representation, Response>();
 
-/** `single` for a representation the store keeps: its bytes and tag as they are, nothing serialized or hashed. */
-export function stored(request: Request, representation: Representation, headers?: Readonly<Record<string, FieldValue>>): Response {
+/**
+ * `single` for a representation the store keeps: its bytes and tag as they
+ * are, nothing serialized or hashed. `kept`: the same representation object
+ * comes again for later requests, so its plain answer is worth keeping.
+ */
+export function stored(request: Request, representation: Representation, headers?: Readonly<Record<string, FieldValue>>, kept = false): Response {
   chooseFormat(request, ["json"]);
-  const plain = headers === undefined && request.method === "GET" && headerValue(request, "if-none-match") === undefined;
+  const plain = kept && headers === undefined && request.method === "GET" && headerValue(request, "if-none-match") === undefined;
   if (plain) {
     const known = plainAnswers.get(representation);
     if (known !== undefined) return known;

@@ -18,31 +18,47 @@
 // write, which is what a reader may see. Any difference, torn or real, only
 // makes the store read its revision again.
 //
-// Where there is no such file (a database in memory, which no other
-// connection can open; or one not in WAL mode) data_version is asked.
+// The `-shm` file is named after the database's real path (SQLite
+// resolves symbolic links in it), and is read only while the database is in
+// WAL mode: any other file by that name (one left beside a link, a stale one
+// beside a database in another journal mode) would never change. Where it
+// cannot be read, and for a database in memory (which no other connection
+// can open), data_version is asked instead.
 
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync, realpathSync } from "node:fs";
 
 /** The WAL-index header's first copy, in bytes. */
 const HEADER_BYTES = 48;
 
+/** Reads that find no `-shm` file to open (it comes with the first read transaction) before it is looked for again. */
+const RETRY_AFTER = 256;
+
 /**
  * A function whose result changes whenever another connection may have
- * committed since its last call (the same number: nobody has). `dataVersion`
- * reads PRAGMA data_version, for a database whose `-shm` file cannot be read.
+ * committed since its last call (the same number: nobody has). `wal`: the
+ * database is in WAL mode. `dataVersion` reads PRAGMA data_version, asked
+ * when the `-shm` file cannot be read.
  */
-export function commitWatch(file: string, dataVersion: () => number): { readonly seen: () => number; readonly close: () => void } {
+export function commitWatch(file: string, wal: boolean, dataVersion: () => number): { readonly seen: () => number; readonly close: () => void } {
   if (file === ":memory:" || file === "") return { seen: () => 0, close: () => {} };
+  const fallback = () => -1 - dataVersion();
+  if (!wal) return { seen: fallback, close: () => {} };
   let fd = -1;
+  let untilRetry = 0;
   const header = Buffer.alloc(HEADER_BYTES);
   const last = Buffer.alloc(HEADER_BYTES);
   let changes = 0;
   const seen = (): number => {
     if (fd < 0) {
+      if (untilRetry > 0) {
+        untilRetry--;
+        return fallback();
+      }
       try {
-        fd = openSync(`${file}-shm`, "r");
+        fd = openSync(`${realpathSync(file)}-shm`, "r");
       } catch {
-        return -1 - dataVersion();
+        untilRetry = RETRY_AFTER;
+        return fallback();
       }
     }
     let read: number;
@@ -51,8 +67,8 @@ export function commitWatch(file: string, dataVersion: () => number): { readonly
     } catch {
       read = 0;
     }
-    // Too short to hold a header: not a WAL database we can read (or not yet one).
-    if (read < HEADER_BYTES) return -1 - dataVersion();
+    // Too short to hold a header: not (yet) a WAL index.
+    if (read < HEADER_BYTES) return fallback();
     if (!header.equals(last)) {
       header.copy(last);
       changes++;

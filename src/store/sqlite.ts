@@ -315,7 +315,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   // bumped by every write below once its transaction is over). The look comes before the revision's read, so
   // a commit between the two only makes the next read look again.
   let ownWrites = 0;
-  const commits = commitWatch(file, () => q.dataVersion.get()!);
+  const commits = commitWatch(file, db.pragma("journal_mode", { simple: true }) === "wal", () => q.dataVersion.get()!);
   const seen = new Map<string, { commits: number; ownWrites: number; revision: Revision }>();
   const revision = (collection: "posts" | "facts"): Revision => {
     if (!db.open) throw new TypeError("The database connection is not open");
@@ -388,9 +388,23 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     if (row.last === null) return { entries: as === "text" ? "" : Buffer.alloc(0), count: 0, more: false, revision };
     return { entries: row.members!, count: row.count, last: row.last, more: row.more === 1, revision };
   };
-  const keepYaml = db.transaction((entries: readonly YamlEntry[]) => {
+  const keepYamlNow = db.transaction((entries: readonly YamlEntry[]) => {
     for (const { id, tag, yaml } of entries) q.postKeepYaml.run(yaml, id, tag);
   });
+  // Entries are kept from reads (a YAML list that made missing ones): such a read must not wait on the event loop
+  // for another connection's write lock (the busy timeout sleeps the whole process), so it does not wait at all.
+  // An entry not kept now is made again by the next read that needs it: nothing is lost.
+  const waitMs = db.pragma("busy_timeout", { simple: true }) as number;
+  const keepYaml = (entries: readonly YamlEntry[]): void => {
+    db.pragma("busy_timeout = 0");
+    try {
+      keepYamlNow.immediate(entries);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+    } finally {
+      db.pragma(`busy_timeout = ${waitMs}`);
+    }
+  };
   const postJsonPage = (query: PageQuery): JsonPage => {
     const as = query.text === true ? "text" : "bytes";
     const row = postJsonPageRow(query, as);
@@ -494,7 +508,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     page: async (query) => pageOf(q.postPage.iterate(...bounds(query), query.limit), query.maxChars, toPost, postChars),
     pageJson: async (query) => postJsonPage(query),
     pageYaml: async (query) => postYamlPage(query),
-    keepYaml: async (entries) => counted(() => keepYaml.immediate(entries)),
+    keepYaml: async (entries) => counted(() => keepYaml(entries)),
     span: async (query) => spanOf(q.postSpan.all(...bounds(query), query.limit + 1), query.limit),
     revision: () => revision("posts"),
   };

@@ -285,7 +285,9 @@ export interface PostStore extends PagedCollection<Post> {
    * still has none: an entry is a function of the JSON text alone, so no
    * entry is ever stored beside a text it was not made from. It changes no
    * post: the revision does not move. Entries whose post changed meanwhile
-   * are dropped.
+   * are dropped, and so may all be when the database is busy with another
+   * writer (SQLite does not wait for it: the caller is a read): a post
+   * without its entry has it made again by the next read that needs it.
    */
   keepYaml(entries: readonly YamlEntry[]): Promise<void>;
   /**

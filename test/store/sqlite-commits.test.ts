@@ -3,7 +3,7 @@
 // WAL-index header, and without one through PRAGMA data_version.
 
 import t from "tap";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -12,14 +12,14 @@ import { commitWatch } from "../../src/store/sqlite-commits.js";
 const dir = mkdtempSync(path.join(tmpdir(), "startline-commits-"));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
-function pair(file: string, wal: boolean) {
+function pair(file: string, wal: boolean, watchedAs = file) {
   const reader = new Database(file);
   const writer = new Database(file);
   if (wal) reader.pragma("journal_mode = WAL");
   reader.exec("CREATE TABLE IF NOT EXISTS t (n INTEGER)");
   const dataVersion = reader.prepare<[], number>("PRAGMA data_version").pluck();
   let asked = 0;
-  const watch = commitWatch(file, () => {
+  const watch = commitWatch(watchedAs, wal, () => {
     asked++;
     return dataVersion.get()!;
   });
@@ -66,7 +66,43 @@ t.test("without WAL (no -shm file): data_version is asked, and a commit is seen"
 
 t.test("a database in memory has no other connection: nothing to look at", async (t) => {
   let asked = 0;
-  const watch = commitWatch(":memory:", () => ++asked);
+  const watch = commitWatch(":memory:", true, () => ++asked);
   t.equal(watch.seen(), watch.seen());
   t.equal(asked, 0);
+});
+
+t.test("a database reached through a symbolic link: its -shm is the real file's, not one beside the link", async (t) => {
+  const real = path.join(dir, "real.sqlite");
+  const link = path.join(dir, "link.sqlite");
+  new Database(real).close();
+  symlinkSync(real, link);
+  // A stray file where a -shm beside the link would be: it never changes.
+  writeFileSync(`${link}-shm`, Buffer.alloc(32 * 1024));
+  const { reader, writer, watch } = pair(link, true);
+  t.teardown(() => {
+    watch.close();
+    reader.close();
+    writer.close();
+  });
+  reader.prepare("SELECT count(*) FROM t").get();
+  for (let i = 0; i < 3; i++) {
+    const before = watch.seen();
+    writer.prepare("INSERT INTO t VALUES (?)").run(i);
+    t.not(watch.seen(), before, `commit ${i + 1} through the link is seen`);
+  }
+});
+
+t.test("not in WAL mode, a stale -shm beside the file is not read: data_version is", async (t) => {
+  const file = path.join(dir, "stale-shm.sqlite");
+  writeFileSync(`${file}-shm`, Buffer.alloc(32 * 1024));
+  const { reader, writer, watch, asked } = pair(file, false);
+  t.teardown(() => {
+    watch.close();
+    reader.close();
+    writer.close();
+  });
+  const before = watch.seen();
+  writer.prepare("INSERT INTO t VALUES (1)").run();
+  t.not(watch.seen(), before, "the commit is seen");
+  t.ok(asked() >= 2, "through data_version");
 });

@@ -390,3 +390,22 @@ t.test("a random fact is found through the id's B-tree: no statement facts.rando
     t.notOk(plan.some((step) => /^SCAN (?!CONSTANT ROW)/.test(step.detail)), `no SCAN in: ${sql}`, { plan: plan.map((step) => step.detail) });
   }
 });
+
+t.test("keepYaml does not wait for another connection's write lock: it keeps nothing then, and keeps the entry once the lock is gone", async (t) => {
+  const file = freshFile();
+  // A wait past any test's time limit: should keepYaml wait for the lock (which this very thread holds), the file hangs and fails.
+  const store = createSqliteStore(file, { busyTimeoutMs: 3_600_000 });
+  t.teardown(() => store.close());
+  const created = await store.posts.create({ id: "busy", title: "t", body: "b", tags: [] });
+  const tag = created.kind === "created" ? created.representation.tag : "";
+  const other = new Database(file);
+  t.teardown(() => other.close());
+  other.prepare("UPDATE posts SET yaml = NULL WHERE id = 'busy'").run();
+  const entry = () => other.prepare<[], string | null>("SELECT yaml FROM posts WHERE id = 'busy'").pluck().get();
+  other.exec("BEGIN IMMEDIATE");
+  await store.posts.keepYaml([{ id: "busy", tag, yaml: "  - title: t\n" }]);
+  other.exec("COMMIT");
+  t.equal(entry(), null, "nothing kept while the lock was held");
+  await store.posts.keepYaml([{ id: "busy", tag, yaml: "  - title: t\n" }]);
+  t.equal(entry(), "  - title: t\n", "kept once it is free");
+});
