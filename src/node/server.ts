@@ -119,8 +119,11 @@ export class Server extends EventEmitter {
 
   // ---- Timeouts: read when the server starts to listen ----
 
-  private setTimeoutOption(name: "headersTimeout" | "requestTimeout" | "keepAliveTimeout", value: number): void {
+  private setTimeoutOption(name: "headersTimeout" | "requestTimeout" | "keepAliveTimeout", value: number | undefined): void {
     if (this.engine !== null) throw notOffered(`Setting server.${name} after listen()`, "startline reads its timeouts when the server starts listening; set them before");
+    // node's server reads these properties as they are, and one set to undefined times nothing (Fastify's own
+    // createServer assigns its option, undefined when not given): the same as 0 here.
+    if (value === undefined) value = 0;
     if (typeof value !== "number" || !(value >= 0)) throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", `server.${name} must be a number of milliseconds, 0 or more`);
     this.timeouts[name] = value;
   }

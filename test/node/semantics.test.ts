@@ -640,3 +640,19 @@ t.test("a client's half-close abandons what is in flight, as on node: 'close' be
   t.equal(received, "", "no answer after the half-close");
   t.same(events.sort(), ["req close", "res close, finished false"]);
 });
+
+t.test("a timeout property set to undefined before listen() times nothing, as node's server reads it (Fastify assigns its unset option)", async (t) => {
+  const server = createServer((_req, res) => res.end("ok"));
+  const node = http.createServer();
+  for (const name of ["keepAliveTimeout", "headersTimeout", "requestTimeout"] as const) {
+    t.doesNotThrow(() => ((server as unknown as Record<string, unknown>)[name] = undefined), `${name} = undefined is taken`);
+    t.equal(server[name], 0, `${name} reads 0: off`);
+    t.doesNotThrow(() => ((node as unknown as Record<string, unknown>)[name] = undefined), `node takes it too`);
+  }
+  t.throws(() => ((server as unknown as Record<string, unknown>).keepAliveTimeout = "5"), { code: "ERR_INVALID_ARG_TYPE" }, "anything else but a number still throws");
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => server.close());
+  const port = (server.address() as { port: number }).port;
+  const response = await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  t.match(response.toString("latin1"), /^HTTP\/1\.1 200 /);
+});
