@@ -169,4 +169,18 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   DROP TRIGGER posts_revision ON posts;
   CREATE TRIGGER posts_revision AFTER INSERT OR UPDATE OF id, json, tag OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION startline_bump_revision('posts');
   `,
+  // 8: an entry follows its text even when the writer knows nothing of
+  // entries (an instance of a version before 7, still running while a newer
+  // one starts): an UPDATE that changes json and leaves a stored entry as it
+  // was clears it, before the row is written (schema.ts, migration 9).
+  `
+  CREATE FUNCTION startline_yaml_follows_json() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NEW.json IS DISTINCT FROM OLD.json AND NEW.yaml IS NOT NULL AND NEW.yaml IS NOT DISTINCT FROM OLD.yaml THEN
+      NEW.yaml := NULL;
+    END IF;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER posts_yaml_follows_json BEFORE UPDATE OF json ON posts FOR EACH ROW EXECUTE FUNCTION startline_yaml_follows_json();
+  `,
 ];

@@ -200,6 +200,19 @@ export const MIGRATIONS: readonly Migration[] = [
   DROP TRIGGER posts_revision_update;
   CREATE TRIGGER posts_revision_update AFTER UPDATE OF id, json, tag ON posts BEGIN UPDATE revisions SET n = n + 1 WHERE collection = 'posts'; END;
   `,
+  // 9: an entry follows its text even when the writer knows nothing of
+  // entries: a server of a version before 8, still running on the file
+  // while a newer one starts, updates a post's json and tag and leaves the
+  // old text's entry beside the new text. An UPDATE that changes json and
+  // leaves a stored entry as it was clears that entry, so the next YAML read
+  // makes it from the text as it is. (This version's writes set the entry
+  // with the text, or clear it themselves.) Clearing sets yaml alone: it
+  // moves no revision, and fires neither trigger again.
+  `
+  CREATE TRIGGER posts_yaml_follows_json AFTER UPDATE OF json ON posts
+    WHEN NEW.json IS NOT OLD.json AND NEW.yaml IS NOT NULL AND NEW.yaml IS OLD.yaml
+  BEGIN UPDATE posts SET yaml = NULL WHERE seq = NEW.seq; END;
+  `,
 ];
 
 /**

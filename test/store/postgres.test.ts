@@ -332,3 +332,21 @@ interface PlanNode {
 function maxRows(node: PlanNode): number {
   return Math.max(node["Actual Rows"] * node["Actual Loops"], ...(node.Plans ?? []).map(maxRows));
 }
+
+t.test("a writer that knows nothing of YAML entries (an instance of an older version) changing a post's text clears its entry; this version's writes and keepYaml keep theirs", async (t) => {
+  const url = await db.fresh();
+  const store = await open(t, url);
+  const created = await store.posts.create({ id: "mixed", title: "t", body: "b", tags: [] });
+  if (created.kind !== "created") throw new Error("not created");
+  const entry = async () => (await query<{ yaml: string | null }>(url, "SELECT yaml FROM posts WHERE id = 'mixed'"))[0]!.yaml;
+  t.type(await entry(), "string", "the write stored its entry");
+  const changed = representationOf({ ...created.item, title: "by an older instance" });
+  await query(url, "UPDATE posts SET json = $1, tag = $2 WHERE id = 'mixed'", [changed.json, changed.tag]);
+  t.equal(await entry(), null, "the old text's entry went with the old text");
+  await store.posts.update("mixed", () => ({ title: "by this version", body: "b", tags: [] }));
+  t.match(await entry(), /by this version/, "this version's update stores the new text's entry, and the trigger leaves it");
+  await query(url, "UPDATE posts SET yaml = NULL WHERE id = 'mixed'");
+  const current = await store.posts.representation("mixed");
+  await store.posts.keepYaml([{ id: "mixed", tag: current!.tag, yaml: "  - kept\n" }]);
+  t.equal(await entry(), "  - kept\n", "keepYaml sets the entry alone: nothing clears it");
+});

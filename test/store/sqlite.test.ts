@@ -409,3 +409,26 @@ t.test("keepYaml does not wait for another connection's write lock: it keeps not
   await store.posts.keepYaml([{ id: "busy", tag, yaml: "  - title: t\n" }]);
   t.equal(entry(), "  - title: t\n", "kept once it is free");
 });
+
+t.test("a writer that knows nothing of YAML entries (a server of an older version) changing a post's text clears its entry; this version's writes and keepYaml keep theirs", async (t) => {
+  const file = freshFile();
+  const store = createSqliteStore(file);
+  t.teardown(() => store.close());
+  const created = await store.posts.create({ id: "mixed", title: "t", body: "b", tags: [] });
+  if (created.kind !== "created") throw new Error("not created");
+  const older = new Database(file);
+  t.teardown(() => older.close());
+  const entry = () => older.prepare<[], string | null>("SELECT yaml FROM posts WHERE id = 'mixed'").pluck().get();
+  t.type(entry(), "string", "the write stored its entry");
+  const changed = representationOf({ ...created.item, title: "by an older server" });
+  older.prepare("UPDATE posts SET json = ?, tag = ? WHERE id = 'mixed'").run(changed.json, changed.tag);
+  t.equal(entry(), null, "the old text's entry went with the old text");
+  const page = await store.posts.pageYaml({ limit: 10 });
+  t.equal(page.count, 1);
+  await store.posts.update("mixed", () => ({ title: "by this version", body: "b", tags: [] }));
+  t.match(entry(), /by this version/, "this version's update stores the new text's entry, and the trigger leaves it");
+  older.prepare("UPDATE posts SET yaml = NULL WHERE id = 'mixed'").run();
+  const current = await store.posts.representation("mixed");
+  await store.posts.keepYaml([{ id: "mixed", tag: current!.tag, yaml: "  - kept\n" }]);
+  t.equal(entry(), "  - kept\n", "keepYaml sets the entry alone: nothing clears it");
+});
