@@ -2,7 +2,7 @@
 // changes after every commit by another connection, in WAL mode through the
 // WAL-index header, and without one through PRAGMA data_version.
 
-import t from "tap";
+import t, { type Test } from "tap";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,7 +12,8 @@ import { commitWatch } from "../../src/store/sqlite-commits.js";
 const dir = mkdtempSync(path.join(tmpdir(), "startline-commits-"));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
-function pair(file: string, wal: boolean, watchedAs = file) {
+/** Two connections on `file` and a watch from the reader's side, all closed when `t` ends. */
+function pair(t: Test, file: string, wal: boolean, watchedAs = file) {
   const reader = new Database(file);
   const writer = new Database(file);
   if (wal) reader.pragma("journal_mode = WAL");
@@ -23,16 +24,16 @@ function pair(file: string, wal: boolean, watchedAs = file) {
     asked++;
     return dataVersion.get()!;
   });
-  return { reader, writer, watch, asked: () => asked };
-}
-
-t.test("WAL: each commit by another connection changes what is seen, and nothing else does, without asking data_version", async (t) => {
-  const { reader, writer, watch, asked } = pair(path.join(dir, "wal.sqlite"), true);
   t.teardown(() => {
     watch.close();
     reader.close();
     writer.close();
   });
+  return { reader, writer, watch, asked: () => asked };
+}
+
+t.test("WAL: each commit by another connection changes what is seen, and nothing else does, without asking data_version", async (t) => {
+  const { reader, writer, watch, asked } = pair(t, path.join(dir, "wal.sqlite"), true);
   reader.prepare("SELECT count(*) FROM t").get(); // the -shm file exists from the first read
   const first = watch.seen();
   t.equal(watch.seen(), first, "no commit: the same");
@@ -52,12 +53,7 @@ t.test("WAL: each commit by another connection changes what is seen, and nothing
 });
 
 t.test("without WAL (no -shm file): data_version is asked, and a commit is seen", async (t) => {
-  const { reader, writer, watch, asked } = pair(path.join(dir, "rollback.sqlite"), false);
-  t.teardown(() => {
-    watch.close();
-    reader.close();
-    writer.close();
-  });
+  const { reader, writer, watch, asked } = pair(t, path.join(dir, "rollback.sqlite"), false);
   const before = watch.seen();
   writer.prepare("INSERT INTO t VALUES (1)").run();
   t.not(watch.seen(), before, "the commit is seen");
@@ -78,12 +74,7 @@ t.test("a database reached through a symbolic link: its -shm is the real file's,
   symlinkSync(real, link);
   // A stray file where a -shm beside the link would be: it never changes.
   writeFileSync(`${link}-shm`, Buffer.alloc(32 * 1024));
-  const { reader, writer, watch } = pair(link, true);
-  t.teardown(() => {
-    watch.close();
-    reader.close();
-    writer.close();
-  });
+  const { reader, writer, watch } = pair(t, link, true);
   reader.prepare("SELECT count(*) FROM t").get();
   for (let i = 0; i < 3; i++) {
     const before = watch.seen();
@@ -95,12 +86,7 @@ t.test("a database reached through a symbolic link: its -shm is the real file's,
 t.test("not in WAL mode, a stale -shm beside the file is not read: data_version is", async (t) => {
   const file = path.join(dir, "stale-shm.sqlite");
   writeFileSync(`${file}-shm`, Buffer.alloc(32 * 1024));
-  const { reader, writer, watch, asked } = pair(file, false);
-  t.teardown(() => {
-    watch.close();
-    reader.close();
-    writer.close();
-  });
+  const { reader, writer, watch, asked } = pair(t, file, false);
   const before = watch.seen();
   writer.prepare("INSERT INTO t VALUES (1)").run();
   t.not(watch.seen(), before, "the commit is seen");
