@@ -17,8 +17,16 @@
 // turns, which it does while the next file's modules load on a busy machine,
 // and every later file would fail.
 //
+// The files are named on the command line, or, with none named there, read
+// from standard input, a path a line, until it ends: test/run.mjs gives each
+// of its lanes one such process and sends it a file whenever the one before
+// has ended, so the lanes take the next file as they come free and end
+// together, and the whole tier starts three processes, not one per group.
+//
 // Usage (from the repository root): node test/batch.mjs dist/test/a.test.js dist/test/b.test.js ...
+// or: printf 'dist/test/a.test.js\ndist/test/b.test.js\n' | node test/batch.mjs
 
+import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import t from "tap";
@@ -27,7 +35,9 @@ import { cpuMs } from "./cpu-time.mjs";
 const teardowns = [];
 t.teardown = (fn) => void teardowns.push(fn);
 
-for (const file of process.argv.slice(2)) {
+const named = process.argv.slice(2);
+const files = named.length > 0 ? named : createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const file of files) {
   const started = Date.now();
   const cpu = cpuMs();
   try {
@@ -38,7 +48,10 @@ for (const file of process.argv.slice(2)) {
   await t.test(`${file} ended`, (t) => t.end());
   const now = cpuMs();
   const spent = now.children === undefined ? "-" : Math.round(now.total - cpu.total);
-  t.comment(`startline-file ${file} ${Date.now() - started} ${spent}`);
+  // Written straight out, after the closing test's line, which tap has written by now: a comment
+  // given to tap's root waits there until the root's next test begins, and the runner sends the next
+  // file only once it has read this line.
+  process.stdout.write(`# startline-file ${file} ${Date.now() - started} ${spent}\n`);
 }
 for (const fn of teardowns) {
   try {

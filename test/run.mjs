@@ -15,17 +15,16 @@
 //   run as that compiled JavaScript, with no loader:
 //   a file started through tsx costs about half a second of CPU more, which
 //   over a hundred files was most of this tier's time.
-// - The files are tap tests, run compiled (`node dist/test/x.test.js`), a
-//   few processes at a time. Files share processes, up to 40 s of their last
-//   runs to a process, or a seventh of the files' last times when a loaded
-//   last run made that more (test/batch.mjs runs them one after another): starting
-//   Node and tap costs about 0.3 s of CPU, more than most files' own work, and
-//   each process loads and warms up the modules its files share again. A
-//   long file, a file that measures its process's memory (it mentions
-//   memoryUsage) and one that runs its tests side by side (t.jobs) get a
-//   process of their own; a file never timed counts as 3 s. Longest first,
-//   by the times the last run took (dist/.test-times.json), so that a long
-//   file does not start last and run alone.
+// - The files are tap tests, run compiled (`node dist/test/x.test.js`), in
+//   three lanes. Files share processes: starting Node and tap costs about
+//   0.3 s of CPU, more than most files' own work, and each process loads and
+//   warms up the modules its files share again. Each lane runs one process
+//   of test/batch.mjs and sends it the next file from one queue as soon as
+//   the one before has ended, longest first by the times the last run took
+//   (dist/.test-times.json; a file never timed counts as 3 s), so that a long
+//   file does not start last and the lanes end together. A file that
+//   measures its process's memory (it mentions memoryUsage) and one that runs
+//   its tests side by side (t.jobs) get a process of their own at their turn.
 // - A file that fails in a shared process is run again alone, and its line
 //   says which way it went there: a failure that only comes after other files
 //   is a fault of isolation, and is reported as one, never passed over.
@@ -112,48 +111,32 @@ if (prepared.some((code) => code !== 0)) process.exit(1);
 const TIMES = path.join(root, "dist", ".test-times.json");
 const lastTimes = existsSync(TIMES) ? JSON.parse(readFileSync(TIMES, "utf8")) : {};
 
-// Files share processes in groups of at most SHARED_MS of last times (measured with others running
-// beside them). The fast tier's last times have added up to some 280 s, run three processes at a time:
-// groups of 40 s, longest first, still end the three together, and start 10 processes where groups of
-// 20 s started 17 (40 small test files, test/api/ to test/hardening/, cost 4.5 to 5.9 s more CPU in 4
-// processes than in 2: each process loads Node, tap and the modules its files share again, and compiles
-// and optimizes the same hot code again). Much longer groups would leave one running alone at the end. A last run beside heavier
-// jobs stretches every time alike (the tier's have come to 450 to 640 s): the bound is a seventh of their
-// sum when that is more, so that such a run does not split the next into 15 to 32 processes. A file never
-// timed (a first run) is counted as UNTIMED_MS, so a first run shares processes too. Two kinds would not
-// be themselves in company and always run alone: one that measures its process's memory (it would count
-// the others' garbage), and one that runs its tests side by side (t.jobs on tap's root, which the files
-// after it would inherit).
+// Each of the three lanes runs one process of test/batch.mjs and gives it one file at a time, the next
+// as soon as the one before has ended, from one queue ordered longest first by last times (measured
+// with others running beside them; a file never timed counts as UNTIMED_MS). So the whole tier starts a
+// process a lane, not one per group of files: each process loads Node, tap and the modules its files
+// share, and compiles and optimizes the same hot code, again (40 small test files, test/api/ to
+// test/hardening/, cost 4.5 to 5.9 s more CPU in 4 processes than in 2). And no lane sits idle at the
+// end while another still has a group to run: groups made in advance from last times ended up to a
+// whole group apart, since those times swing with the load. Two kinds of file would not be themselves
+// in company and get a process of their own at their turn in the queue, while their lane's shared
+// process waits: one that measures its process's memory (it would count the others' garbage), and one
+// that runs its tests side by side (t.jobs on tap's root, which the files after it would inherit).
 const UNTIMED_MS = 3_000;
 const estimate = (file) => lastTimes[file] ?? UNTIMED_MS;
-const SHARED_MS = Math.max(40_000, files.reduce((sum, file) => sum + estimate(file), 0) / 7);
 const solitary = (file) => /memoryUsage|\bt\.jobs\s*=/.test(readFileSync(path.join(root, file), "utf8"));
-const shares = (file) => estimate(file) < SHARED_MS && !solitary(file);
-/** The processes to run, each a list of files, longest first. */
-const jobs = [];
-for (const file of files.filter((f) => !shares(f))) jobs.push([file]);
-let group = [];
-let groupMs = 0;
-for (const file of files.filter(shares).sort((a, b) => estimate(b) - estimate(a) || a.localeCompare(b))) {
-  if (group.length > 0 && groupMs + estimate(file) > SHARED_MS) {
-    jobs.push(group);
-    group = [];
-    groupMs = 0;
-  }
-  group.push(file);
-  groupMs += estimate(file);
-}
-if (group.length > 0) jobs.push(group);
-const jobMs = (job) => job.reduce((sum, file) => sum + estimate(file), 0);
-const queue = [...jobs].sort((a, b) => jobMs(b) - jobMs(a) || a[0].localeCompare(b[0]));
+const queue = [...files].sort((a, b) => estimate(b) - estimate(a) || a.localeCompare(b));
+let processes = 0;
 
 const compiled = (file) => path.join(root, "dist", file.replace(/\.ts$/, ".js"));
+const STOPPED_TEXT = `\n# stopped by test/run.mjs: still running ${(LIMIT_MS + 30_000) / 1000} s after it started\n`;
 
-/** Files, compiled, in one process: its exit status, its whole output, its time. */
-function runProcess(job) {
+/** One file, compiled, in a process of its own: its exit status, its whole output, its time. */
+function runAlone(file) {
+  processes++;
   const started = Date.now();
-  // Through test/batch.mjs, which reports each file's time and CPU, unless the file must be alone in its process as it is.
-  const args = job.length === 1 && solitary(job[0]) ? [compiled(job[0])] : [path.join(root, "test", "batch.mjs"), ...job.map(compiled)];
+  // Through test/batch.mjs, which reports the file's time and CPU, unless the file must be alone in its process as it is.
+  const args = solitary(file) ? [compiled(file)] : [path.join(root, "test", "batch.mjs"), compiled(file)];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--enable-source-maps", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
     const output = [];
@@ -167,78 +150,174 @@ function runProcess(job) {
     child.on("close", (code, signal) => {
       clearTimeout(limit);
       let text = Buffer.concat(output).toString("utf8");
-      if (stopped) text += `\n# stopped by test/run.mjs: still running ${(LIMIT_MS + 30_000) / 1000} s after it started\n`;
+      if (stopped) text += STOPPED_TEXT;
       else if (signal !== null) text += `\n# ended by ${signal}\n`;
-      resolve({ ok: code === 0 && !stopped, text, ms: Date.now() - started });
+      const marker = /^# startline-file \S+ \d+ (\d+|-)$/m.exec(text);
+      resolve({ ok: code === 0 && !stopped, text, ms: Date.now() - started, cpuMs: marker === null || marker[1] === "-" ? undefined : Number(marker[1]) });
     });
   });
 }
 
 /**
- * A shared process's output cut at test/batch.mjs's end-of-file lines: per file that got to its end,
- * its share of the output, its time, and whether it passed: no `not ok` at tap's top level, and its
- * closing test (`<file> ended`) passed, which it cannot once tap's root has ended (a time-out).
+ * A lane's shared process of test/batch.mjs, which runs the files it is sent on its standard input one
+ * at a time. `run(file)` resolves at the file's end-of-file line with the file's share of the output
+ * (what the process printed since the end of the file before), its time and CPU, and whether it
+ * passed: no `not ok` at tap's top level, and its closing test (`<file> ended`) passed, which it cannot
+ * once tap's root has ended (a time-out). It resolves with undefined if the process ended first, or
+ * was stopped for a file past its time limit. `finish()` ends the input (the process then undoes the
+ * files' top-level teardowns and exits) and resolves with its exit status and what it printed after
+ * the last file's end.
  */
-function perFile(job, text) {
-  const ended = new Map();
-  let from = 0;
-  for (const m of text.matchAll(/^# startline-file (\S+) (\d+) (\d+|-)\n/gm)) {
-    const share = text.slice(from, m.index + m[0].length);
-    const closed = share.split("\n").some((line) => /^ok \d+ - (\S+) ended\b/.exec(line)?.[1] === m[1]);
-    ended.set(m[1], { text: share, ms: Number(m[2]), cpuMs: m[3] === "-" ? undefined : Number(m[3]), passed: closed && !/^not ok /m.test(share) });
-    from = m.index + m[0].length;
-  }
-  return job.map((file) => ({ file, share: ended.get(compiled(file)) }));
-}
-
-/**
- * A job's results, one per file. A file that failed, or did not get to its end, in a shared process is
- * run again alone; so is every file of a shared process that failed with no file to blame (an error
- * after the last file ended, say).
- */
-async function runJob(job) {
-  const run = await runProcess(job);
-  if (job.length === 1) return [{ file: job[0], ok: run.ok, text: run.text, ms: run.ms, cpuMs: perFile(job, run.text)[0].share?.cpuMs }];
-  const found = perFile(job, run.text);
-  const blameless = !run.ok && found.every(({ share }) => share?.passed === true);
-  const results = [];
-  for (const { file, share } of found) {
-    if (share?.passed === true && !blameless) {
-      results.push({ file, ok: true, text: share.text, ms: share.ms, cpuMs: share.cpuMs });
-      continue;
+function sharedProcess() {
+  processes++;
+  const child = spawn(process.execPath, ["--enable-source-maps", path.join(root, "test", "batch.mjs")], { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] });
+  child.stdin.on("error", () => {}); // a process that has died is seen by "close"
+  let text = "";
+  let from = 0; // where the running file's share starts
+  let stdout = ""; // read for the end-of-file lines, which only standard output carries
+  let waiting; // the running file: { file, resolve }
+  let stopped = false;
+  let limit;
+  child.stdout.on("data", (d) => {
+    text += d;
+    stdout += d;
+    for (let nl = stdout.indexOf("\n"); nl !== -1; nl = stdout.indexOf("\n")) {
+      const m = /^# startline-file (\S+) (\d+) (\d+|-)$/.exec(stdout.slice(0, nl));
+      stdout = stdout.slice(nl + 1);
+      if (m === null || waiting === undefined || m[1] !== compiled(waiting.file)) continue;
+      const share = text.slice(from);
+      from = text.length;
+      const closed = share.split("\n").some((line) => /^ok \d+ - (\S+) ended\b/.exec(line)?.[1] === m[1]);
+      const done = waiting;
+      waiting = undefined;
+      clearTimeout(limit);
+      done.resolve({ text: share, ms: Number(m[2]), cpuMs: m[3] === "-" ? undefined : Number(m[3]), passed: closed && !/^not ok /m.test(share) });
     }
-    const alone = await runProcess([file]);
-    const how =
-      share === undefined
-        ? `did not get to its end in a process shared with others`
-        : blameless
-          ? `was in a shared process that failed with no file to blame`
-          : `failed in a process shared with others`;
-    const before = job.slice(0, job.indexOf(file));
-    const note = alone.ok
-      ? `# ${file} ${how} (before it: ${before.join(", ") || "none"}), and passes alone: something in that process made it fail. The shared process's whole output:\n${run.text}`
-      : `# ${file} ${how}, and fails alone too; its whole output alone:\n${alone.text}`;
-    results.push({ file, ok: false, text: note, ms: alone.ms });
-  }
-  return results;
+  });
+  child.stderr.on("data", (d) => void (text += d));
+  const stopAfter = () => {
+    clearTimeout(limit);
+    limit = setTimeout(() => {
+      stopped = true;
+      child.kill("SIGKILL");
+    }, LIMIT_MS + 30_000);
+  };
+  const closed = new Promise((resolve) => {
+    child.on("close", (code, signal) => {
+      clearTimeout(limit);
+      if (stopped) text += STOPPED_TEXT;
+      else if (signal !== null) text += `\n# ended by ${signal}\n`;
+      waiting?.resolve(undefined);
+      waiting = undefined;
+      resolve(code === 0 && !stopped);
+    });
+  });
+  let alive = true;
+  void closed.then(() => (alive = false));
+  return {
+    alive: () => alive,
+    /** Everything the process has printed so far. */
+    output: () => text,
+    run(file) {
+      return new Promise((resolve) => {
+        if (!alive) return resolve(undefined);
+        waiting = { file, resolve };
+        stopAfter();
+        child.stdin.write(`${compiled(file)}\n`);
+      });
+    },
+    async finish() {
+      stopAfter();
+      child.stdin.end();
+      const ok = await closed;
+      return { ok, after: text.slice(from) };
+    },
+  };
 }
 
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? Math.min(3, availableParallelism() + 1)));
 const results = [];
 const started = Date.now();
 const width = String(files.length).length;
-async function worker() {
-  for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-    for (const result of await runJob(job)) {
-      results.push(result);
-      const n = String(results.length).padStart(width);
-      const cpu = result.cpuMs === undefined ? "" : `${(result.cpuMs / 1000).toFixed(1)} s CPU`;
-      console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s ${cpu.padStart(10)}  ${result.file}`);
-      if (verbose || !result.ok) process.stdout.write(`${result.text.replace(/^/gm, "    ")}\n`);
-    }
-  }
+
+function report(result) {
+  results.push(result);
+  const n = String(results.length).padStart(width);
+  const cpu = result.cpuMs === undefined ? "" : `${(result.cpuMs / 1000).toFixed(1)} s CPU`;
+  console.log(`${result.ok ? "ok    " : "FAILED"} ${n}/${files.length} ${(result.ms / 1000).toFixed(1).padStart(6)} s ${cpu.padStart(10)}  ${result.file}`);
+  if (verbose || !result.ok) process.stdout.write(`${result.text.replace(/^/gm, "    ")}\n`);
 }
-await Promise.all(Array.from({ length: concurrency }, worker));
+
+/**
+ * A file that failed, or did not get to its end, in a shared process is run again alone, and reported
+ * either way: failing alone too, or passing alone, a fault of isolation (what ran before it in that
+ * process made it fail).
+ */
+async function again(file, how, before, sharedText) {
+  const alone = await runAlone(file);
+  const note = alone.ok
+    ? `# ${file} ${how} (before it: ${before.join(", ") || "none"}), and passes alone: something in that process made it fail. The shared process's whole output:\n${sharedText}`
+    : `# ${file} ${how}, and fails alone too; its whole output alone:\n${alone.text}`;
+  report({ file, ok: false, text: note, ms: alone.ms });
+}
+
+/** A lane: takes the next file from the queue until it is empty. */
+async function lane() {
+  let shared;
+  let given = []; // the files the shared process has been given, in order
+  let passed = []; // those of them that passed there
+  const drop = () => {
+    const gone = { process: shared, passed, clean: passed.length === given.length };
+    shared = undefined;
+    given = [];
+    passed = [];
+    return gone;
+  };
+  /** Ends the shared process; if it failed with no file to blame (an error after its last file ended, say), each file that passed in it is run again alone. */
+  const finish = async () => {
+    if (shared === undefined) return;
+    const { process: done, passed: files, clean } = drop();
+    const { ok, after } = await done.finish();
+    // A process with a file that failed in it has that failure to show for its status.
+    if (ok || !clean) return;
+    let blamed = 0;
+    for (const file of files) {
+      const alone = await runAlone(file);
+      if (alone.ok) continue;
+      blamed++;
+      // Its line said ok; this one, which says why not, takes that result's place.
+      results.splice(results.findIndex((r) => r.file === file), 1);
+      report({ file, ok: false, text: `# ${file} passed in a shared process that then failed, and fails alone; what the shared process printed after its last file:\n${after}\n# ${file}'s whole output alone:\n${alone.text}`, ms: alone.ms });
+    }
+    if (blamed === 0) {
+      const names = files.join(", ") || "no file";
+      report({ file: `(the shared process of ${names})`, ok: false, text: `# a shared process failed after its files (${names}) had passed, and each passes alone; its whole output:\n${done.output()}`, ms: 0 });
+    }
+  };
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    if (solitary(file)) {
+      const alone = await runAlone(file);
+      report({ file, ok: alone.ok, text: alone.text, ms: alone.ms, cpuMs: alone.cpuMs });
+      continue;
+    }
+    if (shared !== undefined && !shared.alive()) await finish();
+    shared ??= sharedProcess();
+    const before = [...given];
+    given.push(file);
+    const share = await shared.run(file);
+    if (share?.passed === true) {
+      passed.push(file);
+      report({ file, ok: true, text: share.text, ms: share.ms, cpuMs: share.cpuMs });
+      continue;
+    }
+    const sharedText = shared.output();
+    // A process that ended with the file (or was stopped for it) is blamed on that file; the next file gets a new one.
+    if (share === undefined) await drop().process.finish();
+    await again(file, share === undefined ? `did not get to its end in a process shared with others` : `failed in a process shared with others`, before, sharedText);
+  }
+  await finish();
+}
+await Promise.all(Array.from({ length: concurrency }, lane));
 
 const times = { ...lastTimes };
 for (const r of results) times[r.file] = r.ms;
@@ -253,6 +332,6 @@ const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5);
 console.log(`\nslowest: ${slowest.map((r) => `${r.file} ${(r.ms / 1000).toFixed(1)} s`).join(", ")}`);
 const cpu = cpuMs();
 const cpuText = cpu.children === undefined ? "" : `; ${(cpu.total / 1000).toFixed(1)} s of CPU (user + system: the build, the tests and every process they started)`;
-console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files in ${jobs.length} processes, ${concurrency} at a time${cpuText}`);
+console.log(`${((Date.now() - started) / 1000).toFixed(1)} s for ${files.length} files in ${processes} processes, ${concurrency} at a time${cpuText}`);
 console.log(`${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length === 0 ? 0 : 1);
