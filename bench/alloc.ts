@@ -12,9 +12,18 @@
 // request allocated. The same is measured for a trivial server over the same
 // in-memory socket (one canned write per read): what the stream machinery
 // costs, which a real socket costs as well; startline's own share is the
-// difference. The latest figures are in docs/benchmarks.md; where the bytes
-// are allocated, V8's sampling heap profiler says (node --heap-prof).
+// difference.
+//
+// Then a bare listener (`res.end("hi")` to GET /), three ways over the same
+// in-memory socket: on startline/node (src/node/: node:http's interface on
+// the engine, its own Connection as it listens), on node:http itself (its
+// Server takes any Duplex as a connection), and the engine's own answer to
+// the same request (a handler that returns "hi"), so that what the adapter
+// costs a request on top of the engine, and against node:http, is printed.
+// The latest figures are in docs/benchmarks.md; where the bytes are
+// allocated, V8's sampling heap profiler says (node --heap-prof).
 
+import http from "node:http";
 import { PerformanceObserver } from "node:perf_hooks";
 import { Duplex } from "node:stream";
 import { createApp } from "../src/app.js";
@@ -22,6 +31,8 @@ import { Connection } from "../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../src/http/connection/options.js";
 import { DEFAULT_LIMITS } from "../src/http/parse/limits.js";
 import type { Service } from "../src/http/connection/service.js";
+import type { HttpServer } from "../src/http/connection/server.js";
+import { createServer as createOnStartline } from "../src/node/index.js";
 import { createMemoryStore } from "../src/store/memory.js";
 import { seed } from "../src/store/seed.js";
 import { option } from "./option.js";
@@ -117,7 +128,11 @@ async function main(): Promise<void> {
   };
   // The least a server can do over the same socket: one canned write per read (256 bytes a request), no parsing.
   const canned = [1, 10].map((n) => Buffer.alloc(256 * n, 0x61));
-  const trivial: Serve = (socket) => socket.on("data", (chunk: Buffer) => socket.write(canned[chunk.length === request.length ? 0 : 1]!));
+  const trivialFor =
+    (sent: Buffer): Serve =>
+    (socket) =>
+      socket.on("data", (chunk: Buffer) => socket.write(canned[chunk.length === sent.length ? 0 : 1]!));
+  const trivial = trivialFor(request);
 
   for (const perRead of [1, 10]) {
     const total = await measure(startline, request, requests, perRead);
@@ -127,9 +142,48 @@ async function main(): Promise<void> {
         `the in-memory socket's own share ${base.toFixed(0)}, startline's ${(total - base).toFixed(0)} (${requests} requests)`,
     );
   }
+
+  // A bare listener, as bench/servers/node-apps.ts serves it (APP=bare), and the engine's answer to the same request.
+  const bare = Buffer.from("GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", "latin1");
+  const listener = (_req: http.IncomingMessage, res: http.ServerResponse) => res.end("hi");
+  const onStartline = createOnStartline(listener);
+  // The engine's server behind startline/node, made as listen() makes it (with its options), never listening:
+  // a socket emitted as its listener's 'connection' is served as an accepted one is.
+  const engine = (onStartline as unknown as { start(): HttpServer }).start();
+  const adapter: Serve = (socket) => void engine.listener.emit("connection", socket);
+  const onNode = http.createServer(listener);
+  const nodeHttp: Serve = (socket) => void onNode.emit("connection", socket);
+  const engineHandler = () => ({ status: 200, headers: { "content-type": "text/plain" }, body: "hi" });
+  const engineBare: Serve = (socket) => {
+    new Connection(socket, { handle: engineHandler }, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS }, {
+      onHandlerError: (e) => console.error(e),
+      onClose: () => {},
+    });
+  };
+  for (const perRead of [1, 10]) {
+    const [onAdapter, onEngine, onHttp, base] = [
+      await measure(adapter, bare, requests, perRead),
+      await measure(engineBare, bare, requests, perRead),
+      await measure(nodeHttp, bare, requests, perRead),
+      await measure(trivialFor(bare), bare, requests, perRead),
+    ];
+    console.log(
+      `bare listener, ${perRead} request${perRead === 1 ? "" : "s"} per read, bytes allocated per request: ` +
+        `startline/node ${onAdapter.toFixed(0)}, node:http ${onHttp.toFixed(0)}, the engine's own answer ${onEngine.toFixed(0)}; ` +
+        `less the in-memory socket's share (${base.toFixed(0)}): ${(onAdapter - base).toFixed(0)}, ${(onHttp - base).toFixed(0)}, ${(onEngine - base).toFixed(0)} (${requests} requests)`,
+    );
+  }
 }
 
-main().catch((error: unknown) => {
+// A run that never sees its bytes leaves nothing for the event loop to wait on: node would exit quietly, with 0.
+let finished = false;
+process.on("beforeExit", () => {
+  if (finished) return;
+  console.error("a measurement never saw the bytes it expected: a server answered differently, or not at all");
+  process.exitCode = 1;
+});
+
+main().then(() => (finished = true), (error: unknown) => {
   console.error(error);
   process.exit(1);
 });
