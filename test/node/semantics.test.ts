@@ -56,6 +56,25 @@ t.test("header lines are joined as node joins them; rawHeaders keeps names as se
   t.equal(req.complete, true, "a request without a body is complete at once");
 });
 
+t.test("headersDistinct: no prototype, as node's, and names that Object.prototype has are lists of their own", async (t) => {
+  let seen: IncomingRequest | undefined;
+  const { port } = await serve(t, (req, res) => {
+    seen = req;
+    res.end("ok");
+  });
+  await talk(port, [
+    "GET / HTTP/1.1\r\nHost: a\r\nConstructor: 1\r\nconstructor: 2\r\ntoString: 3\r\n__proto__: 4\r\n__PROTO__: 5\r\nhasOwnProperty: 6\r\nConnection: close\r\n\r\n",
+  ]);
+  const distinct = seen!.headersDistinct;
+  t.equal(Object.getPrototypeOf(distinct), null, "as node's headersDistinct");
+  t.same(Object.keys(distinct), ["host", "constructor", "tostring", "__proto__", "hasownproperty", "connection"]);
+  t.same(Object.getOwnPropertyDescriptor(distinct, "constructor")?.value, ["1", "2"], "not Object, found on the prototype");
+  t.same(Object.getOwnPropertyDescriptor(distinct, "__proto__")?.value, ["4", "5"], "an own list, not the object's prototype");
+  t.same(distinct.tostring, ["3"]);
+  t.same(distinct.hasownproperty, ["6"]);
+  t.equal(({} as { constructor: unknown }).constructor, Object, "nothing reached Object.prototype");
+});
+
 t.test("trailers of a chunked request: trailers, rawTrailers and trailersDistinct once the body has ended", async (t) => {
   let before: Record<string, string[]> | undefined;
   let seen: IncomingRequest | undefined;
