@@ -24,7 +24,7 @@ import type { Socket } from "node:net";
 import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
-import { heldOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
+import { heldOutHeaders, madeOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
 import { kFlow, type IncomingRequest } from "./request.js";
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
@@ -374,24 +374,34 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
       throw invalidChar("statusMessage", String(reason));
     }
   }
-  const out = heldOutHeaders(this);
+  const out = madeOutHeaders(this);
   // Checked again before the head is final: a field set through node's own OutgoingMessage.prototype.setHeader
   // (out-headers.ts) was checked by node's rules only, and the writer's are stricter. Nothing has changed yet if one throws.
   // A string or number still the one our setHeader checked is not checked twice; a list may have grown in place.
-  for (const lower of Object.keys(out)) {
-    const field = out[lower]!;
-    if (typeof field[1] !== "object" && field[1] === field[2]) continue;
-    field[1] = checkField(field[0], field[1]);
+  // No field ever set (res.end("hi")): nothing to check, and no list of names made to find that out.
+  if (out !== null) {
+    for (const lower of Object.keys(out)) {
+      const field = out[lower]!;
+      if (typeof field[1] !== "object" && field[1] === field[2]) continue;
+      field[1] = checkField(field[0], field[1]);
+    }
   }
   const state = this[kOut];
   state.withBody = state.withBody && statusAllowsBody(code);
-  const length = out["content-length"];
-  const chunked = out["transfer-encoding"] !== undefined;
+  const length = out?.["content-length"];
+  const chunked = out?.["transfer-encoding"] !== undefined;
   state.declared = length === undefined || chunked ? -1 : Number(String(length[1]).trim());
   this.chunkedEncoding = state.declared < 0 && state.withBody;
-  this._header = `HTTP/1.1 ${code}${reason === undefined ? "" : " " + reason}\r\n`;
+  this._header = reason === undefined ? summaryLine(code) : `HTTP/1.1 ${code} ${reason}\r\n`;
   this.headersSent = true;
   return this;
+}
+
+/** `_header` without a reason phrase, by status: made once each, not a new string for every response. */
+const summaries: string[] = [];
+
+function summaryLine(code: number): string {
+  return (summaries[code] ??= `HTTP/1.1 ${code}\r\n`);
 }
 
 /** node's: the head as it stands, when the body starts without writeHead() (through writeHead, which code such as on-headers wraps). */
@@ -408,13 +418,13 @@ function implicitHeader(this: Res): void {
 class EngineAnswer implements Response {
   readonly status: number;
   readonly reason: string | undefined;
-  readonly headers: Record<string, FieldValue>;
+  readonly headers: Record<string, FieldValue> | undefined;
   readonly body: string | Buffer | AsyncIterable<string | Buffer> | undefined;
   readonly length: number | undefined;
   readonly close: boolean;
   private readonly res: Res;
 
-  constructor(res: Res, headers: Record<string, FieldValue>, body: EngineAnswer["body"], declared: number, close: boolean) {
+  constructor(res: Res, headers: Record<string, FieldValue> | undefined, body: EngineAnswer["body"], declared: number, close: boolean) {
     this.status = res.statusCode;
     this.reason = res.statusMessage === undefined ? undefined : String(res.statusMessage);
     this.headers = headers;
@@ -438,9 +448,11 @@ class EngineAnswer implements Response {
 function engineResponse(res: Res, body: EngineAnswer["body"], declared: number): Response {
   if (res.sendDate !== true) throw notOffered("sendDate = false", "startline writes the Date field of every response");
   const state = res[kOut];
-  const headers: Record<string, FieldValue> = {};
   let close = state.lastOnConnection;
-  const fields = heldOutHeaders(res);
+  const fields = madeOutHeaders(res);
+  // No field ever set: the engine takes no fields object at all (its writer skips an undefined one).
+  if (fields === null) return new EngineAnswer(res, undefined, body, declared, close);
+  const headers: Record<string, FieldValue> = {};
   for (const lower of Object.keys(fields)) {
     // Every field was checked when the head became final (writeHead).
     const [name, checked] = fields[lower]!;

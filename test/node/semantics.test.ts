@@ -247,6 +247,32 @@ t.test("a response with no field set reads as having none, through its own metho
   t.equal(second!.headers["x-a"], "by the response's");
 });
 
+t.test("a response that sets no field: the engine's own fields only, and _header says each response's status", async (t) => {
+  const headers: string[] = [];
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/missing") res.statusCode = 404;
+    else if (req.url === "/reason") res.writeHead(200, "Fine");
+    else if (req.url === "/removed") {
+      res.setHeader("X-Gone", "1");
+      res.removeHeader("X-Gone");
+    }
+    res.end(req.url);
+    headers.push(String(res._header));
+  });
+  const paths = ["/plain", "/missing", "/reason", "/removed", "/plain"];
+  const out = await talk(port, [paths.map((p, i) => `GET ${p} HTTP/1.1\r\nHost: a\r\n${i === paths.length - 1 ? "Connection: close\r\n" : ""}\r\n`).join("")]);
+  const responses = splitResponses(out);
+  t.same(
+    responses.map((r) => r.statusLine),
+    ["HTTP/1.1 200 OK", "HTTP/1.1 404 Not Found", "HTTP/1.1 200 Fine", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK"],
+  );
+  t.same(headers, ["HTTP/1.1 200\r\n", "HTTP/1.1 404\r\n", "HTTP/1.1 200 Fine\r\n", "HTTP/1.1 200\r\n", "HTTP/1.1 200\r\n"]);
+  for (const [i, r] of responses.entries()) {
+    t.same(Object.keys(r.headers).sort(), i === paths.length - 1 ? ["connection", "content-length", "date", "x-content-type-options"] : ["content-length", "date", "x-content-type-options"], `${paths[i]}: no field of its own`);
+    t.equal(r.body, paths[i]);
+  }
+});
+
 t.test("a value node's appendHeader adds to a field the response's setHeader checked is checked again when the head is made", async (t) => {
   const refused: string[] = [];
   const { port } = await serve(t, (req, res) => {
