@@ -19,13 +19,13 @@
 // is an own property (own-members.ts); node's framing methods (_send,
 // _writeRaw, _storeHeader, ...) throw here, so they can never write.
 
-import { Stream } from "node:stream";
 import type { Socket } from "node:net";
 import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
 import { heldOutHeaders, madeOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
 import { kFlow, type IncomingRequest } from "./request.js";
+import { LeanStream } from "./stream-base.js";
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
 export interface Answering {
@@ -118,7 +118,7 @@ function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
   return Array.isArray(value) ? (value as readonly unknown[]).map(String) : (value as string | number);
 }
 
-export class ServerResponseOnEngine extends Stream {
+export class ServerResponseOnEngine extends LeanStream {
   statusCode = 200;
   statusMessage: string | undefined = undefined;
   sendDate = true;
