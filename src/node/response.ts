@@ -33,6 +33,12 @@ export interface Answering {
   done(): void;
 }
 
+/** A piece of a body written in pieces, and its write's callback. */
+interface Piece {
+  piece: Buffer | string;
+  callback: (() => void) | undefined;
+}
+
 /** Where a response stands; one per response, under a symbol so that no framework's names can meet it. */
 interface OutState {
   readonly exchange: Answering;
@@ -40,8 +46,8 @@ interface OutState {
   readonly lastOnConnection: boolean;
   /** The engine has the response (its head is going out). */
   started: boolean;
-  /** A body in pieces: what is written and not yet taken, with each write's callback. */
-  readonly queue: { piece: Buffer | string; callback: (() => void) | undefined }[];
+  /** A body in pieces: what is written and not yet taken, with each write's callback; null until the first (most responses are ended in one call). */
+  queue: Piece[] | null;
   queued: number;
   /** The engine's wait for the next piece, when the queue was empty. */
   wake: (() => void) | null;
@@ -161,7 +167,7 @@ export class ServerResponseOnEngine extends LeanStream {
       exchange,
       lastOnConnection,
       started: false,
-      queue: [],
+      queue: null,
       queued: 0,
       wake: null,
       taken: undefined,
@@ -494,7 +500,7 @@ function emitClose(res: Res): void {
 /** The client went before the response was whole: writing stops, and what waits is dropped. */
 export function clientGone(res: Res): void {
   const state = res[kOut];
-  state.queue.length = 0;
+  state.queue = null;
   state.queued = 0;
   res.destroyed = true;
   if (state.wake !== null) {
@@ -513,7 +519,7 @@ function pieces(res: Res): AsyncIterable<string | Buffer> {
     const taken = state.taken;
     state.taken = undefined;
     taken?.();
-    const item = state.queue.shift();
+    const item = state.queue?.shift();
     if (item !== undefined) {
       state.queued -= typeof item.piece === "string" ? item.piece.length : item.piece.length;
       res.writableLength = state.queued;
@@ -609,7 +615,7 @@ function write(this: Res, chunk: unknown, encoding?: BufferEncoding | ((error?: 
     if (callback !== undefined) process.nextTick(callback);
     return true;
   }
-  state.queue.push({ piece, callback: callback === undefined ? undefined : () => callback!() });
+  (state.queue ??= []).push({ piece, callback: callback === undefined ? undefined : () => callback!() });
   state.queued += typeof piece === "string" ? piece.length : piece.length;
   this.writableLength = state.queued;
   if (state.wake !== null) {
@@ -655,7 +661,7 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
     this.writableEnded = true;
     if (chunked && state.withBody) {
       // Asked for chunked framing: a stream of one piece.
-      if (piece !== undefined && size > 0) state.queue.push({ piece, callback: undefined });
+      if (piece !== undefined && size > 0) state.queue = [{ piece, callback: undefined }];
       state.exchange.answer(engineResponse(this, pieces(this), -1));
       return this;
     }

@@ -364,6 +364,18 @@ t.test("chunked when no length is known; trailers after the last chunk", async (
   t.equal(splitResponses(plain)[0]!.body, "one,two");
 });
 
+t.test("Transfer-Encoding: chunked asked for, and the body given whole to end(): one chunk, then the last", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    res.setHeader("Transfer-Encoding", "chunked");
+    res.end(req.url === "/empty" ? "" : "whole");
+  });
+  const out = (await talk(port, ["GET /whole HTTP/1.1\r\nHost: a\r\n\r\nGET /empty HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"])).toString("latin1");
+  const [whole, empty] = out.split(/(?=HTTP\/1\.1 )/);
+  t.match(whole, /Transfer-Encoding: chunked\r\n/);
+  t.ok(whole!.endsWith("\r\n\r\n5\r\nwhole\r\n0\r\n\r\n"), "the body as one chunk");
+  t.ok(empty!.endsWith("\r\n\r\n0\r\n\r\n"), "an empty body: the last chunk alone");
+});
+
 t.test("HEAD: the head GET would have, no body; 204 and 304: no body and no length", async (t) => {
   const { port } = await serve(t, (req, res) => {
     if (req.url === "/204") res.statusCode = 204;
