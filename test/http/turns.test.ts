@@ -8,25 +8,31 @@
 import t from "tap";
 import { Writable } from "node:stream";
 import { PIECE_BYTES, sendWhole } from "../../src/http/connection/send-body.js";
-import { ARRIVAL_READ_BYTES, ARRIVAL_TURN_REQUESTS, PIECES_PER_TURN, READ_BYTES_PER_TURN, Turns, type TakeTurn } from "../../src/http/connection/turns.js";
+import { ARRIVAL_READ_BYTES, ARRIVAL_TURN_REQUESTS, LIGHT_BYTES, PIECES_PER_TURN, READ_BYTES_PER_TURN, TURN_MS, Turns, type Waiter } from "../../src/http/connection/turns.js";
 import { Duplex } from "node:stream";
 import { Connection } from "../../src/http/connection/connection.js";
 import { DEFAULT_CONNECTION_OPTIONS } from "../../src/http/connection/options.js";
 import { DEFAULT_LIMITS } from "../../src/http/parse/parser.js";
 
+/** A clock that stands still: a turn's time (TURN_MS) never runs out, so what it serves depends on its other budgets alone. */
+const frozen = () => 0;
+
 /** Resolves after the turn's own setImmediate, which was scheduled first. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A waiting connection holding `held` bytes: resumed, it runs `take`. */
+const waiter = (take: () => number, held = 0): Waiter => ({ held: () => held, take });
+
 /** A connection that records when its turn came and serves `requests` each time. */
-function taker(name: string, served: string[], requests: number): TakeTurn {
-  return () => {
+function taker(name: string, served: string[], requests: number, held = 0): Waiter {
+  return waiter(() => {
     served.push(name);
     return requests;
-  };
+  }, held);
 }
 
 t.test("with nobody arriving, every waiting connection gets its turn on the next turn, in order", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const served: string[] = [];
   for (const name of ["a", "b", "c"]) turns.wait(taker(name, served, 1000));
   t.equal(turns.queuing, false, "reads are not queued");
@@ -37,17 +43,17 @@ t.test("with nobody arriving, every waiting connection gets its turn on the next
 });
 
 t.test("a connection that waits again during its turn goes behind the others, to the next turn", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const served: string[] = [];
   let again = true;
-  const a: TakeTurn = () => {
+  const a: Waiter = waiter(() => {
     served.push("a");
     if (again) {
       again = false;
       turns.wait(a);
     }
     return 64;
-  };
+  });
   turns.wait(a);
   turns.wait(taker("b", served, 1));
   await nextTurn();
@@ -58,7 +64,7 @@ t.test("a connection that waits again during its turn goes behind the others, to
 });
 
 t.test("while connections arrive, reads queue and a turn serves about ARRIVAL_TURN_REQUESTS requests", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const served: string[] = [];
   // Ten connections with a 10-deep batch each, and one more connection arriving.
   for (let i = 0; i < 10; i++) turns.wait(taker(`c${i}`, served, 10));
@@ -82,7 +88,7 @@ t.test("while connections arrive, reads queue and a turn serves about ARRIVAL_TU
 });
 
 t.test("a turn always serves at least one connection, however many requests it takes", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const served: string[] = [];
   turns.wait(taker("deep", served, 64));
   turns.wait(taker("next", served, 1));
@@ -95,14 +101,16 @@ t.test("a turn always serves at least one connection, however many requests it t
 });
 
 t.test("a long queue is served in order across many turns", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const served: number[] = [];
   const n = 3000;
   for (let i = 0; i < n; i++) {
-    turns.wait(() => {
-      served.push(i);
-      return ARRIVAL_TURN_REQUESTS; // one per turn while arrivals go on
-    });
+    turns.wait(
+      waiter(() => {
+        served.push(i);
+        return ARRIVAL_TURN_REQUESTS; // one per turn while arrivals go on
+      }),
+    );
   }
   for (let k = 0; k < n; k++) {
     turns.arrival();
@@ -126,7 +134,7 @@ function bottomless(count: (bytes: number) => void): Writable {
 }
 
 t.test("bodies sent in pieces share one budget a turn, first come first served, and all of them finish", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const writers = 24;
   const size = 16 * PIECE_BYTES;
   const written = new Array<number>(writers).fill(0);
@@ -164,7 +172,7 @@ t.test("bodies sent in pieces share one budget a turn, first come first served, 
 });
 
 t.test("a connection waiting for its turn is served on the next turn, however many bodies are being sent", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const sends = Array.from({ length: 50 }, () => sendWhole(bottomless(() => {}), Buffer.alloc(8 * PIECE_BYTES), turns));
   // Let the bodies fill the turn's budget first.
   await nextTurn();
@@ -176,7 +184,7 @@ t.test("a connection waiting for its turn is served on the next turn, however ma
 });
 
 t.test("bytes read share a budget a turn: past it a reader is told to wait; the next turn starts the count again", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   t.equal(turns.read(READ_BYTES_PER_TURN), false, "the budget itself may be read");
   t.equal(turns.read(1), true, "a byte more, and the reader waits");
   await nextTurn();
@@ -186,13 +194,14 @@ t.test("bytes read share a budget a turn: past it a reader is told to wait; the 
 });
 
 t.test("a turn resumes waiting readers only while the bytes they held fit in its budget; the rest keep their places", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const served: string[] = [];
-  const holding = (name: string, bytes: number): TakeTurn => () => {
-    served.push(name);
-    turns.read(bytes);
-    return 0;
-  };
+  const holding = (name: string, bytes: number): Waiter =>
+    waiter(() => {
+      served.push(name);
+      turns.read(bytes);
+      return 0;
+    }, bytes);
   const part = Math.floor(READ_BYTES_PER_TURN * 0.6);
   for (const name of ["a", "b", "c", "d"]) turns.wait(holding(name, part));
   await nextTurn();
@@ -201,8 +210,63 @@ t.test("a turn resumes waiting readers only while the bytes they held fit in its
   t.same(served, ["a", "b", "c", "d"], "the others on the next turn, in order");
 });
 
+t.test("a light reader (a head) is served before the heavy ones (a body's reads) that waited before it", async (t) => {
+  const turns = new Turns(frozen);
+  const served: string[] = [];
+  const heavy = (name: string): Waiter =>
+    waiter(() => {
+      served.push(name);
+      turns.read(Math.floor(READ_BYTES_PER_TURN * 0.6));
+      return 0;
+    }, Math.floor(READ_BYTES_PER_TURN * 0.6));
+  for (const name of ["a", "b", "c", "d"]) turns.wait(heavy(name));
+  turns.wait(taker("status", served, 1, LIGHT_BYTES));
+  await nextTurn();
+  t.same(served, ["status", "a", "b"], "the head first, then the bodies while the turn's bytes last");
+  turns.wait(heavy("e"));
+  await nextTurn();
+  t.same(served, ["status", "a", "b", "c", "d"], "the heavy that stepped aside keep their places, ahead of a later one");
+  await nextTurn();
+  t.same(served, ["status", "a", "b", "c", "d", "e"]);
+  t.equal(turns.waiting, 0);
+});
+
+t.test("the oldest heavy reader is served on every turn, however much the light ones take", async (t) => {
+  const turns = new Turns(frozen);
+  const served: string[] = [];
+  for (let i = 0; i < 3; i++) turns.wait(taker(`light${i}`, served, ARRIVAL_TURN_REQUESTS));
+  turns.wait(taker("body", served, 1, LIGHT_BYTES + 1));
+  turns.wait(taker("body2", served, 1, LIGHT_BYTES + 1));
+  turns.arrival();
+  await nextTurn();
+  t.same(served, ["light0", "body"], "a turn whose requests the light one spent still serves one body");
+  turns.arrival();
+  await nextTurn();
+  t.same(served, ["light0", "body", "light1", "body2"]);
+});
+
+t.test("a turn resumes waiting connections for TURN_MS; the rest wait, but for the oldest heavy one", async (t) => {
+  let clock = 0;
+  const turns = new Turns(() => clock);
+  const served: string[] = [];
+  // Each connection's turn takes a millisecond: a handler's work, say.
+  const slow = (name: string, held: number): Waiter =>
+    waiter(() => {
+      served.push(name);
+      clock += 1;
+      return 1;
+    }, held);
+  const lights = Array.from({ length: TURN_MS + 2 }, (_, i) => `light${i}`);
+  for (const name of lights) turns.wait(slow(name, 0));
+  turns.wait(slow("body", LIGHT_BYTES + 1));
+  await nextTurn();
+  t.same(served, [...lights.slice(0, TURN_MS), "body"], `${TURN_MS} ms of light ones, then the oldest heavy one`);
+  await nextTurn();
+  t.same(served.slice(TURN_MS + 1), lights.slice(TURN_MS), "the rest on the next turn");
+});
+
 t.test("a connection that reads past the turn's budget stops its socket at once, and has its whole body on a coming turn", async (t) => {
-  const turns = new Turns();
+  const turns = new Turns(frozen);
   const size = 3 * READ_BYTES_PER_TURN;
   let got = -1;
   const wire = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });

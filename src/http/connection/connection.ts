@@ -59,7 +59,7 @@ import {
   type ConnectionState,
 } from "./steps.js";
 import type { ConnectionTrace } from "./trace-hook.js";
-import { LONE_TURNS, type Turns } from "./turns.js";
+import { LONE_TURNS, type Turns, type Waiter } from "./turns.js";
 
 function isPromise(value: unknown): value is Promise<Response> {
   return typeof (value as Promise<Response> | null)?.then === "function";
@@ -247,7 +247,7 @@ export class Connection implements LiveConnection {
   private carryOut(effects: number): void {
     const socket = this.socket;
     if (effects & PAUSE_SOCKET) socket.pause();
-    if (effects & WAIT_TURN) this.turns.wait(this.takeTurn);
+    if (effects & WAIT_TURN) this.turns.wait(this.waiter);
     if (effects & END_OUTPUT) {
       this.abortBody(false);
       this.parser.stop();
@@ -308,12 +308,18 @@ export class Connection implements LiveConnection {
     return this.socket.writableNeedDrain ? NEED_DRAIN : 0;
   }
 
+  /** This connection as it waits for its turn (turns.ts): light or heavy by what its parser holds. */
+  private readonly waiter: Waiter = {
+    held: () => this.parser.held,
+    take: () => this.takeTurn(),
+  };
+
   /** The turn this connection waited for came: it reads on, the bytes it holds counted toward the turn's; returns how many requests that served. */
-  private readonly takeTurn = (): number => {
+  private takeTurn(): number {
     this.turns.read(this.parser.held);
     this.step(Input.TurnCame, this.flowFacts());
     return this.s.turnRequests;
-  };
+  }
 
   /** True when nothing is in flight: shutting the connection down now loses nothing. */
   get idle(): boolean {

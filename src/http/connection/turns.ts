@@ -42,9 +42,25 @@
 // over in one poll, and accepts one connection per poll, so forty clients
 // sending 1 MiB bodies at once made polls of 10 to 30 ms, one after
 // another, and a status request behind them in the accept queue waited 200
-// to 500 ms for its accept, though no single step held the loop long. With
-// the budget, on the same busy machine, about 135 ms: better, not yet the
-// 50 ms asked (docs/benchmarks.md).
+// to 500 ms for its accept, though no single step held the loop long. The
+// budget is a quarter of a MiB: a body's bytes are copied into memory the
+// process has not touched before (body-buffer.ts), and on the benchmark
+// machine, a virtual one, each MiB of that costs 3 to 10 ms of page faults.
+//
+// Within a turn, light readers go first: a waiting connection that holds at
+// most LIGHT_BYTES unparsed (a head, a few pipelined ones) is served before
+// the ones holding a body's reads, first come, first served in each class.
+// Why: first come, first served by connection is not fair by the bytes.
+// Forty clients uploading 1 MiB bodies each hold a 64 KiB read in the
+// queue; a status request that arrived behind them waited for all forty,
+// several turns, 60 to 100 ms. Served first, it costs its turn next to
+// nothing. And a turn resumes connections for TURN_MS at most, since what a
+// connection does on its turn is not in proportion to its bytes: the last
+// read of a body runs its handler and starts its answer (a millisecond or
+// more for a 1 MiB echo), and eleven of them in one turn held it 55 ms. The
+// heavy still move: the oldest of them is served on every turn, whatever
+// the light took. With all three, the status request beside the forty
+// waits about 20 to 30 ms at most (docs/benchmarks.md).
 
 /** Requests a connection takes from one read (or one resumption) before it lets the others have a turn. */
 export const REQUESTS_PER_TURN = 64;
@@ -55,11 +71,22 @@ export const ARRIVAL_TURN_REQUESTS = 10;
 /** Pieces of body (send-body.ts, at most PIECE_BYTES each) that all connections together write in one turn. */
 export const PIECES_PER_TURN = 4;
 
-/** Bytes that all connections together read between two turns before a reader waits for the next one: about a millisecond of parsing. */
-export const READ_BYTES_PER_TURN = 1024 * 1024;
+/** Bytes that all connections together read between two turns before a reader waits for the next one: a millisecond or so of parsing and copying (above). */
+export const READ_BYTES_PER_TURN = 256 * 1024;
 
 /** The same while connections arrive: each turn is one accept, so turns are kept shorter still. */
 export const ARRIVAL_READ_BYTES = 128 * 1024;
+
+/**
+ * Time a turn spends resuming waiting connections: once it has passed, the
+ * rest wait for the next turn (the oldest heavy one is served all the same).
+ * What a connection does on its turn is not in proportion to its bytes: a
+ * body's last read runs its handler and starts its answer.
+ */
+export const TURN_MS = 2;
+
+/** A waiting connection holding at most this many bytes unparsed is light, and served first (above): the largest head the parser takes by default (docs/protocol.md). */
+export const LIGHT_BYTES = 16 * 1024;
 
 /**
  * Reads below this many bytes since the last turn bring no turn of their
@@ -96,12 +123,24 @@ class Fifo<T> {
   }
 }
 
-/** Resumes a connection that waited for its turn; returns how many requests it served. */
-export type TakeTurn = () => number;
+/** A connection waiting for its turn. */
+export interface Waiter {
+  /** The bytes it holds, read but not parsed: it is light at most LIGHT_BYTES. Asked when its turn may come. */
+  held(): number;
+  /** Resumes it; returns how many requests that served. */
+  take(): number;
+}
 
 export class Turns {
-  /** Reads waiting for their turn, first come, first served. */
-  private readonly queue = new Fifo<TakeTurn>();
+  /** `now`: the clock a turn's time is read on (milliseconds); tests give one of their own. */
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** Reads that began to wait since the last turn, first come, first served; a turn sorts them into the two below. */
+  private readonly queue = new Fifo<Waiter>();
+  /** Waiting readers that held at most LIGHT_BYTES when weighed, first come, first served. */
+  private readonly light = new Fifo<Waiter>();
+  /** The others, first come, first served, after the light. */
+  private readonly heavy = new Fifo<Waiter>();
   private arrived = false;
   private scheduled = false;
   /** True while connections are arriving: a read waits in the queue for its turn instead of being served at once. */
@@ -149,15 +188,15 @@ export class Turns {
     this.schedule();
   }
 
-  /** Serve `take` on a coming turn, after whatever already waits. */
-  wait(take: TakeTurn): void {
-    this.queue.push(take);
+  /** Serve `waiter` on a coming turn, after whatever already waits (of its weight: above). */
+  wait(waiter: Waiter): void {
+    this.queue.push(waiter);
     this.schedule();
   }
 
   /** Connections waiting for their turn. */
   get waiting(): number {
-    return this.queue.length;
+    return this.queue.length + this.light.length + this.heavy.length;
   }
 
   private schedule(): void {
@@ -174,9 +213,21 @@ export class Turns {
     this.arrived = false;
     let budget = arriving ? ARRIVAL_TURN_REQUESTS : Infinity;
     const bytes = arriving ? ARRIVAL_READ_BYTES : READ_BYTES_PER_TURN;
-    // Only what waited before this turn: a connection that waits again is behind them, for the next one. The bytes
-    // they held count toward the turn's (read()), so a turn resumes only so many of them; the rest keep their places.
-    for (let n = this.queue.length; n > 0 && budget > 0 && this.readBytes <= bytes; n--) budget -= this.queue.take()();
+    // Only what waited before this turn: a connection that waits again is behind them, for the next one. Each is
+    // weighed once, as its turn may first come, and waits on among the light or the heavy, in its place.
+    const light = this.light;
+    const heavy = this.heavy;
+    for (let n = this.queue.length; n > 0; n--) {
+      const waiter = this.queue.take();
+      (waiter.held() > LIGHT_BYTES ? heavy : light).push(waiter);
+    }
+    // The bytes they held count toward the turn's (read()), so a turn resumes only so many of them; the rest keep
+    // their places. The light first; then the heavy, the oldest of them whatever the light took (so that bodies
+    // move however many light readers wait), more while the turn's requests, bytes and time last.
+    const until = this.now() + TURN_MS;
+    const more = () => budget > 0 && this.readBytes <= bytes && this.now() < until;
+    for (let n = light.length; n > 0 && more(); n--) budget -= light.take().take();
+    for (let n = heavy.length, first = true; n > 0 && (first || more()); n--, first = false) budget -= heavy.take().take();
     this.queuing = arriving;
     // A new budget for bodies: the writers that waited longest take it (they write in this turn's microtasks).
     this.pieces = 0;
@@ -185,7 +236,7 @@ export class Turns {
       this.writers.take()();
     }
     // Look again next turn: to serve the rest, or to see whether connections are still arriving.
-    if (arriving || this.queue.length > 0 || this.writers.length > 0) this.schedule();
+    if (arriving || this.waiting > 0 || this.writers.length > 0) this.schedule();
   };
 }
 
