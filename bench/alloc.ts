@@ -19,9 +19,13 @@
 // the engine, its own Connection as it listens), on node:http itself (its
 // Server takes any Duplex as a connection), and the engine's own answer to
 // the same request (a handler that returns "hi"), so that what the adapter
-// costs a request on top of the engine, and against node:http, is printed.
-// The latest figures are in docs/benchmarks.md; where the bytes are
-// allocated, V8's sampling heap profiler says (node --heap-prof).
+// costs a request on top of the engine, and against node:http, is printed;
+// then Express 5 and Koa 3 answering "hi", on startline/node and on node:http.
+// The latest figures are in docs/benchmarks.md. Where the bytes are
+// allocated, V8's sampling heap profiler says when it is asked to keep the
+// objects later collected (node:inspector's HeapProfiler.startSampling with
+// includeObjectsCollectedByMinorGC and ...MajorGC, around a run like these):
+// node --heap-prof reports only what is still alive when it stops.
 
 import http from "node:http";
 import { PerformanceObserver } from "node:perf_hooks";
@@ -156,13 +160,8 @@ async function main(): Promise<void> {
   // A bare listener, as bench/servers/node-apps.ts serves it (APP=bare), and the engine's answer to the same request.
   const bare = Buffer.from("GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", "latin1");
   const listener = (_req: http.IncomingMessage, res: http.ServerResponse) => res.end("hi");
-  const onStartline = createOnStartline(listener);
-  // The engine's server behind startline/node, made as listen() makes it (with its options), never listening:
-  // a socket emitted as its listener's 'connection' is served as an accepted one is.
-  const engine = (onStartline as unknown as { start(): HttpServer }).start();
-  const adapter: Serve = (socket) => void engine.listener.emit("connection", socket);
-  const onNode = http.createServer(listener);
-  const nodeHttp: Serve = (socket) => void onNode.emit("connection", socket);
+  const adapter = onStartline(listener);
+  const nodeHttp = onNodeHttp(listener);
   const engineHandler = () => ({ status: 200, headers: { "content-type": "text/plain" }, body: "hi" });
   const engineBare: Serve = (socket) => {
     new Connection(socket, { handle: engineHandler }, { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS }, {
@@ -183,6 +182,53 @@ async function main(): Promise<void> {
         `less the in-memory socket's share (${base.toFixed(0)}): ${(onAdapter - base).toFixed(0)}, ${(onHttp - base).toFixed(0)}, ${(onEngine - base).toFixed(0)} (${requests} requests)`,
     );
   }
+
+  // Express 5 and Koa 3 answering "hi", as bench/servers/node-apps.ts serves them (APP=express, APP=koa), on
+  // startline/node and on node:http. A tenth as many requests: each allocates 10 to 25 KB, and no collection may
+  // run during a window.
+  const express = (await import("express")).default;
+  const expressApp = express();
+  expressApp.get("/", (_req, res) => {
+    res.send("hi");
+  });
+  const Koa = (await import("koa")).default;
+  const koaApp = new Koa();
+  koaApp.use((ctx) => {
+    ctx.body = "hi";
+  });
+  const apps: [string, Listener][] = [
+    ["Express 5", expressApp as unknown as Listener],
+    ["Koa 3", koaApp.callback() as unknown as Listener],
+  ];
+  const few = Math.max(1, Math.round(requests / 10));
+  for (const [name, app] of apps) {
+    const [ours, nodes] = [onStartline(app), onNodeHttp(app)];
+    for (const perRead of [1, 10]) {
+      const [onAdapter, onHttp] = [await measure(ours, bare, few, perRead), await measure(nodes, bare, few, perRead)];
+      console.log(
+        `${name}, ${perRead} request${perRead === 1 ? "" : "s"} per read, bytes allocated per request: ` +
+          `startline/node ${onAdapter.toFixed(0)}, node:http ${onHttp.toFixed(0)} (${few} requests)`,
+      );
+    }
+  }
+}
+
+type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/**
+ * `listener` on startline/node: the engine's server behind it, made as
+ * listen() makes it (with its options), never listening; a socket emitted as
+ * its listener's 'connection' is served as an accepted one is.
+ */
+function onStartline(listener: Listener): Serve {
+  const engine = (createOnStartline(listener) as unknown as { start(): HttpServer }).start();
+  return (socket) => void engine.listener.emit("connection", socket);
+}
+
+/** `listener` on node:http, which takes any Duplex as a connection. */
+function onNodeHttp(listener: Listener): Serve {
+  const server = http.createServer(listener);
+  return (socket) => void server.emit("connection", socket);
 }
 
 // A run that never sees its bytes leaves nothing for the event loop to wait on: node would exit quietly, with 0.
