@@ -265,6 +265,32 @@ t.test("a turn resumes waiting connections for TURN_MS; the rest wait, but for t
   t.same(served.slice(TURN_MS + 1), lights.slice(TURN_MS), "the rest on the next turn");
 });
 
+t.test("connections weigh what their parsers hold: a head read after a body's is answered first", async (t) => {
+  const turns = new Turns(frozen);
+  const answered: string[] = [];
+  const open = () => {
+    const wire = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });
+    new Connection(
+      wire,
+      (request) => {
+        answered.push(request.path);
+        return { status: 204 };
+      },
+      { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, turns },
+      { onExchange: () => {}, onHandlerError: () => {}, onClose: () => {} },
+    );
+    return wire;
+  };
+  const upload = open();
+  const status = open();
+  // Both read while a connection arrives, so both reads wait for the turn: the upload's first.
+  turns.arrival();
+  upload.push(Buffer.concat([Buffer.from(`POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: ${LIGHT_BYTES}\r\n\r\n`), Buffer.alloc(LIGHT_BYTES, 0x61)]));
+  status.push("GET /status HTTP/1.1\r\nHost: h\r\n\r\n");
+  while (answered.length < 2) await nextTurn();
+  t.same(answered, ["/status", "/upload"], "the light reader first, though it waited second");
+});
+
 t.test("a connection that reads past the turn's budget stops its socket at once, and has its whole body on a coming turn", async (t) => {
   const turns = new Turns(frozen);
   const size = 3 * READ_BYTES_PER_TURN;
