@@ -19,7 +19,8 @@ import type { Request } from "../http/message/request.js";
 import type { Response } from "../http/message/response.js";
 import type { Link, Streamed } from "../http/connection/streamed.js";
 import { nodeError } from "./errors.js";
-import { finishRequest, kFlow, type IncomingRequest } from "./request.js";
+import type { RequestHead } from "../http/message/request.js";
+import { finishRequest, IncomingRequest, type BodyFlow } from "./request.js";
 import { clientGone, type ServerResponseOnEngine } from "./response.js";
 
 /** A connection as node's interface keeps it: its requests so far and those in flight. */
@@ -53,18 +54,24 @@ export function connectionOf(link: Link): ConnectionState {
   return state;
 }
 
-export class NodeExchange implements Streamed {
+export class NodeExchange implements Streamed, BodyFlow {
   readonly req: IncomingRequest;
   res: ServerResponseOnEngine | null = null;
+  // The request's body flow (request.ts), here rather than in an object of its own.
+  readonly link: Link;
+  held = false;
+  abandoned: "engine" | "client" | null = null;
   private readonly connection: ConnectionState;
   /** The answer, when the application gave it before the engine asked (a listener that ends at once). */
   private given: Response | null = null;
   /** The engine's wait for an answer it asked for before there was one. */
   private awaited: ((response: Response) => void) | null = null;
 
-  constructor(req: IncomingRequest, connection: ConnectionState) {
-    this.req = req;
+  /** The exchange of a request `head` read on `link`, and its node request. */
+  constructor(head: RequestHead, link: Link, connection: ConnectionState) {
+    this.link = link;
     this.connection = connection;
+    this.req = new IncomingRequest(head, this, false);
     connection.inFlight.push(this);
   }
 
@@ -93,12 +100,9 @@ export class NodeExchange implements Streamed {
     const req = this.req;
     // A request destroyed, or dumped after its response: its bytes are read and dropped.
     if (req.destroyed) return;
-    if (!req.push(piece)) {
-      const flow = req[kFlow];
-      if (!flow.held) {
-        flow.held = true;
-        flow.link.holdBody(true);
-      }
+    if (!req.push(piece) && !this.held) {
+      this.held = true;
+      this.link.holdBody(true);
     }
   }
 
@@ -117,7 +121,7 @@ export class NodeExchange implements Streamed {
   abort(clientGone = true): void {
     const req = this.req;
     if (req.destroyed) return;
-    req[kFlow].abandoned = clientGone ? "client" : "engine";
+    this.abandoned = clientGone ? "client" : "engine";
     const error = nodeError(Error, "ECONNRESET", "aborted");
     req.destroy(error);
   }

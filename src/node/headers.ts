@@ -62,10 +62,22 @@ export function joinHeaders(fields: readonly string[]): NodeHeaders {
   return headers;
 }
 
-/** node:http's `headersDistinct` from the parser's fields (lower-cased name, value, ...): every value of a name in a list, none joined or dropped. */
+/**
+ * node:http's `headersDistinct` from the parser's fields (lower-cased name,
+ * value, ...): every value of a name in a list, none joined or dropped.
+ * Without a prototype, as node's, so that no name meets Object's members
+ * ("constructor", "__proto__"); made so with setPrototypeOf on a literal, not
+ * Object.create(null), which V8 makes a dictionary (about 120 bytes more,
+ * for every request), while an object made this way stays fast.
+ */
 export function distinctHeaders(fields: readonly string[]): Record<string, string[]> {
-  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
-  for (let i = 0; i < fields.length; i += 2) (out[fields[i]!] ??= []).push(fields[i + 1]!);
+  const out = Object.setPrototypeOf({}, null) as Record<string, string[]>;
+  for (let i = 0; i < fields.length; i += 2) {
+    // A name's first value as a list of one: an empty list grown by push() would hold room for 17.
+    const list = out[fields[i]!];
+    if (list === undefined) out[fields[i]!] = [fields[i + 1]!];
+    else list.push(fields[i + 1]!);
+  }
   return out;
 }
 

@@ -60,3 +60,8 @@ const NO_FIELDS: OutHeaders = Object.freeze(Object.create(null) as OutHeaders);
 export function heldOutHeaders(message: object): OutHeaders {
   return (message as Record<symbol, OutHeaders | null | undefined>)[kOutHeaders] ?? NO_FIELDS;
 }
+
+/** The fields of `message` when any were ever set (even if all were removed since), else null: a response that set none has nothing to go through. */
+export function madeOutHeaders(message: object): OutHeaders | null {
+  return (message as Record<symbol, OutHeaders | null | undefined>)[kOutHeaders] ?? null;
+}

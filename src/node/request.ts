@@ -16,7 +16,12 @@ import type { Link } from "../http/connection/streamed.js";
 import { notOffered, nodeError } from "./errors.js";
 import { distinctHeaders, joinHeaders, rawHeaders, type NodeHeaders } from "./headers.js";
 
-/** The request's part of the exchange, apart from node's fields: what the body's flow needs. */
+/**
+ * The request's part of the exchange, apart from node's fields: what the
+ * body's flow needs. The exchange itself (exchange.ts) for a request
+ * answered through the engine, so that a request makes no object for it;
+ * one of its own for a request handed over to an 'upgrade' listener.
+ */
 export interface BodyFlow {
   readonly link: Link;
   /** The reading is stopped until this stream wants more (Link.holdBody). */
@@ -64,9 +69,9 @@ export class IncomingRequest extends Readable {
   trailersDistinct: Record<string, string[]>;
   [kFlow]: BodyFlow;
 
-  constructor(head: RequestHead, link: Link, upgrade: boolean) {
+  constructor(head: RequestHead, flow: BodyFlow, upgrade: boolean) {
     super();
-    const socket = link.socket as Socket;
+    const socket = flow.link.socket as Socket;
     this.method = head.method;
     this.url = head.target;
     this.headers = joinHeaders(head.fields);
@@ -82,7 +87,7 @@ export class IncomingRequest extends Readable {
     this.connection = socket;
     this.client = socket;
     this.upgrade = upgrade;
-    this[kFlow] = { link, held: false, abandoned: null };
+    this[kFlow] = flow;
     // node's IncomingMessage.prototype, member for member (own-members.ts).
     this._read = readBody;
     this._destroy = destroyRequest;

@@ -19,18 +19,24 @@
 // is an own property (own-members.ts); node's framing methods (_send,
 // _writeRaw, _storeHeader, ...) throw here, so they can never write.
 
-import { Stream } from "node:stream";
 import type { Socket } from "node:net";
 import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
-import { heldOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
+import { heldOutHeaders, madeOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
 import { kFlow, type IncomingRequest } from "./request.js";
+import { LeanStream } from "./stream-base.js";
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
 export interface Answering {
   answer(response: Response): void;
   done(): void;
+}
+
+/** A piece of a body written in pieces, and its write's callback. */
+interface Piece {
+  piece: Buffer | string;
+  callback: (() => void) | undefined;
 }
 
 /** Where a response stands; one per response, under a symbol so that no framework's names can meet it. */
@@ -40,8 +46,8 @@ interface OutState {
   readonly lastOnConnection: boolean;
   /** The engine has the response (its head is going out). */
   started: boolean;
-  /** A body in pieces: what is written and not yet taken, with each write's callback. */
-  readonly queue: { piece: Buffer | string; callback: (() => void) | undefined }[];
+  /** A body in pieces: what is written and not yet taken, with each write's callback; null until the first (most responses are ended in one call). */
+  queue: Piece[] | null;
   queued: number;
   /** The engine's wait for the next piece, when the queue was empty. */
   wake: (() => void) | null;
@@ -118,7 +124,7 @@ function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
   return Array.isArray(value) ? (value as readonly unknown[]).map(String) : (value as string | number);
 }
 
-export class ServerResponseOnEngine extends Stream {
+export class ServerResponseOnEngine extends LeanStream {
   statusCode = 200;
   statusMessage: string | undefined = undefined;
   sendDate = true;
@@ -161,7 +167,7 @@ export class ServerResponseOnEngine extends Stream {
       exchange,
       lastOnConnection,
       started: false,
-      queue: [],
+      queue: null,
       queued: 0,
       wake: null,
       taken: undefined,
@@ -374,24 +380,34 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
       throw invalidChar("statusMessage", String(reason));
     }
   }
-  const out = heldOutHeaders(this);
+  const out = madeOutHeaders(this);
   // Checked again before the head is final: a field set through node's own OutgoingMessage.prototype.setHeader
   // (out-headers.ts) was checked by node's rules only, and the writer's are stricter. Nothing has changed yet if one throws.
   // A string or number still the one our setHeader checked is not checked twice; a list may have grown in place.
-  for (const lower of Object.keys(out)) {
-    const field = out[lower]!;
-    if (typeof field[1] !== "object" && field[1] === field[2]) continue;
-    field[1] = checkField(field[0], field[1]);
+  // No field ever set (res.end("hi")): nothing to check, and no list of names made to find that out.
+  if (out !== null) {
+    for (const lower of Object.keys(out)) {
+      const field = out[lower]!;
+      if (typeof field[1] !== "object" && field[1] === field[2]) continue;
+      field[1] = checkField(field[0], field[1]);
+    }
   }
   const state = this[kOut];
   state.withBody = state.withBody && statusAllowsBody(code);
-  const length = out["content-length"];
-  const chunked = out["transfer-encoding"] !== undefined;
+  const length = out?.["content-length"];
+  const chunked = out?.["transfer-encoding"] !== undefined;
   state.declared = length === undefined || chunked ? -1 : Number(String(length[1]).trim());
   this.chunkedEncoding = state.declared < 0 && state.withBody;
-  this._header = `HTTP/1.1 ${code}${reason === undefined ? "" : " " + reason}\r\n`;
+  this._header = reason === undefined ? summaryLine(code) : `HTTP/1.1 ${code} ${reason}\r\n`;
   this.headersSent = true;
   return this;
+}
+
+/** `_header` without a reason phrase, by status: made once each, not a new string for every response. */
+const summaries: string[] = [];
+
+function summaryLine(code: number): string {
+  return (summaries[code] ??= `HTTP/1.1 ${code}\r\n`);
 }
 
 /** node's: the head as it stands, when the body starts without writeHead() (through writeHead, which code such as on-headers wraps). */
@@ -408,13 +424,13 @@ function implicitHeader(this: Res): void {
 class EngineAnswer implements Response {
   readonly status: number;
   readonly reason: string | undefined;
-  readonly headers: Record<string, FieldValue>;
+  readonly headers: Record<string, FieldValue> | undefined;
   readonly body: string | Buffer | AsyncIterable<string | Buffer> | undefined;
   readonly length: number | undefined;
   readonly close: boolean;
   private readonly res: Res;
 
-  constructor(res: Res, headers: Record<string, FieldValue>, body: EngineAnswer["body"], declared: number, close: boolean) {
+  constructor(res: Res, headers: Record<string, FieldValue> | undefined, body: EngineAnswer["body"], declared: number, close: boolean) {
     this.status = res.statusCode;
     this.reason = res.statusMessage === undefined ? undefined : String(res.statusMessage);
     this.headers = headers;
@@ -438,9 +454,11 @@ class EngineAnswer implements Response {
 function engineResponse(res: Res, body: EngineAnswer["body"], declared: number): Response {
   if (res.sendDate !== true) throw notOffered("sendDate = false", "startline writes the Date field of every response");
   const state = res[kOut];
-  const headers: Record<string, FieldValue> = {};
   let close = state.lastOnConnection;
-  const fields = heldOutHeaders(res);
+  const fields = madeOutHeaders(res);
+  // No field ever set: the engine takes no fields object at all (its writer skips an undefined one).
+  if (fields === null) return new EngineAnswer(res, undefined, body, declared, close);
+  const headers: Record<string, FieldValue> = {};
   for (const lower of Object.keys(fields)) {
     // Every field was checked when the head became final (writeHead).
     const [name, checked] = fields[lower]!;
@@ -482,7 +500,7 @@ function emitClose(res: Res): void {
 /** The client went before the response was whole: writing stops, and what waits is dropped. */
 export function clientGone(res: Res): void {
   const state = res[kOut];
-  state.queue.length = 0;
+  state.queue = null;
   state.queued = 0;
   res.destroyed = true;
   if (state.wake !== null) {
@@ -501,7 +519,7 @@ function pieces(res: Res): AsyncIterable<string | Buffer> {
     const taken = state.taken;
     state.taken = undefined;
     taken?.();
-    const item = state.queue.shift();
+    const item = state.queue?.shift();
     if (item !== undefined) {
       state.queued -= typeof item.piece === "string" ? item.piece.length : item.piece.length;
       res.writableLength = state.queued;
@@ -597,7 +615,7 @@ function write(this: Res, chunk: unknown, encoding?: BufferEncoding | ((error?: 
     if (callback !== undefined) process.nextTick(callback);
     return true;
   }
-  state.queue.push({ piece, callback: callback === undefined ? undefined : () => callback!() });
+  (state.queue ??= []).push({ piece, callback: callback === undefined ? undefined : () => callback!() });
   state.queued += typeof piece === "string" ? piece.length : piece.length;
   this.writableLength = state.queued;
   if (state.wake !== null) {
@@ -643,7 +661,7 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
     this.writableEnded = true;
     if (chunked && state.withBody) {
       // Asked for chunked framing: a stream of one piece.
-      if (piece !== undefined && size > 0) state.queue.push({ piece, callback: undefined });
+      if (piece !== undefined && size > 0) state.queue = [{ piece, callback: undefined }];
       state.exchange.answer(engineResponse(this, pieces(this), -1));
       return this;
     }

@@ -292,21 +292,21 @@ export class Server extends EventEmitter {
   private take(head: RequestHead, link: Link): Streamed {
     const connection = connectionOf(link);
     connection.requests++;
-    const upgrade = this.listenerCount("upgrade") > 0 && asksUpgrade(head);
-    const req = new IncomingRequest(head, link, upgrade);
-    if (upgrade) {
+    if (this.listenerCount("upgrade") > 0 && asksUpgrade(head)) {
+      // Switching protocols when the engine can hand the socket over now; else answered as any request is.
       const rest = link.handOver();
       if (rest !== null) {
+        const req = new IncomingRequest(head, { link, held: false, abandoned: null }, true);
         finishRequest(req, undefined);
         this.emit("upgrade", req, link.socket, rest);
         return HANDED_OVER;
       }
-      req.upgrade = false;
     }
     // node:http's 'checkContinue': its listener decides whether the client may send the body (writeContinue).
     const checks = head.expectContinue && head.framing.kind !== "none" && this.listenerCount("checkContinue") > 0;
     if (checks) link.holdContinue();
-    const exchange = new NodeExchange(req, connection);
+    const exchange = new NodeExchange(head, link, connection);
+    const req = exchange.req;
     const max = this.requestsPerSocket;
     const res = new ServerResponseOnEngine(req, exchange, max > 0 && connection.requests >= max);
     exchange.assignSocket(res);

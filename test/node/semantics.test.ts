@@ -56,6 +56,25 @@ t.test("header lines are joined as node joins them; rawHeaders keeps names as se
   t.equal(req.complete, true, "a request without a body is complete at once");
 });
 
+t.test("headersDistinct: no prototype, as node's, and names that Object.prototype has are lists of their own", async (t) => {
+  let seen: IncomingRequest | undefined;
+  const { port } = await serve(t, (req, res) => {
+    seen = req;
+    res.end("ok");
+  });
+  await talk(port, [
+    "GET / HTTP/1.1\r\nHost: a\r\nConstructor: 1\r\nconstructor: 2\r\ntoString: 3\r\n__proto__: 4\r\n__PROTO__: 5\r\nhasOwnProperty: 6\r\nConnection: close\r\n\r\n",
+  ]);
+  const distinct = seen!.headersDistinct;
+  t.equal(Object.getPrototypeOf(distinct), null, "as node's headersDistinct");
+  t.same(Object.keys(distinct), ["host", "constructor", "tostring", "__proto__", "hasownproperty", "connection"]);
+  t.same(Object.getOwnPropertyDescriptor(distinct, "constructor")?.value, ["1", "2"], "not Object, found on the prototype");
+  t.same(Object.getOwnPropertyDescriptor(distinct, "__proto__")?.value, ["4", "5"], "an own list, not the object's prototype");
+  t.same(distinct.tostring, ["3"]);
+  t.same(distinct.hasownproperty, ["6"]);
+  t.equal(({} as { constructor: unknown }).constructor, Object, "nothing reached Object.prototype");
+});
+
 t.test("trailers of a chunked request: trailers, rawTrailers and trailersDistinct once the body has ended", async (t) => {
   let before: Record<string, string[]> | undefined;
   let seen: IncomingRequest | undefined;
@@ -228,6 +247,32 @@ t.test("a response with no field set reads as having none, through its own metho
   t.equal(second!.headers["x-a"], "by the response's");
 });
 
+t.test("a response that sets no field: the engine's own fields only, and _header says each response's status", async (t) => {
+  const headers: string[] = [];
+  const { port } = await serve(t, (req, res) => {
+    if (req.url === "/missing") res.statusCode = 404;
+    else if (req.url === "/reason") res.writeHead(200, "Fine");
+    else if (req.url === "/removed") {
+      res.setHeader("X-Gone", "1");
+      res.removeHeader("X-Gone");
+    }
+    res.end(req.url);
+    headers.push(String(res._header));
+  });
+  const paths = ["/plain", "/missing", "/reason", "/removed", "/plain"];
+  const out = await talk(port, [paths.map((p, i) => `GET ${p} HTTP/1.1\r\nHost: a\r\n${i === paths.length - 1 ? "Connection: close\r\n" : ""}\r\n`).join("")]);
+  const responses = splitResponses(out);
+  t.same(
+    responses.map((r) => r.statusLine),
+    ["HTTP/1.1 200 OK", "HTTP/1.1 404 Not Found", "HTTP/1.1 200 Fine", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK"],
+  );
+  t.same(headers, ["HTTP/1.1 200\r\n", "HTTP/1.1 404\r\n", "HTTP/1.1 200 Fine\r\n", "HTTP/1.1 200\r\n", "HTTP/1.1 200\r\n"]);
+  for (const [i, r] of responses.entries()) {
+    t.same(Object.keys(r.headers).sort(), i === paths.length - 1 ? ["connection", "content-length", "date", "x-content-type-options"] : ["content-length", "date", "x-content-type-options"], `${paths[i]}: no field of its own`);
+    t.equal(r.body, paths[i]);
+  }
+});
+
 t.test("a value node's appendHeader adds to a field the response's setHeader checked is checked again when the head is made", async (t) => {
   const refused: string[] = [];
   const { port } = await serve(t, (req, res) => {
@@ -317,6 +362,18 @@ t.test("chunked when no length is known; trailers after the last chunk", async (
   t.ok(out.endsWith("4\r\none,\r\n3\r\ntwo\r\n0\r\nX-Sum: 2\r\n\r\n"), "chunks, then the trailer section");
   const plain = await talk(port, ["GET /plain HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
   t.equal(splitResponses(plain)[0]!.body, "one,two");
+});
+
+t.test("Transfer-Encoding: chunked asked for, and the body given whole to end(): one chunk, then the last", async (t) => {
+  const { port } = await serve(t, (req, res) => {
+    res.setHeader("Transfer-Encoding", "chunked");
+    res.end(req.url === "/empty" ? "" : "whole");
+  });
+  const out = (await talk(port, ["GET /whole HTTP/1.1\r\nHost: a\r\n\r\nGET /empty HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"])).toString("latin1");
+  const [whole, empty] = out.split(/(?=HTTP\/1\.1 )/);
+  t.match(whole, /Transfer-Encoding: chunked\r\n/);
+  t.ok(whole!.endsWith("\r\n\r\n5\r\nwhole\r\n0\r\n\r\n"), "the body as one chunk");
+  t.ok(empty!.endsWith("\r\n\r\n0\r\n\r\n"), "an empty body: the last chunk alone");
 });
 
 t.test("HEAD: the head GET would have, no body; 204 and 304: no body and no length", async (t) => {
