@@ -227,7 +227,7 @@ function sharedProcess() {
       });
     },
     async finish() {
-      stopAfter();
+      if (alive) stopAfter();
       child.stdin.end();
       const ok = await closed;
       return { ok, after: text.slice(from) };
