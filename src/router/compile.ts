@@ -135,10 +135,12 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
   }
 
   /**
-   * The last route found at a path without parameters, by method and path:
-   * most traffic asks for the same thing again (a health check, a client
-   * polling), and comparing two short strings costs less than the two hash
-   * lookups of chooseExact. The table never changes, so neither does the answer.
+   * The last route found, by method and path: most traffic asks for the
+   * same thing again (a health check, a client polling a resource), and
+   * comparing two short strings costs less than the hash lookups of
+   * chooseExact, or splitting a path with parameters and walking the tree.
+   * The table never changes, so neither does the answer (frozen, its
+   * parameters too, as it is handed out again).
    */
   let lastPath = "";
   let lastMethod = "";
@@ -184,7 +186,14 @@ export function compileRoutes(routes: readonly Route[]): CompiledRoutes {
       }
     }
     if (node.resource === null) return deadEnd(fallback, segments, method);
-    return choose(node.resource, method, params ?? NO_PARAMS);
+    if (params === null) return choose(node.resource, method, NO_PARAMS);
+    const match = choose(node.resource, method, Object.freeze(params));
+    if (match.kind === "found") {
+      lastPath = path;
+      lastMethod = method;
+      lastFound = Object.freeze(match);
+    }
+    return match;
   }
 
   /** Where a path leads nowhere: the deepest wildcard passed on the way down takes the rest of it, or nothing matches. */
