@@ -48,9 +48,10 @@ for await (const file of files) {
   await t.test(`${file} ended`, (t) => t.end());
   const now = cpuMs();
   const spent = now.children === undefined ? "-" : Math.round(now.total - cpu.total);
-  // Written straight out, after the closing test's line, which tap has written by now: a comment
-  // given to tap's root waits there until the root's next test begins, and the runner sends the next
-  // file only once it has read this line.
+  // Written straight out: a comment given to tap's root waits there until the root's next test
+  // begins, and the runner sends the next file only once it has read this line. Tap may still hold
+  // some of the file's output (the pipe full), so this line can come before the closing test's, and
+  // the runner waits for both.
   process.stdout.write(`# startline-file ${file} ${Date.now() - started} ${spent}\n`);
 }
 for (const fn of teardowns) {

@@ -160,10 +160,10 @@ function runAlone(file) {
 
 /**
  * A lane's shared process of test/batch.mjs, which runs the files it is sent on its standard input one
- * at a time. `run(file)` resolves at the file's end-of-file line with the file's share of the output
- * (what the process printed since the end of the file before), its time and CPU, and whether it
- * passed: no `not ok` at tap's top level, and its closing test (`<file> ended`) passed, which it cannot
- * once tap's root has ended (a time-out). It resolves with undefined if the process ended first, or
+ * at a time. `run(file)` resolves once the file's closing test (`<file> ended`) and its end-of-file line
+ * are both in, with the file's share of the output (what the process printed since the end of the file
+ * before), its time and CPU, and whether it passed: no `not ok` at tap's top level, and its closing test
+ * passed, which it cannot once tap's root has ended (a time-out). It resolves with undefined if the process ended first, or
  * was stopped for a file past its time limit. `finish()` ends the input (the process then undoes the
  * files' top-level teardowns and exits) and resolves with its exit status and what it printed after
  * the last file's end.
@@ -182,16 +182,23 @@ function sharedProcess() {
     text += d;
     stdout += d;
     for (let nl = stdout.indexOf("\n"); nl !== -1; nl = stdout.indexOf("\n")) {
-      const m = /^# startline-file (\S+) (\d+) (\d+|-)$/.exec(stdout.slice(0, nl));
+      const line = stdout.slice(0, nl);
       stdout = stdout.slice(nl + 1);
-      if (m === null || waiting === undefined || m[1] !== compiled(waiting.file)) continue;
+      if (waiting === undefined) continue;
+      // The file has ended once both its closing test's line and its end-of-file line are in, in either
+      // order (test/batch.mjs writes the second straight out, and it may overtake what tap still holds).
+      const name = compiled(waiting.file);
+      const closing = /^(not )?ok \d+ - (\S+) ended\b/.exec(line);
+      if (closing !== null && closing[2] === name) waiting.closed = closing[1] === undefined;
+      const m = /^# startline-file (\S+) (\d+) (\d+|-)$/.exec(line);
+      if (m !== null && m[1] === name) waiting.marker = m;
+      if (waiting.closed === undefined || waiting.marker === undefined) continue;
       const share = text.slice(from);
       from = text.length;
-      const closed = share.split("\n").some((line) => /^ok \d+ - (\S+) ended\b/.exec(line)?.[1] === m[1]);
-      const done = waiting;
+      const { closed, marker, resolve } = waiting;
       waiting = undefined;
       clearTimeout(limit);
-      done.resolve({ text: share, ms: Number(m[2]), cpuMs: m[3] === "-" ? undefined : Number(m[3]), passed: closed && !/^not ok /m.test(share) });
+      resolve({ text: share, ms: Number(marker[2]), cpuMs: marker[3] === "-" ? undefined : Number(marker[3]), passed: closed && !/^not ok /m.test(share) });
     }
   });
   child.stderr.on("data", (d) => void (text += d));
