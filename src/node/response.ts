@@ -476,11 +476,12 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
   return new EngineAnswer(res, headers, body, declared, close);
 }
 
-/** The engine handed the whole response to the socket: 'finish', then 'close', as node emits them; a body nobody read is dropped. */
+/** The engine handed the whole response to the socket: 'prefinish', 'finish', then 'close', as node emits them; a body nobody read is dropped. */
 function sent(res: Res): void {
   res[kOut].exchange.done();
   res.writableFinished = true;
   res.writableLength = 0;
+  res.emit("prefinish");
   res.emit("finish");
   if (!res.req.complete || !res.req.readableEnded) res.req._dump();
   closeResponse(res);
@@ -493,7 +494,9 @@ export function closeResponse(res: Res): void {
   process.nextTick(emitClose, res);
 }
 
+/** As node's: a response is destroyed once closed, so that a late write only calls back (afterEnd). */
 function emitClose(res: Res): void {
+  res.destroyed = true;
   res.emit("close");
 }
 
@@ -575,11 +578,21 @@ function mismatch(declared: number, actual: number): Error {
   return nodeError(Error, "ERR_HTTP_CONTENT_LENGTH_MISMATCH", `Response body's content-length of ${actual} byte(s) does not match the content-length of ${declared} byte(s) set in header`);
 }
 
+/**
+ * A write after end(): its callback hears the error, and the response emits
+ * it too unless it is destroyed by then (closed, or the client went), as
+ * node's does, so that a late write (a timer after the answer) cannot crash
+ * the process through an 'error' nobody listens for.
+ */
 function afterEnd(res: Res, callback: ((error?: Error | null) => void) | undefined): false {
   const error = nodeError(Error, "ERR_STREAM_WRITE_AFTER_END", "write after end");
+  if (res.destroyed) {
+    if (callback !== undefined) process.nextTick(callback, error);
+    return false;
+  }
   process.nextTick(() => {
     callback?.(error);
-    res.emit("error", error);
+    if (!res.destroyed) res.emit("error", error);
   });
   return false;
 }

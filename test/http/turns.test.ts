@@ -6,6 +6,7 @@
 // its read and stops its socket until its turn.
 
 import t from "tap";
+import { once } from "node:events";
 import { Writable } from "node:stream";
 import { PIECE_BYTES, sendWhole } from "../../src/http/connection/send-body.js";
 import { ARRIVAL_READ_BYTES, ARRIVAL_TURN_REQUESTS, LIGHT_BYTES, PIECES_PER_TURN, READ_BYTES_PER_TURN, TURN_MS, Turns, type Waiter } from "../../src/http/connection/turns.js";
@@ -289,6 +290,36 @@ t.test("connections weigh what their parsers hold: a head read after a body's is
   status.push("GET /status HTTP/1.1\r\nHost: h\r\n\r\n");
   while (answered.length < 2) await nextTurn();
   t.same(answered, ["/status", "/upload"], "the light reader first, though it waited second");
+});
+
+t.test("a connection whose client went while it waited weighs nothing: the live upload behind it is served on that turn", async (t) => {
+  const turns = new Turns(frozen);
+  const answered: string[] = [];
+  const open = () => {
+    const wire = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });
+    new Connection(
+      wire,
+      (request) => {
+        answered.push(request.path);
+        return { status: 204 };
+      },
+      { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, turns },
+      { onExchange: () => {}, onHandlerError: () => {}, onClose: () => {} },
+    );
+    return wire;
+  };
+  // Each holds more than the turn's bytes while connections arrive: alive, the first would spend the turn alone.
+  const size = ARRIVAL_READ_BYTES + 1024;
+  const upload = (path: string) => Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: h\r\nContent-Length: ${size}\r\n\r\n`), Buffer.alloc(size, 0x61)]);
+  const gone = open();
+  const live = open();
+  turns.arrival();
+  gone.push(upload("/gone"));
+  live.push(upload("/live"));
+  gone.destroy();
+  await once(gone, "close");
+  await nextTurn();
+  t.same(answered, ["/live"], "answered on the first turn, not behind the bytes of a connection that will never read them");
 });
 
 t.test("a connection that reads past the turn's budget stops its socket at once, and has its whole body on a coming turn", async (t) => {

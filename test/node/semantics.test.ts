@@ -713,3 +713,47 @@ t.test("a timeout property set to undefined before listen() times nothing, as no
   const response = await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
   t.match(response.toString("latin1"), /^HTTP\/1\.1 200 /);
 });
+
+/**
+ * What a response says of a write after end(), on startline/node and on node:http, for one listener:
+ * the events it emits, in order, and what each late write's callback heard.
+ */
+async function lateWrites(on: "startline" | "node"): Promise<string[]> {
+  const seen: string[] = [];
+  let done!: () => void;
+  const over = new Promise<void>((resolve) => (done = resolve));
+  const listener = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    for (const event of ["prefinish", "finish", "close", "error"]) res.on(event, () => seen.push(`${event}${event === "close" ? `, destroyed ${res.destroyed}` : ""}`));
+    res.end("hi");
+    // Before 'close': the response is not destroyed yet, so it emits the error too (its listener above hears it).
+    res.write("soon", (error) => seen.push(`soon: ${(error as NodeJS.ErrnoException | null)?.code}`));
+    res.once("close", () =>
+      // After 'close': destroyed, so the callback alone hears it, and nothing is emitted (no listener would crash the process).
+      setImmediate(() =>
+        res.write("late", (error) => {
+          seen.push(`late: ${(error as NodeJS.ErrnoException | null)?.code}`);
+          setImmediate(done);
+        }),
+      ),
+    );
+  };
+  const server = on === "startline" ? createServer(listener as unknown as RequestListener) : http.createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+  await over;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return seen;
+}
+
+t.test("a write after end(): its callback hears ERR_STREAM_WRITE_AFTER_END, and 'error' is emitted only until the response closes, as on node", async (t) => {
+  const ours = await lateWrites("startline");
+  const node = await lateWrites("node");
+  // When 'finish' comes beside the first late write's callback is the socket's timing (node writes a small answer at once).
+  t.same([...ours].sort(), [...node].sort(), "the same events and callbacks as node:http's");
+  t.same([...ours].sort(), ["close, destroyed true", "error", "finish", "late: ERR_STREAM_WRITE_AFTER_END", "prefinish", "soon: ERR_STREAM_WRITE_AFTER_END"]);
+  for (const seen of [ours, node]) {
+    t.ok(seen.indexOf("prefinish") < seen.indexOf("finish"), "'prefinish' before 'finish'");
+    t.equal(seen.at(-1), "late: ERR_STREAM_WRITE_AFTER_END", "the write after 'close' heard by its callback, with no 'error' after it");
+  }
+});

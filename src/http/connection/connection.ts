@@ -310,13 +310,18 @@ export class Connection implements LiveConnection {
 
   /** This connection as it waits for its turn (turns.ts): light or heavy by what its parser holds. */
   private readonly waiter: Waiter = {
-    held: () => this.parser.held,
+    held: () => this.unread,
     take: () => this.takeTurn(),
   };
 
+  /** What the parser holds that will still be read: nothing once the connection closed (its client went while it waited). */
+  private get unread(): number {
+    return isOpen(this.s.life) ? this.parser.held : 0;
+  }
+
   /** The turn this connection waited for came: it reads on, the bytes it holds counted toward the turn's; returns how many requests that served. */
   private takeTurn(): number {
-    this.turns.read(this.parser.held);
+    this.turns.read(this.unread);
     this.step(Input.TurnCame, this.flowFacts());
     return this.s.turnRequests;
   }

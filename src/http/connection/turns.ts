@@ -13,13 +13,14 @@
 // served at once, and each turn serves at most ARRIVAL_TURN_REQUESTS requests of
 // it: turns stay short, and the next connection is accepted a fraction of a
 // millisecond later. The queue is first come, first served, new connections
-// included. A turn that passes with no new connection serves the whole queue,
-// and reads go straight through again: in the steady state this costs one
-// flag test per read.
+// included, within each weight (below). A turn that passes with no new
+// connection serves what waits, within its bytes and time, and reads go
+// straight through again: in the steady state this costs one flag test per
+// read.
 //
 // The queue also carries the connections that yield after REQUESTS_PER_TURN
-// requests of one read (steps.ts): they resume on the next turn, after
-// the reads that were already waiting.
+// requests of one read (steps.ts): they resume on a coming turn, behind
+// the reads of their weight that were already waiting.
 //
 // Bodies sent in pieces (send-body.ts) share a budget too: all of a server's
 // connections together hand their sockets at most PIECES_PER_TURN pieces of
@@ -62,6 +63,8 @@
 // the light took. With all three, the status request beside the forty
 // waits about 20 to 30 ms at most (docs/benchmarks.md).
 
+import { DEFAULT_LIMITS } from "../parse/limits.js";
+
 /** Requests a connection takes from one read (or one resumption) before it lets the others have a turn. */
 export const REQUESTS_PER_TURN = 64;
 
@@ -85,8 +88,15 @@ export const ARRIVAL_READ_BYTES = 128 * 1024;
  */
 export const TURN_MS = 2;
 
-/** A waiting connection holding at most this many bytes unparsed is light, and served first (above): the largest head the parser takes by default (docs/protocol.md). */
-export const LIGHT_BYTES = 16 * 1024;
+/**
+ * A waiting connection holding at most this many bytes unparsed is light, and
+ * served first (above): the largest head the parser takes by default, its
+ * request line and its field section (docs/protocol.md). It is weighed once,
+ * when a turn first sees it; while connections arrive its socket may read
+ * once more before its turn comes, and those bytes count toward the turn's
+ * budget, not its weight.
+ */
+export const LIGHT_BYTES = DEFAULT_LIMITS.maxRequestLineBytes + DEFAULT_LIMITS.maxHeaderBytes;
 
 /**
  * Reads below this many bytes since the last turn bring no turn of their

@@ -18,7 +18,9 @@
 // writes each byte about 1.14 times. What is resident stays the bytes
 // received (and one copy of them while growing); what is reserved is at most
 // eight times the bytes received, or MIN_CAPACITY for a small body, and never
-// past `limit`.
+// past `limit`: a client gets room only for bytes it sent. (V8 counts the
+// room as external memory and collects sooner for it: for up to eight times
+// the bytes received, still in proportion to them.)
 
 const EMPTY = Buffer.alloc(0);
 /** The smallest buffer worth allocating once copying starts. */
