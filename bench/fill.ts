@@ -10,7 +10,7 @@ import path from "node:path";
 import { DATABASE_FILE } from "../src/store/open.js";
 import { makePost } from "../src/store/records.js";
 import { representationOf } from "../src/store/representation.js";
-import { entryNow } from "../src/store/yaml-entry.js";
+import { yamlEntry } from "../src/representation/yaml.js";
 import { createSqliteStore } from "../src/store/sqlite.js";
 
 export interface FillOptions {
@@ -21,7 +21,7 @@ export interface FillOptions {
 }
 
 /** The n-th post's row (1-based): varied a little, as real posts are; a row is the post's id, JSON text, tag and YAML entry, as the store writes it. */
-function row(n: number, bodyChars: number, at: string): [string, string, string, string | null] {
+function row(n: number, bodyChars: number, at: string): [string, string, string, string] {
   const sentence = `Post ${n}: a request line, header fields, an empty line, then the body; framing decides where it ends. `;
   const body = bodyChars > 0 ? sentence.repeat(Math.ceil(bodyChars / sentence.length)).slice(0, bodyChars) : sentence;
   const id = `post-${String(n).padStart(7, "0")}`;
@@ -31,9 +31,10 @@ function row(n: number, bodyChars: number, at: string): [string, string, string,
     at,
     at,
   );
-  // The post's representation and YAML entry, as the store writes them with every post (src/store/representation.ts, yaml-entry.ts).
+  // The post's representation and YAML entry, as the store holds them once a write is answered (src/store/representation.ts,
+  // yaml-entry.ts): a long post's entry is made on js-yaml's thread right after its write, before the write is answered.
   const { json, tag } = representationOf(post);
-  return [id, json, tag, entryNow(post, json)];
+  return [id, json, tag, yamlEntry(post)];
 }
 
 /**
