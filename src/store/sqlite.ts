@@ -13,6 +13,7 @@
 // too, at the cost of an fsync per commit.
 
 import type Database from "better-sqlite3";
+import { CHECKPOINT_FRAMES, checkpointer, type CheckpointResult } from "./sqlite-checkpoint.js";
 import { commitWatch } from "./sqlite-commits.js";
 import { openDatabase, type OpenOptions } from "./sqlite-open.js";
 import { clockFrom, factChars, laterOf, makeArticle, makeFact, makePost, makeToken, parseSequentialId, pickIndex, postChars } from "./records.js";
@@ -59,7 +60,10 @@ export type { Durability } from "./sqlite-open.js";
 /** A write's result with the YAML entry stored beside its text (null: none yet, see yaml-entry.ts). */
 type Stored<R> = R extends { readonly kind: "created" | "updated" } ? R & { readonly yaml: string | null } : R;
 
-export interface SqliteOptions extends StoreOptions, OpenOptions {}
+export interface SqliteOptions extends StoreOptions, OpenOptions {
+  /** Told of each checkpoint made on the checkpoints' thread (sqlite-checkpoint.ts): for tests and for watching. */
+  readonly onCheckpoint?: (result: CheckpointResult) => void;
+}
 
 interface ArticleRow {
   id: string;
@@ -317,7 +321,13 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
   // bumped by every write below once its transaction is over). The look comes before the revision's read, so
   // a commit between the two only makes the next read look again.
   let ownWrites = 0;
-  const commits = commitWatch(file, db.pragma("journal_mode", { simple: true }) === "wal", () => q.dataVersion.get()!);
+  const wal = db.pragma("journal_mode", { simple: true }) === "wal";
+  const commits = commitWatch(file, wal, () => q.dataVersion.get()!);
+  // Checkpoints run on a thread of their own (sqlite-checkpoint.ts), asked for after writes: never in a commit on the loop.
+  const checkpoints =
+    wal && file !== ":memory:" && file !== ""
+      ? checkpointer(file, options.durability === "full" ? "FULL" : "NORMAL", (on) => db.pragma(`wal_autocheckpoint = ${on ? CHECKPOINT_FRAMES : 0}`), options.onCheckpoint)
+      : undefined;
   const seen = new Map<string, { commits: number; ownWrites: number; revision: Revision }>();
   const revision = (collection: "posts" | "facts"): Revision => {
     if (!db.open) throw new TypeError("The database connection is not open");
@@ -329,12 +339,18 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
     if (!db.inTransaction) seen.set(collection, { commits: looked, ownWrites, revision: read });
     return read;
   };
+  /** `result`, after a write that moves no revision (tokens, articles): only a checkpoint may be due. */
+  const wrote = <R>(result: R): R => {
+    checkpoints?.afterWrite();
+    return result;
+  };
   /** `write`'s result, after counting it as this connection's write (whether it committed or threw). */
   const counted = <R>(write: () => R): R => {
     try {
       return write();
     } finally {
       ownWrites++;
+      checkpoints?.afterWrite();
     }
   };
 
@@ -521,7 +537,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       const row = q.articleGet.get(id);
       return row === undefined ? undefined : toArticle(row);
     },
-    update: async (id, change) => updateArticle.immediate(id, change),
+    update: async (id, change) => wrote(updateArticle.immediate(id, change)),
   };
 
   const facts: FactStore = {
@@ -565,24 +581,24 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
 
   const tokens: TokenStore = {
     async add(hash, role, origin = "command") {
-      const row = q.tokenInsert.get(role, origin, hash, stamp());
+      const row = wrote(q.tokenInsert.get(role, origin, hash, stamp()));
       if (row === undefined) return { kind: "exists", existing: findToken(hash)! };
       return { kind: "created", item: toToken(row) };
     },
     findByHash: async (hash) => findToken(hash),
     list: async () => q.tokenList.all().map(toToken),
     async revoke(ref) {
-      const row = "hash" in ref ? q.tokenDeleteByHash.get(ref.hash) : idOf(ref.id) === undefined ? undefined : q.tokenDeleteById.get(idOf(ref.id)!);
+      const row = wrote("hash" in ref ? q.tokenDeleteByHash.get(ref.hash) : idOf(ref.id) === undefined ? undefined : q.tokenDeleteById.get(idOf(ref.id)!));
       return row === undefined ? undefined : toToken(row);
     },
     async markUsed(id, olderThan) {
       const n = idOf(id);
-      if (n !== undefined) q.tokenMarkUsed.run(stamp(), n, olderThan);
+      if (n !== undefined) wrote(q.tokenMarkUsed.run(stamp(), n, olderThan));
     },
     // IMMEDIATE takes the write lock before the check, so two processes cannot both see "no admin".
     addFirstAdmin: async (hash) =>
-      db.transaction(() => q.tokenHasAdmin.get() === undefined && q.tokenInsert.get("admin", "first-start", hash, stamp()) !== undefined).immediate(),
-    setSettingToken: async (hash) => setSettingToken.immediate(hash),
+      wrote(db.transaction(() => q.tokenHasAdmin.get() === undefined && q.tokenInsert.get("admin", "first-start", hash, stamp()) !== undefined).immediate()),
+    setSettingToken: async (hash) => wrote(setSettingToken.immediate(hash)),
   };
 
   const seedIfEmpty = (data: SeedData): boolean =>
@@ -605,6 +621,7 @@ export function createSqliteStore(file: string, options: SqliteOptions = {}): St
       // Posts asked for and not yet written are written (or fail) before the database closes.
       while (inserts.length > 0) commitInserts();
       commits.close();
+      await checkpoints?.close();
       if (db.open) db.close();
     },
   };
