@@ -266,22 +266,25 @@ t.test("a turn resumes waiting connections for TURN_MS; the rest wait, but for t
   t.same(served.slice(TURN_MS + 1), lights.slice(TURN_MS), "the rest on the next turn");
 });
 
+/** A real Connection over an in-memory socket, in `turns`, whose handler records each request's path in `answered`; returns the socket's far end. */
+function connectionIn(turns: Turns, answered: string[]): Duplex {
+  const wire = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });
+  new Connection(
+    wire,
+    (request) => {
+      answered.push(request.path);
+      return { status: 204 };
+    },
+    { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, turns },
+    { onExchange: () => {}, onHandlerError: () => {}, onClose: () => {} },
+  );
+  return wire;
+}
+
 t.test("connections weigh what their parsers hold: a head read after a body's is answered first", async (t) => {
   const turns = new Turns(frozen);
   const answered: string[] = [];
-  const open = () => {
-    const wire = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });
-    new Connection(
-      wire,
-      (request) => {
-        answered.push(request.path);
-        return { status: 204 };
-      },
-      { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, turns },
-      { onExchange: () => {}, onHandlerError: () => {}, onClose: () => {} },
-    );
-    return wire;
-  };
+  const open = () => connectionIn(turns, answered);
   const upload = open();
   const status = open();
   // Both read while a connection arrives, so both reads wait for the turn: the upload's first.
@@ -295,19 +298,7 @@ t.test("connections weigh what their parsers hold: a head read after a body's is
 t.test("a connection whose client went while it waited weighs nothing: the live upload behind it is served on that turn", async (t) => {
   const turns = new Turns(frozen);
   const answered: string[] = [];
-  const open = () => {
-    const wire = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });
-    new Connection(
-      wire,
-      (request) => {
-        answered.push(request.path);
-        return { status: 204 };
-      },
-      { ...DEFAULT_CONNECTION_OPTIONS, limits: DEFAULT_LIMITS, turns },
-      { onExchange: () => {}, onHandlerError: () => {}, onClose: () => {} },
-    );
-    return wire;
-  };
+  const open = () => connectionIn(turns, answered);
   // Each holds more than the turn's bytes while connections arrive: alive, the first would spend the turn alone.
   const size = ARRIVAL_READ_BYTES + 1024;
   const upload = (path: string) => Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: h\r\nContent-Length: ${size}\r\n\r\n`), Buffer.alloc(size, 0x61)]);

@@ -26,17 +26,32 @@ async function serve(t: Test, listener: Listener) {
   return { server, port: running.port };
 }
 
-t.test("header lines are joined as node joins them; rawHeaders keeps names as sent", async (t) => {
+/** The request a listener that answers "ok" was handed for `bytes` (one request that closes its connection). */
+async function requestFor(t: Test, bytes: string): Promise<IncomingRequest> {
   let seen: IncomingRequest | undefined;
   const { port } = await serve(t, (req, res) => {
     seen = req;
     res.end("ok");
   });
-  await talk(port, [
+  await talk(port, [bytes]);
+  return seen!;
+}
+
+/** A client that sends `request`, reads until the answer's "part", and leaves (its socket destroyed). */
+async function leaveAfterPart(port: number, request: string): Promise<void> {
+  const socket = net.connect(port, "127.0.0.1");
+  await once(socket, "connect");
+  socket.write(request);
+  await readUntil(socket, "part");
+  socket.destroy();
+}
+
+t.test("header lines are joined as node joins them; rawHeaders keeps names as sent", async (t) => {
+  const req = await requestFor(
+    t,
     "GET /h?x=1 HTTP/1.1\r\nHost: a\r\nX-Dup: 1\r\nx-dup: 2\r\nCookie: a=1\r\ncookie: b=2\r\nSet-Cookie: s=1\r\nSet-Cookie: s=2\r\n" +
       "Content-Type: text/plain\r\nContent-Type: text/html\r\nUser-Agent: one\r\nUser-Agent: two\r\nAccept: a\r\nACCEPT: b\r\nConnection: close\r\n\r\n",
-  ]);
-  const req = seen!;
+  );
   t.equal(req.method, "GET");
   t.equal(req.url, "/h?x=1");
   t.equal(req.httpVersion, "1.1");
@@ -57,15 +72,8 @@ t.test("header lines are joined as node joins them; rawHeaders keeps names as se
 });
 
 t.test("headersDistinct: no prototype, as node's, and names that Object.prototype has are lists of their own", async (t) => {
-  let seen: IncomingRequest | undefined;
-  const { port } = await serve(t, (req, res) => {
-    seen = req;
-    res.end("ok");
-  });
-  await talk(port, [
-    "GET / HTTP/1.1\r\nHost: a\r\nConstructor: 1\r\nconstructor: 2\r\ntoString: 3\r\n__proto__: 4\r\n__PROTO__: 5\r\nhasOwnProperty: 6\r\nConnection: close\r\n\r\n",
-  ]);
-  const distinct = seen!.headersDistinct;
+  const req = await requestFor(t, "GET / HTTP/1.1\r\nHost: a\r\nConstructor: 1\r\nconstructor: 2\r\ntoString: 3\r\n__proto__: 4\r\n__PROTO__: 5\r\nhasOwnProperty: 6\r\nConnection: close\r\n\r\n");
+  const distinct = req.headersDistinct;
   t.equal(Object.getPrototypeOf(distinct), null, "as node's headersDistinct");
   t.same(Object.keys(distinct), ["host", "constructor", "tostring", "__proto__", "hasownproperty", "connection"]);
   t.same(Object.getOwnPropertyDescriptor(distinct, "constructor")?.value, ["1", "2"], "not Object, found on the prototype");
@@ -488,11 +496,7 @@ t.test("the client leaves mid-response: 'close' on the response and 'aborted' on
     });
     res.write("part");
   });
-  const socket = net.connect(port, "127.0.0.1");
-  await once(socket, "connect");
-  socket.write("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc");
-  await readUntil(socket, "part");
-  socket.destroy();
+  await leaveAfterPart(port, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc");
   await done;
   t.same(events.sort(), ["req aborted", "req error ECONNRESET", "res close"], "no 'finish': the response never left whole");
 });
@@ -507,11 +511,7 @@ t.test("the client leaves mid-response: stream.finished() reports a premature cl
     });
     res.write("part");
   });
-  const socket = net.connect(port, "127.0.0.1");
-  await once(socket, "connect");
-  socket.write("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
-  await readUntil(socket, "part");
-  socket.destroy();
+  await leaveAfterPart(port, "GET / HTTP/1.1\r\nHost: a\r\n\r\n");
   t.same(await outcome, ["finished ERR_STREAM_PREMATURE_CLOSE", "writable true", "write false", "callback ERR_STREAM_DESTROYED"]);
 });
 
