@@ -26,6 +26,7 @@
 // again, as SQLite does by default, so the WAL never grows without bound.
 
 import { closeSync, openSync, readSync, realpathSync } from "node:fs";
+import { endianness } from "node:os";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
@@ -36,6 +37,8 @@ export const CHECKPOINT_FRAMES = 1000;
 const INDEX_BYTES = 100;
 const MX_FRAME = 16;
 const N_BACKFILL = 96;
+/** The WAL-index is in the machine's own byte order (it is shared memory, never moved between machines). */
+const readU32 = endianness() === "LE" ? (b: Buffer, at: number) => b.readUInt32LE(at) : (b: Buffer, at: number) => b.readUInt32BE(at);
 
 /** The thread's program: CommonJS, evaluated, with better-sqlite3 resolved from here (the same copy the server loads). */
 const PROGRAM = `
@@ -104,7 +107,7 @@ export function checkpointer(
     } catch {
       return 0;
     }
-    return index.readUInt32LE(MX_FRAME) - index.readUInt32LE(N_BACKFILL);
+    return readU32(index, MX_FRAME) - readU32(index, N_BACKFILL);
   };
 
   const start = (): Worker => {
