@@ -155,6 +155,8 @@ export class ServerResponseOnEngine extends LeanStream {
   destroyed = false;
   closed = false;
   errored: Error | null = null;
+  /** Express's res.locals, declared before Express swaps the prototype: see IncomingRequest's `next` (request.ts). */
+  locals: unknown = undefined;
   [kOut]: OutState;
 
   constructor(req: IncomingRequest, exchange: Answering, lastOnConnection: boolean) {
