@@ -24,7 +24,7 @@ import { checkToken, checkValue, type FieldValue, type Response } from "../http/
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
 import { heldOutHeaders, madeOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
-import { kFlow, type IncomingRequest } from "./request.js";
+import { kFlow, noteRouterMark, type IncomingRequest } from "./request.js";
 import { LeanStream } from "./stream-base.js";
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
@@ -480,6 +480,7 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
 
 /** The engine handed the whole response to the socket: 'prefinish', 'finish', then 'close', as node emits them; a body nobody read is dropped. */
 function sent(res: Res): void {
+  noteRouterMark(res.req);
   res[kOut].exchange.done();
   res.writableFinished = true;
   res.writableLength = 0;
