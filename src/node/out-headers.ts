@@ -49,7 +49,11 @@ export function noOutHeaders(message: object): void {
 export function outHeaders(message: object): OutHeaders {
   const holder = message as Record<symbol, OutHeaders | null | undefined>;
   let fields = holder[kOutHeaders];
-  if (fields === null || fields === undefined) holder[kOutHeaders] = fields = Object.create(null) as OutHeaders;
+  // Without a prototype, as node's, but made by setPrototypeOf on a literal, which V8 keeps a fast object (stream-base.ts):
+  // Object.create(null) is a dictionary from the start, and every response's fields a table of its own, each name
+  // hashed anew at every store and read, and Object.keys of it (writeHead, engineResponse) a walk of the table.
+  // The same names set in the same order share one hidden class instead; a field removed makes it a dictionary again.
+  if (fields === null || fields === undefined) holder[kOutHeaders] = fields = Object.setPrototypeOf({}, null) as OutHeaders;
   return fields;
 }
 

@@ -132,16 +132,19 @@ function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
     throw nodeError(TypeError, "ERR_INVALID_HTTP_TOKEN", `Header name must be a valid HTTP token ["${name}"]`);
   }
   if (value === undefined) throw nodeError(TypeError, "ERR_HTTP_INVALID_HEADER_VALUE", `Invalid value "undefined" for header "${name}"`);
-  const values = Array.isArray(value) ? (value as readonly unknown[]) : [value];
-  for (const v of values) {
-    try {
-      checkValue(name, String(v));
-    } catch {
-      throw invalidChar(`header content ["${name}"]`, String(v));
-    }
-  }
+  // A single value (Koa sets two a response, Express six) checked as it is: no list made around it to loop over.
+  if (Array.isArray(value)) for (const v of value as readonly unknown[]) checkOneValue(name, String(v));
+  else checkOneValue(name, String(value));
   checkSpecial(lowerName(name), value);
   return Array.isArray(value) ? (value as readonly unknown[]).map(String) : (value as string | number);
+}
+
+function checkOneValue(name: string, value: string): void {
+  try {
+    checkValue(name, value);
+  } catch {
+    throw invalidChar(`header content ["${name}"]`, value);
+  }
 }
 
 export class ServerResponseOnEngine extends LeanStream {
@@ -394,14 +397,8 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
     const out = outHeaders(this);
     for (let i = 0; i < names.length; i++) out[lowerName(names[i]!)] = [names[i]!, checked[i]!, checked[i]!];
   }
-  const reason = this.statusMessage;
-  if (reason !== undefined) {
-    try {
-      checkValue("statusMessage", String(reason));
-    } catch {
-      throw invalidChar("statusMessage", String(reason));
-    }
-  }
+  const reason = this.statusMessage === undefined ? undefined : String(this.statusMessage);
+  const line = reason === undefined ? summaryLine(code) : reasonLine(code, reason);
   const out = madeOutHeaders(this);
   // Checked again before the head is final: a field set through node's own OutgoingMessage.prototype.setHeader
   // (out-headers.ts) was checked by node's rules only, and the writer's are stricter. Nothing has changed yet if one throws.
@@ -420,7 +417,7 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
   const chunked = out?.["transfer-encoding"] !== undefined;
   state.declared = length === undefined || chunked ? -1 : Number(String(length[1]).trim());
   this.chunkedEncoding = state.declared < 0 && state.withBody;
-  this._header = reason === undefined ? summaryLine(code) : `HTTP/1.1 ${code} ${reason}\r\n`;
+  this._header = line;
   this.headersSent = true;
   return this;
 }
@@ -430,6 +427,28 @@ const summaries: string[] = [];
 
 function summaryLine(code: number): string {
   return (summaries[code] ??= `HTTP/1.1 ${code}\r\n`);
+}
+
+/**
+ * `_header` with a reason phrase, the reason checked: the last one given with
+ * each status is kept with its line, so that the same one again (Koa sets
+ * statusMessage to the standard phrase on every response) is neither checked
+ * nor joined into a new string again. Any other reason is checked and kept
+ * instead, one per status, so the table stays as small as the statuses.
+ */
+const reasonLines: ({ reason: string; line: string } | undefined)[] = [];
+
+function reasonLine(code: number, reason: string): string {
+  const kept = reasonLines[code];
+  if (kept !== undefined && kept.reason === reason) return kept.line;
+  try {
+    checkValue("statusMessage", reason);
+  } catch {
+    throw invalidChar("statusMessage", reason);
+  }
+  const line = `HTTP/1.1 ${code} ${reason}\r\n`;
+  reasonLines[code] = { reason, line };
+  return line;
 }
 
 /** node's: the head as it stands, when the body starts without writeHead() (through writeHead, which code such as on-headers wraps). */
@@ -480,7 +499,8 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
   const fields = madeOutHeaders(res);
   // No field ever set: the engine takes no fields object at all (its writer skips an undefined one).
   if (fields === null) return new EngineAnswer(res, undefined, body, declared, close);
-  const headers: Record<string, FieldValue> = {};
+  // Without a prototype (and kept fast: out-headers.ts), so that a field named __proto__ is a field, as node sends it.
+  const headers = Object.setPrototypeOf({}, null) as Record<string, FieldValue>;
   for (const lower of Object.keys(fields)) {
     // Every field was checked when the head became final (writeHead).
     const [name, checked] = fields[lower]!;

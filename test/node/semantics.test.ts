@@ -783,3 +783,42 @@ t.test("a write after end(): its callback hears ERR_STREAM_WRITE_AFTER_END, and 
     t.equal(seen.at(-1), "late: ERR_STREAM_WRITE_AFTER_END", "the write after 'close' heard by its callback, with no 'error' after it");
   }
 });
+
+t.test("a reason phrase is checked and written per status as given, the same one again or another (response.ts, reasonLine)", async (t) => {
+  const reasons = ["Fine", "Fine", "Great", "Fine", "Fine\u2019", "Fine"];
+  const headers: string[] = [];
+  const refused: string[] = [];
+  const { port } = await serve(t, (req, res) => {
+    const reason = reasons[Number(req.url.slice(1))]!;
+    res.statusMessage = reason;
+    try {
+      res.writeHead(201);
+    } catch (error) {
+      // Refused: the same status, once more without the reason.
+      refused.push(`${reason} ${(error as { code: string }).code}`);
+      res.statusMessage = undefined;
+      res.writeHead(201);
+    }
+    headers.push(String(res._header));
+    res.end();
+  });
+  const out = await talk(port, [reasons.map((_, i) => `GET /${i} HTTP/1.1\r\nHost: a\r\n${i === reasons.length - 1 ? "Connection: close\r\n" : ""}\r\n`).join("")]);
+  t.same(splitResponses(out).map((r) => r.statusLine), ["HTTP/1.1 201 Fine", "HTTP/1.1 201 Fine", "HTTP/1.1 201 Great", "HTTP/1.1 201 Fine", "HTTP/1.1 201 Created", "HTTP/1.1 201 Fine"]);
+  t.same(headers, ["HTTP/1.1 201 Fine\r\n", "HTTP/1.1 201 Fine\r\n", "HTTP/1.1 201 Great\r\n", "HTTP/1.1 201 Fine\r\n", "HTTP/1.1 201\r\n", "HTTP/1.1 201 Fine\r\n"]);
+  t.same(refused, ["Fine\u2019 ERR_INVALID_CHAR"], "a reason that differs from the one kept is checked");
+});
+
+t.test("a response's fields have no prototype: names of Object.prototype's members are fields like any other (out-headers.ts)", async (t) => {
+  const seen: unknown[] = [];
+  const { port } = await serve(t, (_req, res) => {
+    seen.push(res.getHeader("constructor") ?? null, res.hasHeader("toString"));
+    res.setHeader("__proto__", "p");
+    res.setHeader("X-A", "a");
+    const fields = res.getHeaders();
+    seen.push(res.getHeader("__proto__"), res.getHeaderNames(), Object.getOwnPropertyDescriptor(fields, "__proto__")?.value, res.getHeader("hasOwnProperty") ?? null);
+    res.end("ok");
+  });
+  const out = (await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"])).toString("latin1");
+  t.same(seen, [null, false, "p", ["__proto__", "x-a"], "p", null]);
+  t.match(out, /\r\n__proto__: p\r\nX-A: a\r\n/, "sent as a field");
+});
