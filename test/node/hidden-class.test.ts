@@ -10,6 +10,7 @@
 import http from "node:http";
 import { setFlagsFromString } from "node:v8";
 import express from "express";
+import Koa from "koa";
 import t from "tap";
 import { createServer, type RequestListener } from "../../src/node/index.js";
 import { listenNode } from "../helpers/node-server.js";
@@ -85,4 +86,25 @@ t.test("requests share one hidden class through a prototype swap and the fields 
   const seen = await served(listener as unknown as RequestListener, "/x", 3);
   t.ok(sameMap(seen[1]!.req, seen[2]!.req), "the second and third requests");
   t.equal((seen[2]!.req as unknown as { originalUrl: string }).originalUrl, "/x");
+});
+
+t.test("a Koa app adds no property to its responses (on-finished's queue is declared, response.ts)", async (t) => {
+  const koa = new Koa();
+  koa.use((ctx) => {
+    ctx.body = "hi";
+  });
+  const answer = koa.callback();
+  const keysBefore: string[][] = [];
+  const finished: string[][] = [];
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    keysBefore.push(Object.keys(res));
+    void answer(req, res);
+    // After on-finished's own listener (Koa's, added as it took the response), which has set its queue by then.
+    res.once("finish", () => finished.push(Object.keys(res)));
+  };
+  const seen = await served(listener as unknown as RequestListener, "/", 3);
+  t.equal(seen.length, 3);
+  t.equal(finished.length, 3);
+  t.same(finished[2], keysBefore[2], "the response's own properties, once answered, are those it was made with");
+  t.ok(sameMap(seen[1]!.res, seen[2]!.res), "the second and third responses");
 });
