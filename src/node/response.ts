@@ -182,10 +182,10 @@ export class ServerResponseOnEngine extends LeanStream {
   locals: unknown = undefined;
   /**
    * on-finished's queue of listeners (Koa and Express call it for every
-   * response), declared as `locals` is: added afterwards, it was one more
-   * hidden class on every response's way, and a copy of its properties
-   * (V8's MigrateToMap, about 600 instructions a Koa response). on-finished
-   * reads only whether it is set.
+   * response), declared as `locals` is: added afterwards, it was a store
+   * that moves every response to another hidden class (and, behind a
+   * prototype swap, to one of its own). on-finished reads only whether it
+   * is set.
    */
   __onFinished: unknown = undefined;
   [kOut]: OutState;
@@ -507,8 +507,7 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
   const fields = madeOutHeaders(res);
   // No field ever set: the engine takes no fields object at all (its writer skips an undefined one).
   if (fields === null) return new EngineAnswer(res, undefined, body, declared, close);
-  // Without a prototype (and kept fast: out-headers.ts), so that a field named __proto__ is a field, as node sends it.
-  const headers = Object.setPrototypeOf({}, null) as Record<string, FieldValue>;
+  const headers: Record<string, FieldValue> = {};
   for (const lower of Object.keys(fields)) {
     // Every field was checked when the head became final (writeHead).
     const [name, checked] = fields[lower]!;
@@ -521,7 +520,11 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
         if (/(?:^|,)\s*close\s*(?:,|$)/i.test(String(checked))) close = true;
         continue;
     }
-    headers[name] = checked as FieldValue;
+    // A field named __proto__ is a field, as node sends it: a store would set the object's prototype and drop it.
+    // Defined for that name alone, so that every other response's fields object is a plain literal (no prototype
+    // set on each, which costs V8 a change of hidden class).
+    if (lower === "__proto__") Object.defineProperty(headers, name, { value: checked, enumerable: true, writable: true, configurable: true });
+    else headers[name] = checked as FieldValue;
   }
   return new EngineAnswer(res, headers, body, declared, close);
 }
