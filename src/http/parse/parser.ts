@@ -92,7 +92,7 @@ const NEED_DATA: ParseEvent = Object.freeze({ kind: "need-data" });
 const CONTINUE: ParseEvent = Object.freeze({ kind: "continue" });
 const INPUT_END: ParseEvent = Object.freeze({ kind: "input-end" });
 
-// The parser's states: plain constants (an enum's members are property loads under this project's settings).
+// The parser's states: plain constants (an enum's members are inlined only by the build, tsconfig.build.json).
 const S_REQUEST_LINE = 0;
 const S_HEADER_LINE = 1;
 const S_CHUNK_SIZE = 2;
