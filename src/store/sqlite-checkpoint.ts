@@ -17,7 +17,9 @@
 // so far), one read of 100 bytes. Past CHECKPOINT_FRAMES, a connection of its
 // own on a thread of its own runs a PASSIVE checkpoint (which never waits for
 // readers or writers, of this process or another: it copies what it can, and
-// the next one copies the rest). One at a time: while one runs, writes do not
+// the next one copies the rest; while another connection's checkpoint runs,
+// of another instance or worker on the same file, it answers busy and copies
+// nothing, which is no failure). One at a time: while one runs, writes do not
 // ask for another.
 //
 // Nothing about durability changes: a PASSIVE checkpoint is the kind SQLite

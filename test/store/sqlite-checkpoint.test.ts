@@ -1,8 +1,9 @@
 // Checkpoints on a thread of their own (src/store/sqlite-checkpoint.ts): the
 // server's connection never runs one in a commit; once the WAL holds more
 // than CHECKPOINT_FRAMES frames not yet copied back, a write asks the
-// thread, which copies them back; one at a time; and the connection's own
-// checkpoints come back when the thread cannot do its work.
+// thread, which copies them back; one at a time; the connection's own
+// checkpoints come back when the thread cannot do its work, and not when
+// another connection's thread, on the same file, is checkpointing.
 
 import t, { type Test } from "tap";
 import Database from "better-sqlite3";
@@ -103,4 +104,36 @@ t.test("the SQLite store's writes have the thread checkpoint, not the connection
   await store.close();
   t.ok(made.length > 0, `${made.length} checkpoint(s) made on the thread`);
   t.ok(made[0]!.log >= CHECKPOINT_FRAMES, `the first of a WAL of ${made[0]!.log} frames: the connection copied none back in a commit`);
+});
+
+t.test("two connections on one file, each with its thread, asked at once: one copies the WAL back, neither gives up", async (t) => {
+  // As two instances (or WORKERS=2) on one SQLite file: each server's connection has a checkpoint thread of its own,
+  // and a write of either may find the WAL past the mark. SQLite lets one checkpoint run at a time; the other,
+  // PASSIVE and never waiting, answers busy. That is not a thread failing: its connection must not take its own
+  // checkpoints back (they would run on the loop again), and the next write past the mark asks again.
+  const { db, file } = database(t);
+  const other = new Database(file);
+  t.teardown(() => other.close());
+  const turned: boolean[] = [];
+  const spy = (connection: Database.Database) => (on: boolean) => (turned.push(on), ownCheckpoints(connection)(on));
+  const first = checkpointer(file, "NORMAL", spy(db));
+  const second = checkpointer(file, "NORMAL", spy(other));
+  t.teardown(() => Promise.all([first.close(), second.close()]));
+  db.transaction(() => {
+    const insert = db.prepare("INSERT INTO t VALUES (?)");
+    for (let i = 0; i < 4 * CHECKPOINT_FRAMES; i++) insert.run("w".repeat(3000));
+  })();
+  // Both see the WAL past the mark (the -shm file is shared), so both threads are asked in the same turn.
+  first.afterWrite();
+  second.afterWrite();
+  const results = await Promise.all([first.settled(), second.settled()]);
+  t.ok(results.every((r) => r !== undefined), "each thread answered");
+  for (const r of results) t.ok(r!.busy === 1 || r!.checkpointed === r!.log, `busy, or every frame copied back: ${JSON.stringify(r)}`);
+  t.ok(results.some((r) => r!.busy === 0 && r!.checkpointed >= 4 * CHECKPOINT_FRAMES), "one of them copied the whole WAL back");
+  t.strictSame(turned, [false, false], "neither connection took its own checkpoints back");
+  t.equal(other.pragma("wal_autocheckpoint", { simple: true }), 0);
+  // Asked again after another write: the one that was busy (if one was) still has its thread.
+  other.prepare("INSERT INTO t VALUES (?)").run("v");
+  t.ok(walFrames(other) < CHECKPOINT_FRAMES / 10, "the WAL started over, from the other connection's write too");
+  t.equal((other.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 4 * CHECKPOINT_FRAMES + 1, "and the other connection reads every row");
 });
