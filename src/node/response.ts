@@ -24,7 +24,7 @@ import { checkToken, checkValue, type FieldValue, type Response } from "../http/
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
 import { heldOutHeaders, madeOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
-import { kFlow, type IncomingRequest } from "./request.js";
+import { kFlow, noteRouterMark, type IncomingRequest } from "./request.js";
 import { LeanStream } from "./stream-base.js";
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
@@ -104,6 +104,26 @@ function invalidChar(what: string, value: string): Error {
   return nodeError(TypeError, "ERR_INVALID_CHAR", `Invalid character in ${what}: startline writes visible ASCII, spaces and tabs only (no bytes above 0x7F)`);
 }
 
+/**
+ * Field names lower-cased, each once: an app sets and reads the same few
+ * names on every response (Express's res.send alone reads or sets six), and
+ * a name lower-cased anew is a new string each time, which V8 must also
+ * look up in its string table at every use as a key; the kept one is found
+ * by identity. At most MAX_LOWERED names, the first ones seen (they are
+ * the app's, not the client's).
+ */
+const lowered = new Map<string, string>();
+const MAX_LOWERED = 256;
+
+function lowerName(name: string): string {
+  let lower = lowered.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowered.size < MAX_LOWERED) lowered.set(name, lower);
+  }
+  return lower;
+}
+
 function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_HTTP_TOKEN", `Header name must be a valid HTTP token ["${String(name)}"]`);
   try {
@@ -120,7 +140,7 @@ function checkField(name: string, value: HeaderValue | undefined): HeaderValue {
       throw invalidChar(`header content ["${name}"]`, String(v));
     }
   }
-  checkSpecial(name.toLowerCase(), value);
+  checkSpecial(lowerName(name), value);
   return Array.isArray(value) ? (value as readonly unknown[]).map(String) : (value as string | number);
 }
 
@@ -155,6 +175,8 @@ export class ServerResponseOnEngine extends LeanStream {
   destroyed = false;
   closed = false;
   errored: Error | null = null;
+  /** Express's res.locals, declared before Express swaps the prototype: see IncomingRequest's `next` (request.ts). */
+  locals: unknown = undefined;
   [kOut]: OutState;
 
   constructor(req: IncomingRequest, exchange: Answering, lastOnConnection: boolean) {
@@ -276,7 +298,7 @@ function cannotPipe(this: Res): never {
 function setHeader(this: Res, name: string, value: HeaderValue): Res {
   if (this._header !== null) throw headersSent("set headers");
   const checked = checkField(name, value);
-  outHeaders(this)[name.toLowerCase()] = [name, checked, checked];
+  outHeaders(this)[lowerName(name)] = [name, checked, checked];
   return this;
 }
 
@@ -298,7 +320,7 @@ function appendHeader(this: Res, name: string, value: HeaderValue): Res {
   if (this._header !== null) throw headersSent("append headers");
   const checked = checkField(name, value);
   const fields = outHeaders(this);
-  const lower = name.toLowerCase();
+  const lower = lowerName(name);
   const before = fields[lower];
   if (before === undefined) fields[lower] = [name, checked, checked];
   else {
@@ -310,7 +332,7 @@ function appendHeader(this: Res, name: string, value: HeaderValue): Res {
 
 function getHeader(this: Res, name: string): HeaderValue | undefined {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
-  return heldOutHeaders(this)[name.toLowerCase()]?.[1];
+  return heldOutHeaders(this)[lowerName(name)]?.[1];
 }
 
 function getHeaders(this: Res): Record<string, HeaderValue> {
@@ -330,13 +352,13 @@ function getRawHeaderNames(this: Res): string[] {
 
 function hasHeader(this: Res, name: string): boolean {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
-  return heldOutHeaders(this)[name.toLowerCase()] !== undefined;
+  return heldOutHeaders(this)[lowerName(name)] !== undefined;
 }
 
 function removeHeader(this: Res, name: string): void {
   if (typeof name !== "string") throw nodeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "name" argument must be of type string');
   if (this._header !== null) throw headersSent("remove headers");
-  delete outHeaders(this)[name.toLowerCase()];
+  delete outHeaders(this)[lowerName(name)];
 }
 
 // ---- The head ----
@@ -370,7 +392,7 @@ function writeHead(this: Res, status: number, message?: string | Record<string, 
     const names = Object.keys(given).filter((name) => name !== "");
     const checked = names.map((name) => checkField(name, given[name]));
     const out = outHeaders(this);
-    for (let i = 0; i < names.length; i++) out[names[i]!.toLowerCase()] = [names[i]!, checked[i]!, checked[i]!];
+    for (let i = 0; i < names.length; i++) out[lowerName(names[i]!)] = [names[i]!, checked[i]!, checked[i]!];
   }
   const reason = this.statusMessage;
   if (reason !== undefined) {
@@ -478,6 +500,7 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
 
 /** The engine handed the whole response to the socket: 'prefinish', 'finish', then 'close', as node emits them; a body nobody read is dropped. */
 function sent(res: Res): void {
+  noteRouterMark(res.req);
   res[kOut].exchange.done();
   res.writableFinished = true;
   res.writableLength = 0;

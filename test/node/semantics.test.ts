@@ -255,6 +255,32 @@ t.test("a response with no field set reads as having none, through its own metho
   t.equal(second!.headers["x-a"], "by the response's");
 });
 
+t.test("field names in any case, more of them than are kept lower-cased (response.ts, lowerName): set, read, removed and sent as on node", async (t) => {
+  /** The same script on a response of ours and on node's own: names of mixed case set, read in other cases, some removed. */
+  const script = (res: http.ServerResponse): unknown[] => {
+    // A name kept lower-cased (the first ones seen), then more names than are kept.
+    res.setHeader("Content-TYPE", "text/html");
+    const seen: unknown[] = [res.getHeader("CONTENT-type"), res.getHeaderNames()];
+    for (let i = 0; i < 300; i++) res.setHeader(`X-Field-${i}-Ab`, String(i));
+    for (let i = 0; i < 300; i += 2) res.removeHeader(`x-FIELD-${i}-aB`);
+    for (let i = 0; i < 300; i += 3) seen.push(res.getHeader(`X-FIELD-${i}-AB`) ?? null, res.hasHeader(`x-field-${i}-ab`));
+    res.setHeader("Content-TYPE", "text/plain");
+    seen.push(res.getHeaderNames(), res.getHeaders(), res.getHeader("content-type"));
+    return seen;
+  };
+  const nodes = script(new http.ServerResponse(new http.IncomingMessage(new net.Socket())));
+  let ours: unknown[] = [];
+  const { port } = await serve(t, (_req, res) => {
+    ours = script(res as unknown as http.ServerResponse);
+    res.end("ok");
+  });
+  const [answer] = splitResponses(await talk(port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]));
+  t.same(JSON.parse(JSON.stringify(ours)), JSON.parse(JSON.stringify(nodes)));
+  t.equal(answer!.headers["x-field-299-ab"], "299");
+  t.equal(answer!.headers["x-field-298-ab"], undefined, "a removed field is not sent");
+  t.equal(answer!.headers["content-type"], "text/plain");
+});
+
 t.test("a response that sets no field: the engine's own fields only, and _header says each response's status", async (t) => {
   const headers: string[] = [];
   const { port } = await serve(t, (req, res) => {
