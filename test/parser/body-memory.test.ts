@@ -71,3 +71,32 @@ t.test("BodyBuffer: one piece is kept as is; more are copied into one buffer at 
   t.ok(body.capacity <= 10, "never allocates past the limit it was given");
   t.end();
 });
+
+t.test("what an event carried is not kept by the parser once it is asked again: a request's body goes with its request", async (t) => {
+  const parser = new RequestParser();
+  // The body in two reads, so that it is copied into a buffer of the parser's own: nothing here holds those bytes.
+  parser.receive(Buffer.from("POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 65536\r\n\r\n", "latin1"));
+  const kinds: string[] = [];
+  const held: WeakRef<object>[] = [];
+  const ask = () => {
+    for (let event = parser.next(); event.kind !== "need-data"; event = parser.next()) {
+      kinds.push(event.kind);
+      if (event.kind === "head") held.push(new WeakRef(event.head));
+      if (event.kind === "request") held.push(new WeakRef(event.request), new WeakRef(event.request.body.buffer));
+    }
+  };
+  ask();
+  parser.receive(Buffer.alloc(32768, 0x61));
+  ask();
+  parser.receive(Buffer.alloc(32768, 0x62));
+  ask();
+  t.same(kinds, ["head", "request"], "a head, then its request once the body is whole");
+  // A WeakRef keeps its target alive until the job that made it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  t.same(
+    held.map((ref) => ref.deref() === undefined),
+    [true, true, true],
+    "the head, the request and its body's bytes are collected: the parser let go of them when asked again",
+  );
+});

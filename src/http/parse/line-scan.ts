@@ -65,10 +65,11 @@ import { LENGTH_VALUE, sectionRule, type Section } from "./section-rules.js";
 /**
  * The phases. A line starts in REQUEST_START, FIELD_START, CHUNK_START or
  * CHUNK_DATA_END.
- * Plain constants, not an enum: this project's TypeScript settings
- * (verbatimModuleSyntax, preserveConstEnums) never inline an enum's
- * members, and a property load per comparison is what the scanner cannot
- * afford.
+ * Plain constants, not an enum: a constant of this file is a number
+ * however the file is compiled, while an enum's members are inlined only
+ * by the build (tsconfig.build.json; elsewhere, as in the tests, each is
+ * a property load), and a property load per comparison is what the
+ * scanner cannot afford.
  */
 // ---- request-line = method SP request-target SP HTTP-version (RFC 9112 §3) ----
 /** method = token (RFC 9110 §9.1); token = 1*tchar (RFC 9110 §5.6.2): its first byte. */

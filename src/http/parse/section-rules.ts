@@ -55,7 +55,8 @@ export function startSection(section: Section, trailer: boolean): void {
 
 /**
  * The moments of a field line the rules are asked at (strings, not an enum
- * from this file: an imported enum is a property load at every use):
+ * from this file: outside the build, which inlines const enums
+ * (tsconfig.build.json), an imported enum is a property load at every use):
  *   "field-start"  its first byte (not the CR of the blank line): asked by
  *                  this file when a section starts and when a line ends,
  *                  its answer kept in section.oneMore;
