@@ -130,8 +130,9 @@ async function main(argv: string[]): Promise<number> {
   for (const s of scenarios) {
     try {
       let reference: Answer | undefined;
-      if (s.check === undefined) {
-        const server = await startFor(ws, "startline", s);
+      // What the ceiling replays: startline's answer, or, in a scenario checked its own way (the node-* ones), the measured server's.
+      if (s.check === undefined || s.servers.includes("ceiling")) {
+        const server = await startFor(ws, s.check === undefined ? "startline" : s.servers[0]!, s);
         reference = await fetchOne(server.url, s.method, s.path, s.headers, s.body).finally(() => server.stop());
       }
       if (s.idle !== undefined) {

@@ -55,8 +55,8 @@ export interface Scenario {
 const ENGINE: readonly ServerKind[] = ["startline", "node-http", "ceiling"];
 const DATA: readonly ServerKind[] = ["startline", "fastify", "data-ceiling"];
 const YAML = { Accept: "application/yaml" };
-/** The same application on startline/node (measured, first) and on node:http. */
-const NODE_APP: readonly ServerKind[] = ["app-on-startline", "app-on-node"];
+/** The same application on startline/node (measured, first) and on node:http, and the ceiling replaying startline/node's answer. */
+const NODE_APP: readonly ServerKind[] = ["app-on-startline", "app-on-node", "ceiling"];
 const hi = (status: number, body: string) => (status === 200 && body === "hi" ? undefined : `answered ${status} ${body.slice(0, 100)}`);
 /** A scenario pair per application: one request at a time per connection, and 10 written at once. */
 const nodeApp = (app: NodeApp, what: string): Scenario[] => [
