@@ -24,7 +24,7 @@ import { checkToken, checkValue, type FieldValue, type Response } from "../http/
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
 import { heldOutHeaders, madeOutHeaders, noOutHeaders, outHeaders, type HeaderValue } from "./out-headers.js";
-import { kFlow, noteRouterMark, type IncomingRequest } from "./request.js";
+import { endQuietly, kFlow, noteRouterMark, type IncomingRequest } from "./request.js";
 import { LeanStream } from "./stream-base.js";
 
 /** Where the response goes: its answer, to the engine, once; and word that it left whole. */
@@ -537,15 +537,28 @@ function sent(res: Res): void {
   res.writableLength = 0;
   res.emit("prefinish");
   res.emit("finish");
-  if (!res.req.complete || !res.req.readableEnded) res.req._dump();
+  const req = res.req;
+  if ((!req.complete || !req.readableEnded) && !endQuietly(req)) req._dump();
   closeResponse(res);
 }
 
-/** 'close' once, after 'finish' or when the client went first. */
+const EMIT = LeanStream.prototype.emit;
+
+/**
+ * 'close' once, after 'finish' or when the client went first, on a tick of
+ * its own. Nobody listening for it (a bare listener's response, most of
+ * them), the tick would emit it to nobody and only mark the response
+ * destroyed: that is done now instead, a turn of the tick queue less (node
+ * queues its own before the application's 'finish' listeners run, so code
+ * those listeners defer sees the response destroyed either way). A 'close'
+ * listener added later than this hears nothing, as one added after node's
+ * 'close' does. test/node/quiet-end.test.ts holds both ways.
+ */
 export function closeResponse(res: Res): void {
   if (res.closed) return;
   res.closed = true;
-  process.nextTick(emitClose, res);
+  if ((res as unknown as { _events: Record<string, unknown> })._events.close === undefined && res.emit === EMIT) res.destroyed = true;
+  else process.nextTick(emitClose, res);
 }
 
 /** As node's: a response is destroyed once closed, so that a late write only calls back (afterEnd). */
