@@ -1,0 +1,147 @@
+// A request nobody listened to or read, and a response nobody listens to for
+// 'close', end at once when the response is out (src/node/request.ts's
+// endQuietly, response.ts's closeResponse) rather than over the ticks that
+// would emit their 'end' and 'close' to nobody. Over real sockets: the state
+// such a request is left in is, bit for bit, the one node's way (resume(),
+// 'end', destroy, 'close') leaves a request that has a listener, and its
+// public view is node:http's own request's; a listener added as late as the
+// response's 'finish' still hears every event, on the request and on the
+// response; a body nobody read still goes node's way.
+
+import http from "node:http";
+import net from "node:net";
+import { once } from "node:events";
+import t from "tap";
+import { createServer, type RequestListener } from "../../src/node/index.js";
+import { listenNode } from "../helpers/node-server.js";
+import { readUntil, splitResponses, talk } from "../helpers/wire.js";
+
+type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** What a request's stream says of itself: its state's bits (node's kState), and the getters code reads. */
+function account(req: http.IncomingMessage) {
+  const state = (req as unknown as { _readableState: Record<symbol, unknown> })._readableState;
+  const kState = Object.getOwnPropertySymbols(state).find((s) => s.description === "kState");
+  return {
+    bits: kState === undefined ? undefined : state[kState],
+    seen: {
+      readableEnded: req.readableEnded,
+      readableFlowing: req.readableFlowing,
+      destroyed: req.destroyed,
+      closed: req.closed,
+      readable: req.readable,
+      isPaused: req.isPaused(),
+      readableAborted: req.readableAborted,
+      readableDidRead: req.readableDidRead,
+      complete: req.complete,
+      errored: req.errored,
+    },
+  };
+}
+
+/**
+ * Serves one request with `listener` on `server` and resolves with what
+ * `observe` resolves with (its promise made in the listener's turn). The
+ * connection stays open until then: its close would destroy what it still
+ * carries.
+ */
+async function oneRequest<T>(server: http.Server | ReturnType<typeof createServer>, listener: Listener, observe: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<T>): Promise<T> {
+  let seen!: Promise<T>;
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    seen = observe(req, res);
+    listener(req, res);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const socket = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");
+  try {
+    await once(socket, "connect");
+    socket.write("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    t.match(await readUntil(socket, "hi"), /^HTTP\/1\.1 200 OK\r\n/);
+    return await seen;
+  } finally {
+    socket.destroy();
+    server.close();
+  }
+}
+
+/**
+ * What a request and its response say of themselves once the response's
+ * 'finish' and every tick after it have run (a microtask queued in 'finish'
+ * runs after the tick queue is empty, on node:http as here).
+ */
+function afterFinish(server: http.Server | ReturnType<typeof createServer>, listener: Listener) {
+  return oneRequest(server, listener, (req, res) => new Promise<{ req: ReturnType<typeof account>; resDestroyed: boolean }>((resolve) => {
+    // A 'finish' listener, not a 'close' one: the response's 'close' is what is observed.
+    res.once("finish", () => queueMicrotask(() => resolve({ req: account(req), resDestroyed: res.destroyed })));
+  }));
+}
+
+const bare: Listener = (_req, res) => res.end("hi");
+const listened: Listener = (req, res) => {
+  req.on("close", () => {});
+  res.on("close", () => {});
+  res.end("hi");
+};
+
+t.test("a request nobody listened to ends in the state node's way leaves it, and its response is destroyed", async (t) => {
+  const quiet = await afterFinish(createServer(), bare);
+  const slow = await afterFinish(createServer(), listened);
+  const onNode = await afterFinish(http.createServer(), bare);
+  t.ok(typeof quiet.req.bits === "number", "this Node keeps a readable's state in bits (kState)");
+  t.equal(quiet.req.bits, slow.req.bits, "bit for bit the state resume(), 'end', destroy and 'close' leave");
+  t.same(quiet.req.seen, slow.req.seen);
+  t.same(quiet.req.seen, onNode.req.seen, "and what node:http's own request says then");
+  t.same(quiet.req.seen, { ...quiet.req.seen, readableEnded: true, destroyed: true, closed: true, readableFlowing: true, readable: false });
+  t.equal(quiet.resDestroyed, true, "the response is destroyed, as node's is by then");
+  t.equal(slow.resDestroyed, true);
+  t.equal(onNode.resDestroyed, true);
+});
+
+t.test("listeners added as late as the response's 'finish' hear every event, in node's order", async (t) => {
+  const lateListeners = (req: http.IncomingMessage, res: http.ServerResponse) =>
+    new Promise<string[]>((resolve) => {
+      const heard: string[] = [];
+      const hear = (what: string) => {
+        heard.push(what);
+        if (heard.length === 4) resolve(heard);
+      };
+      res.once("finish", () => {
+        hear("res finish");
+        req.on("end", () => hear("req end"));
+        req.on("close", () => hear("req close"));
+        res.on("close", () => hear("res close"));
+      });
+    });
+  const ours = await oneRequest(createServer(), bare, lateListeners);
+  t.same(ours, await oneRequest(http.createServer(), bare, lateListeners), "as on node:http");
+  t.same(ours, ["res finish", "res close", "req end", "req close"]);
+});
+
+t.test("a request paused, or with a body nobody read, goes node's way: resumed, its body read and dropped, and the connection goes on", async (t) => {
+  const states: string[] = [];
+  const server = createServer(((req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.url === "/paused") req.pause();
+    res.end("hi");
+    res.once("finish", () =>
+      queueMicrotask(() => states.push(`${req.url} ended ${String(req.readableEnded)} destroyed ${String(req.destroyed)} paused ${String(req.isPaused())} left ${req.readableLength}`)),
+    );
+  }) as RequestListener);
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  const socket = net.connect(running.port, "127.0.0.1");
+  t.teardown(() => socket.destroy());
+  await once(socket, "connect");
+  // The body in the head's packet: whole, and unread, by the time the answer is out.
+  socket.write("POST /body HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello");
+  let got = String((await once(socket, "data"))[0]);
+  socket.write("GET /paused HTTP/1.1\r\nHost: a\r\n\r\n" + "GET /last HTTP/1.1\r\nHost: a\r\n\r\n");
+  while ((got.match(/\r\n\r\nhi/g)?.length ?? 0) < 3) got += String((await once(socket, "data"))[0]);
+  t.equal(got.match(/HTTP\/1\.1 200 OK\r\n/g)?.length, 3, "three answers on one connection");
+  // The third answer was read by the client after the server's 'finish' for it had run, and its ticks.
+  t.same(states, [
+    "/body ended true destroyed true paused false left 0",
+    "/paused ended true destroyed true paused false left 0",
+    "/last ended true destroyed true paused false left 0",
+  ]);
+});
