@@ -171,6 +171,49 @@ export function finishRequest(req: IncomingRequest, trailers: readonly string[] 
   req.push(null);
 }
 
+/** What a Readable's state says of its reading, as far as finishBodiless and endQuietly need it (node's ReadableState, not typed by @types/node). */
+interface ReadableStateView {
+  length: number;
+  ended: boolean;
+  endEmitted: boolean;
+  flowing: boolean | null;
+  resumeScheduled: boolean;
+  readableListening: boolean;
+  destroyed: boolean;
+  closed: boolean;
+  closeEmitted: boolean;
+  paused: boolean;
+  sync: boolean;
+  errored: Error | null;
+}
+
+const EMIT = Readable.prototype.emit;
+
+/**
+ * A request without a body, whole once its listeners have had it. Its end
+ * is pushed as node's parser pushes it, and with nobody listening to the
+ * request yet, nobody reading it and node's own emit, without the turn of
+ * the tick queue node's Readable takes to emit 'readable' for it: the
+ * stream is told the push is not synchronous with a read (node's `sync`,
+ * which only that turn depends on), so 'readable' is emitted now, to nobody,
+ * and `sync` is set back, leaving the state that turn leaves. A listener
+ * the application adds later, for 'readable' on a tick of its own, hears
+ * 'end' and not 'readable' (as it did when the end was pushed before the
+ * listeners ran); one added in the listeners hears both, as on node.
+ * test/node/quiet-end.test.ts holds both.
+ */
+export function finishBodiless(req: IncomingRequest): void {
+  const state = (req as unknown as { _readableState: ReadableStateView })._readableState;
+  if (req._eventsCount !== 0 || req.emit !== EMIT || req.complete || !state.sync || state.flowing !== null || state.destroyed) {
+    finishRequest(req, undefined);
+    return;
+  }
+  req.complete = true;
+  state.sync = false;
+  req.push(null);
+  state.sync = true;
+}
+
 /** Every request's trailersDistinct until trailers come: one object, frozen, so that no request's writes reach another's. */
 const NO_TRAILERS: Record<string, string[]> = Object.freeze(Object.create(null) as Record<string, string[]>);
 
@@ -207,23 +250,6 @@ function destroyRequest(this: IncomingRequest, error: Error | null, callback: (e
 function destroyed(req: IncomingRequest, error: Error | null, callback: (error?: Error | null) => void): void {
   callback(req.listenerCount("error") === 0 ? null : error);
 }
-
-/** What a Readable's state says of its reading, as far as endQuietly needs it (node's ReadableState, not typed by @types/node). */
-interface ReadableStateView {
-  length: number;
-  ended: boolean;
-  endEmitted: boolean;
-  flowing: boolean | null;
-  resumeScheduled: boolean;
-  readableListening: boolean;
-  destroyed: boolean;
-  closed: boolean;
-  closeEmitted: boolean;
-  paused: boolean;
-  errored: Error | null;
-}
-
-const EMIT = Readable.prototype.emit;
 
 /**
  * A request whose response is out, that nobody read or listened to, ends

@@ -20,7 +20,7 @@ import { fieldListElements } from "../http/message/field-lists.js";
 import { DEFAULT_LIMITS } from "../http/parse/limits.js";
 import { clientError, nodeError, notOffered } from "./errors.js";
 import { connectionOf, NodeExchange } from "./exchange.js";
-import { finishRequest, IncomingRequest } from "./request.js";
+import { finishBodiless, finishRequest, IncomingRequest } from "./request.js";
 import { ServerResponseOnEngine } from "./response.js";
 
 /**
@@ -310,8 +310,9 @@ export class Server extends EventEmitter {
     const max = this.requestsPerSocket;
     const res = new ServerResponseOnEngine(req, exchange, max > 0 && connection.requests >= max);
     exchange.assignSocket(res);
-    if (head.framing.kind === "none") finishRequest(req, undefined);
     this.emit(checks ? "checkContinue" : "request", req, res);
+    // As node's parser: a request without a body is whole once its listeners have had it (in them, req.complete is false).
+    if (head.framing.kind === "none") finishBodiless(req);
     return exchange;
   }
 }

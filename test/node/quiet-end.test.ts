@@ -71,9 +71,13 @@ async function oneRequest<T>(server: http.Server | ReturnType<typeof createServe
  * runs after the tick queue is empty, on node:http as here).
  */
 function afterFinish(server: http.Server | ReturnType<typeof createServer>, listener: Listener) {
-  return oneRequest(server, listener, (req, res) => new Promise<{ req: ReturnType<typeof account>; resDestroyed: boolean }>((resolve) => {
-    // A 'finish' listener, not a 'close' one: the response's 'close' is what is observed.
-    res.once("finish", () => queueMicrotask(() => resolve({ req: account(req), resDestroyed: res.destroyed })));
+  return oneRequest(server, listener, (req, res) => new Promise<{ atFinish: ReturnType<typeof account>; req: ReturnType<typeof account>; resDestroyed: boolean }>((resolve) => {
+    // A 'finish' listener, not a 'close' one: the response's 'close' is what is observed. At 'finish', the request's
+    // end was pushed and its 'readable' turn (if it took one) has run, and the request is not yet ended.
+    res.once("finish", () => {
+      const atFinish = account(req);
+      queueMicrotask(() => resolve({ atFinish, req: account(req), resDestroyed: res.destroyed }));
+    });
   }));
 }
 
@@ -89,6 +93,8 @@ t.test("a request nobody listened to ends in the state node's way leaves it, and
   const slow = await afterFinish(createServer(), listened);
   const onNode = await afterFinish(http.createServer(), bare);
   t.ok(typeof quiet.req.bits === "number", "this Node keeps a readable's state in bits (kState)");
+  t.equal(quiet.atFinish.bits, slow.atFinish.bits, "at 'finish', the state the end pushed after a turn of the tick queue leaves");
+  t.same(quiet.atFinish.seen, slow.atFinish.seen);
   t.equal(quiet.req.bits, slow.req.bits, "bit for bit the state resume(), 'end', destroy and 'close' leave");
   t.same(quiet.req.seen, slow.req.seen);
   t.same(quiet.req.seen, onNode.req.seen, "and what node:http's own request says then");
@@ -116,6 +122,23 @@ t.test("listeners added as late as the response's 'finish' hear every event, in 
   const ours = await oneRequest(createServer(), bare, lateListeners);
   t.same(ours, await oneRequest(http.createServer(), bare, lateListeners), "as on node:http");
   t.same(ours, ["res finish", "res close", "req end", "req close"]);
+});
+
+t.test("a request without a body is whole once its listeners have had it, and a 'readable' listener they add hears 'readable' then 'end'", async (t) => {
+  const inListener = (req: http.IncomingMessage) =>
+    new Promise<string[]>((resolve) => {
+      const heard = [`complete in the listener: ${String(req.complete)}`];
+      req.on("readable", () => heard.push(`readable, read ${String(req.read())}`));
+      // node pushes the end after the listeners, so its 'readable' comes on a tick after theirs.
+      process.nextTick(() => heard.push("the listener's tick"));
+      req.on("end", () => {
+        heard.push(`end, complete ${String(req.complete)}`);
+        resolve(heard);
+      });
+    });
+  const ours = await oneRequest(createServer(), bare, inListener);
+  t.same(ours, await oneRequest(http.createServer(), bare, inListener), "as on node:http");
+  t.same(ours, ["complete in the listener: false", "the listener's tick", "readable, read null", "end, complete true"]);
 });
 
 t.test("a request paused, or with a body nobody read, goes node's way: resumed, its body read and dropped, and the connection goes on", async (t) => {
