@@ -529,20 +529,24 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
   return new EngineAnswer(res, headers, body, declared, close);
 }
 
+/** node's own emit: a response whose emit is another (wrapped by some library) has every event emitted through it. */
+const EMIT = LeanStream.prototype.emit;
+
 /** The engine handed the whole response to the socket: 'prefinish', 'finish', then 'close', as node emits them; a body nobody read is dropped. */
 function sent(res: Res): void {
   noteRouterMark(res.req);
   res[kOut].exchange.done();
   res.writableFinished = true;
   res.writableLength = 0;
-  res.emit("prefinish");
-  res.emit("finish");
+  // Emitted to nobody, an event is nothing but the call (and the list of its arguments node's emit makes): not made.
+  const events = (res as unknown as { _events: Record<string, unknown> })._events;
+  const emits = res.emit !== EMIT;
+  if (emits || events.prefinish !== undefined) res.emit("prefinish");
+  if (emits || events.finish !== undefined) res.emit("finish");
   const req = res.req;
   if ((!req.complete || !req.readableEnded) && !endQuietly(req)) req._dump();
   closeResponse(res);
 }
-
-const EMIT = LeanStream.prototype.emit;
 
 /**
  * 'close' once, after 'finish' or when the client went first, on a tick of
@@ -557,7 +561,7 @@ const EMIT = LeanStream.prototype.emit;
 export function closeResponse(res: Res): void {
   if (res.closed) return;
   res.closed = true;
-  if ((res as unknown as { _events: Record<string, unknown> })._events.close === undefined && res.emit === EMIT) res.destroyed = true;
+  if (res.emit === EMIT && (res as unknown as { _events: Record<string, unknown> })._events.close === undefined) res.destroyed = true;
   else process.nextTick(emitClose, res);
 }
 

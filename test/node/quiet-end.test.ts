@@ -168,3 +168,22 @@ t.test("a request paused, or with a body nobody read, goes node's way: resumed, 
     "/last ended true destroyed true paused false left 0",
   ]);
 });
+
+t.test("a response and request whose emit a library wrapped have every event emitted through it, listeners or not", async (t) => {
+  const wrapped = (req: http.IncomingMessage, res: http.ServerResponse) =>
+    new Promise<string[]>((resolve) => {
+      const seen: string[] = [];
+      for (const [name, emitter] of [["req", req], ["res", res]] as const) {
+        const emit = emitter.emit;
+        emitter.emit = function (this: typeof emitter, event: string | symbol, ...args: unknown[]) {
+          if (typeof event === "string" && ["prefinish", "finish", "close", "end"].includes(event)) seen.push(`${name} ${event}`);
+          // After every tick queued by then, and by those: the request's 'end' and 'close' come in them.
+          if (name === "res" && event === "close") queueMicrotask(() => resolve(seen));
+          return emit.call(this, event, ...args);
+        } as typeof emitter.emit;
+      }
+    });
+  const ours = await oneRequest(createServer(), bare, wrapped);
+  t.same(ours, await oneRequest(http.createServer(), bare, wrapped), "as on node:http");
+  t.same(ours, ["res prefinish", "res finish", "res close", "req end", "req close"]);
+});
