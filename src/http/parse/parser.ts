@@ -273,8 +273,9 @@ export class RequestParser {
             // The chunk is read: let go of it (body slices keep what they need), and read the next one if any.
             this.buf = NO_BYTES;
             this.pos = 0;
-            const chunk = this.queue.shift();
-            if (chunk === undefined) return this.inputEvent();
+            // Nothing queued (receive keeps no empty chunk): the usual end of a read, without a call to shift().
+            if (this.queued === 0) return this.inputEvent();
+            const chunk = this.queue.shift()!;
             this.queued -= chunk.length;
             this.take(chunk);
           }
