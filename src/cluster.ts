@@ -59,7 +59,7 @@ type Message =
  * counting, however young: counting those once let five quick kills under a
  * loaded machine take the whole server down.
  */
-const MAX_FAILED_STARTS = 5;
+export const MAX_FAILED_STARTS = 5;
 /** How often a worker reports its counts to the primary. */
 const REPORT_MS = 500;
 

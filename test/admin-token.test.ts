@@ -4,18 +4,15 @@
 // and under WORKERS. `npm run token` says what is wrong with a role it does
 // not know, and speaks English.
 
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { once } from "node:events";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import t, { type Test } from "tap";
-import { MAIN, serverEnv, startServer } from "./helpers/process.js";
+import { startServer } from "./helpers/process.js";
+import { tokenInProcess, tokenProcess } from "./helpers/token-command.js";
 
-const run = promisify(execFile);
-const TOKEN_COMMAND = path.join(path.dirname(MAIN), "token.js");
 const CREATED = /^created an administrator token; it is shown only now, so keep it: (sl_[A-Za-z0-9_-]{43})$/;
 
 async function dataDir(t: Test): Promise<string> {
@@ -77,28 +74,23 @@ for (const workers of ["1", "2"]) {
   });
 }
 
-async function token(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return run(process.execPath, [TOKEN_COMMAND, ...args], { env: serverEnv({ DATA_DIR: dir }) }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
-}
-
+// add, a role that is none, and list run as the real command (its exit status and its two streams);
+// the rest in this process, through the function it runs (test/helpers/token-command.ts).
 t.test("npm run token -- add: an admin token, a user token, and a role that is none", async (t) => {
-  const dir = await dataDir(t);
-  const admin = await token(dir, "add", "--role", "admin");
+  const where = { DATA_DIR: await dataDir(t) };
+  const admin = await tokenProcess(where, "add", "--role", "admin");
   t.equal(admin.code, 0, admin.stderr);
   t.match(admin.stdout, /^created an admin token; it is shown only now, so keep it:\nsl_[A-Za-z0-9_-]{43}\n$/);
-  const user = await token(dir, "add", "--role", "user");
+  const user = await tokenInProcess(where, "add", "--role", "user");
   t.match(user.stdout, /^created a user token; it is shown only now, so keep it:\n/);
 
-  const root = await token(dir, "add", "--role", "root");
+  const root = await tokenProcess(where, "add", "--role", "root");
   t.equal(root.code, 2);
   t.equal(root.stdout, "", "nothing created");
   t.match(root.stderr, /^startline: "root" is not a role; a token's role is user or admin\nusage: npm run token -- add --role admin\|user\n/);
-  t.equal((await token(dir, "list")).stdout.trim().split("\n").length, 3, "two tokens, under a header");
+  t.equal((await tokenProcess(where, "list")).stdout.trim().split("\n").length, 3, "two tokens, under a header");
 
-  const other = await token(dir, "remove", "1");
+  const other = await tokenInProcess(where, "remove", "1");
   t.equal(other.code, 2);
   t.match(other.stderr, /^usage: /, "a command that is none gets the usage alone");
 });

@@ -48,40 +48,44 @@ t.test("requests are served by more than one worker; usage is summed over worker
   t.ok(server.lines.includes("requests per API version: v1=10 v1-1=0 v2=0"), server.lines.slice(-3).join("\n"));
 });
 
-t.test("LOG_FORMAT=json under WORKERS: the worker is a field of each object, not a prefix", async (t) => {
-  const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "json-log"), LOG_FORMAT: "json" });
+// The JSON log and a worker's death share one cluster: what each asserts holds of any WORKERS=2 cluster
+// on disk, and a cluster of its own cost the second a primary and two workers more to start (about 1 s
+// of CPU). The log comes first, while both first workers serve; the death's writes are told apart by
+// their own texts, and the log they add changes nothing they assert.
+t.test("one WORKERS=2 cluster with LOG_FORMAT=json", async (t) => {
+  const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "json-crash"), LOG_FORMAT: "json" });
   const port = Number(new URL(await server.url()).port);
-  t.equal((await once1(port, get("/api/v2/status"))).status, 200);
-  const entry = JSON.parse(await server.line(/"target":"\/api\/v2\/status"/)) as Record<string, unknown>;
-  t.match(entry, { client: "127.0.0.1", method: "GET", status: 200, worker: Number });
-  t.ok(entry.worker === 1 || entry.worker === 2, `worker ${String(entry.worker)}`);
-  server.child.kill("SIGTERM");
-  t.equal(await server.exited(), 0);
-});
 
-t.test("a killed worker is replaced, the port keeps answering, and no acknowledged write is lost", async (t) => {
-  const server = startServer({ WORKERS: "2", DATA_DIR: path.join(dir, "crash"), QUIET: "1" });
-  const port = Number(new URL(await server.url()).port);
-  const acknowledged: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const text = `Before the crash ${i}.`;
-    // Nothing has failed yet: every write is answered, by either worker in turn.
-    if (t.equal((await once1(port, postFact(text))).status, 201, `write ${i + 1} before the crash acknowledged`)) acknowledged.push(text);
-  }
-  const [victim] = await workerPids(server.child.pid!);
-  process.kill(victim!, "SIGKILL");
-  await server.line(/exited \(SIGKILL\); starting a replacement/);
-  for (let i = 0; i < 20; i++) {
-    const text = `After the crash ${i}.`;
-    const r = await once1(port, postFact(text));
-    t.equal(r.status, 201, "the port keeps answering");
-    acknowledged.push(text);
-  }
-  const { body } = await once1(port, get("/api/v2/facts"));
-  const stored = new Set((JSON.parse(body) as { facts: { text: string }[] }).facts.map((f) => f.text));
-  t.same(acknowledged.filter((text) => !stored.has(text)), [], `all ${acknowledged.length} acknowledged writes are stored`);
+  await t.test("LOG_FORMAT=json under WORKERS: the worker is a field of each object, not a prefix", async (t) => {
+    t.equal((await once1(port, get("/api/v2/status"))).status, 200);
+    const entry = JSON.parse(await server.line(/"target":"\/api\/v2\/status"/)) as Record<string, unknown>;
+    t.match(entry, { client: "127.0.0.1", method: "GET", status: 200, worker: Number });
+    t.ok(entry.worker === 1 || entry.worker === 2, `worker ${String(entry.worker)}`);
+  });
+
+  await t.test("a killed worker is replaced, the port keeps answering, and no acknowledged write is lost", async (t) => {
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const text = `Before the crash ${i}.`;
+      // Nothing has failed yet: every write is answered, by either worker in turn.
+      if (t.equal((await once1(port, postFact(text))).status, 201, `write ${i + 1} before the crash acknowledged`)) acknowledged.push(text);
+    }
+    const [victim] = await workerPids(server.child.pid!);
+    process.kill(victim!, "SIGKILL");
+    await server.line(/exited \(SIGKILL\); starting a replacement/);
+    for (let i = 0; i < 20; i++) {
+      const text = `After the crash ${i}.`;
+      const r = await once1(port, postFact(text));
+      t.equal(r.status, 201, "the port keeps answering");
+      acknowledged.push(text);
+    }
+    const { body } = await once1(port, get("/api/v2/facts"));
+    const stored = new Set((JSON.parse(body) as { facts: { text: string }[] }).facts.map((f) => f.text));
+    t.same(acknowledged.filter((text) => !stored.has(text)), [], `all ${acknowledged.length} acknowledged writes are stored`);
+  });
+
   server.child.kill("SIGTERM");
-  t.equal(await server.exited(), 0);
+  t.equal(await server.exited(), 0, "SIGTERM ends the cluster, a replaced worker among them, with exit 0");
 });
 
 t.test("WORKERS with DATA_DIR=:memory: is refused: the workers could not share data", async (t) => {

@@ -7,15 +7,15 @@
 //
 // "Every worker": each check sends its request on several new connections,
 // which the cluster hands to its workers in turn, so both answer it.
+//
+// The token commands run in this process (test/helpers/token-command.ts:
+// still another process than every server), but for the first revocation,
+// which runs as the real command.
 
 import type { Test } from "tap";
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
-import { MAIN, startServer, type ServerProcess } from "./process.js";
+import { startServer, type ServerProcess } from "./process.js";
+import { tokenInProcess as token, tokenProcess } from "./token-command.js";
 
-const run = promisify(execFile);
-const TOKEN_COMMAND = path.join(path.dirname(MAIN), "token.js");
 const OLD = "old-admin-token-0123456789";
 const NEW = "new-admin-token-0123456789";
 
@@ -32,18 +32,6 @@ async function stop(server: ServerProcess): Promise<void> {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   server.child.kill("SIGTERM");
   await server.exited();
-}
-
-/** `npm run token -- ...args` against `where`; its exit code and output. */
-async function token(where: Where, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const { DATABASE_URL: _operators, ADMIN_TOKEN: _admin, ...inherited } = process.env;
-  try {
-    const { stdout, stderr } = await run(process.execPath, [TOKEN_COMMAND, ...args], { env: { ...inherited, ...where } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
 }
 
 /** The statuses of an administrator's UPDATE with `bearer`, sent `times` times, each on its own connection, to each base. */
@@ -110,7 +98,7 @@ export async function commands(t: Test, where: Where, count: number, env: Record
   t.match(rows[3], /^3\s+admin\s+token add\s+\S+Z\s+never$/, "the unused one says never");
   for (const secret of [OLD, one!, two!]) t.notOk(listed.stdout.includes(secret), "no secret is listed");
 
-  const byId = await token(where, "revoke", "2");
+  const byId = await tokenProcess(where, "revoke", "2");
   t.equal(byId.code, 0, byId.stderr);
   t.match(byId.stdout, /^revoked token 2 \(admin, created \S+\); it is refused from now on$/m);
   t.strictSame(await updates(bases, one!), all(401, 4 * count), "revoked by id: refused at once, in every process");
