@@ -1,12 +1,16 @@
-// A request nobody listened to or read, and a response nobody listens to for
-// 'close', end at once when the response is out (src/node/request.ts's
-// endQuietly, response.ts's closeResponse) rather than over the ticks that
-// would emit their 'end' and 'close' to nobody. Over real sockets: the state
-// such a request is left in is, bit for bit, the one node's way (resume(),
-// 'end', destroy, 'close') leaves a request that has a listener, and its
-// public view is node:http's own request's; a listener added as late as the
-// response's 'finish' still hears every event, on the request and on the
-// response; a body nobody read still goes node's way.
+// Events that would reach nobody are not scheduled (src/node/request.ts's
+// finishBodiless and endQuietly, response.ts's sent and closeResponse): a
+// request nobody listened to or read ends at once when its response is out,
+// a response with no 'close' listener is destroyed then, a bodiless
+// request's 'readable' is emitted when its listeners have had it, and
+// 'prefinish' and 'finish' are not emitted to nobody. Over real sockets:
+// the state such a request is left in is, bit for bit, the one node's way
+// (resume(), 'end', destroy, 'close') leaves a request that has a listener,
+// and its public view is node:http's own request's; listeners added as late
+// as the response's 'finish', or a 'readable' listener added in the
+// request's listener, hear every event in node's order; a paused request or
+// a body nobody read still goes node's way; and an emit a library wrapped
+// sees every event, as on node:http.
 
 import http from "node:http";
 import net from "node:net";
@@ -14,7 +18,7 @@ import { once } from "node:events";
 import t from "tap";
 import { createServer, type RequestListener } from "../../src/node/index.js";
 import { listenNode } from "../helpers/node-server.js";
-import { readUntil, splitResponses, talk } from "../helpers/wire.js";
+import { readUntil } from "../helpers/wire.js";
 
 type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
