@@ -121,6 +121,10 @@ export class NodeExchange implements Streamed, BodyFlow {
   abort(clientGone = true): void {
     const req = this.req;
     if (req.destroyed) return;
+    // The engine closes after an answer (Connection: close) given before the parser reported the end of a request
+    // whose body is whole (none at all, for a GET): nothing was abandoned, and the request ends as node's does
+    // ('end', then 'close'), not aborted with an ECONNRESET.
+    if (!clientGone && req.complete) return;
     this.abandoned = clientGone ? "client" : "engine";
     const error = nodeError(Error, "ECONNRESET", "aborted");
     req.destroy(error);

@@ -822,3 +822,29 @@ t.test("a response's fields have no prototype: names of Object.prototype's membe
   t.same(seen, [null, false, "p", ["__proto__", "x-a"], "p", null]);
   t.match(out, /\r\n__proto__: p\r\nX-A: a\r\n/, "sent as a field");
 });
+
+t.test("a request answered with Connection: close ends as node's does: 'end' and 'close', not aborted", async (t) => {
+  const account = async (server: http.Server | ReturnType<typeof createServer>) => {
+    const heard: string[] = [];
+    let closed!: () => void;
+    const done = new Promise<void>((resolve) => (closed = resolve));
+    server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+      for (const event of ["aborted", "end"]) req.on(event, () => heard.push(event));
+      req.on("error", (error: Error & { code?: string }) => heard.push(`error ${error.code}`));
+      req.on("close", () => {
+        heard.push(`close, aborted ${String(req.aborted)}`);
+        closed();
+      });
+      res.end("hi");
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    await talk((server.address() as net.AddressInfo).port, ["GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"]);
+    await done;
+    server.close();
+    return heard;
+  };
+  const ours = await account(createServer());
+  t.same(ours, await account(http.createServer()), "as on node:http");
+  t.same(ours, ["end", "close, aborted false"]);
+});
