@@ -165,6 +165,11 @@ export class NodeExchange implements Streamed, BodyFlow {
     next.emit("socket", socket);
   }
 
+  /** No response waits for the socket behind this one's: done() hands it to nobody. */
+  alone(): boolean {
+    return this.connection.behind.length === 0;
+  }
+
   /** The socket closed with this exchange in flight. */
   gone(): void {
     this.abort();

@@ -20,6 +20,7 @@
 // _writeRaw, _storeHeader, ...) throw here, so they can never write.
 
 import type { Socket } from "node:net";
+import { Readable } from "node:stream";
 import { checkToken, checkValue, type FieldValue, type Response } from "../http/message/response.js";
 import { statusAllowsBody } from "../http/message/status.js";
 import { headersSent, nodeError, notOffered } from "./errors.js";
@@ -31,6 +32,8 @@ import { LeanStream } from "./stream-base.js";
 export interface Answering {
   answer(response: Response): void;
   done(): void;
+  /** No response waits behind this one for the socket: done() emits no 'socket' event. */
+  alone(): boolean;
 }
 
 /** A piece of a body written in pieces, and its write's callback. */
@@ -494,9 +497,15 @@ class EngineAnswer implements Response {
     return this.res[kOut].trailers;
   }
 
-  /** The engine handed the whole response to the socket: 'finish' and the rest, on a tick of their own. */
+  /**
+   * The engine handed the whole response to the socket: 'finish' and the
+   * rest, on a tick of their own, as node emits them after its write; at
+   * once when no event of theirs would reach anyone (quietlySent).
+   */
   onSent(): void {
-    process.nextTick(sent, this.res);
+    const res = this.res;
+    if (quietlySent(res)) sent(res);
+    else process.nextTick(sent, res);
   }
 }
 
@@ -531,6 +540,30 @@ function engineResponse(res: Res, body: EngineAnswer["body"], declared: number):
 
 /** node's own emit: a response whose emit is another (wrapped by some library) has every event emitted through it. */
 const EMIT = LeanStream.prototype.emit;
+const REQUEST_EMIT = Readable.prototype.emit;
+
+/**
+ * Whether `sent` may run as the engine hands the response to the socket,
+ * rather than on a turn of the tick queue of its own (the queueing and the
+ * turn, which was all a bare listener's response still took one for). It
+ * may when nothing it does is an event anyone hears: the response and its
+ * request have node's own emit, the response no 'prefinish', 'finish' or
+ * 'close' listener (end(callback) adds a 'finish' one), the request no
+ * listener at all, and no response waits behind this one for the socket
+ * (done() would emit its 'socket' event). What is left to see is the
+ * state `sent` sets (writableFinished, the request ended and closed, the
+ * response destroyed) a turn earlier: code the listener deferred with
+ * process.nextTick sees the response finished, as it sees node's
+ * writableFinished, a getter true once end() wrote to the socket.
+ * Otherwise every event keeps its tick, after what the listener deferred,
+ * as on node. test/node/quiet-end.test.ts holds both ways.
+ */
+function quietlySent(res: Res): boolean {
+  const req = res.req;
+  if (res.emit !== EMIT || req._eventsCount !== 0 || req.emit !== REQUEST_EMIT) return false;
+  const events = (res as unknown as { _events: Record<string, unknown> })._events;
+  return events.prefinish === undefined && events.finish === undefined && events.close === undefined && res[kOut].exchange.alone();
+}
 
 /** The engine handed the whole response to the socket: 'prefinish', 'finish', then 'close', as node emits them; a body nobody read is dropped. */
 function sent(res: Res): void {

@@ -191,3 +191,35 @@ t.test("a response and request whose emit a library wrapped have every event emi
   t.same(ours, await oneRequest(http.createServer(), bare, wrapped), "as on node:http");
   t.same(ours, ["res prefinish", "res finish", "res close", "req end", "req close"]);
 });
+
+t.test("a response nobody hears from is finished as the answer goes to the socket: code the listener deferred sees it so, as node:http's writableFinished", async (t) => {
+  const deferred = (req: http.IncomingMessage, res: http.ServerResponse) =>
+    new Promise<Record<string, boolean>>((resolve) => {
+      // Queued before the answer is given: on node, before its write's own tick, and here before the listener returns.
+      process.nextTick(() => resolve({ writableFinished: res.writableFinished, writableEnded: res.writableEnded, headersSent: res.headersSent, reqComplete: req.complete }));
+    });
+  const ours = await oneRequest(createServer(), bare, deferred);
+  t.same(ours, await oneRequest(http.createServer(), bare, deferred), "as on node:http");
+  t.same(ours, { writableFinished: true, writableEnded: true, headersSent: true, reqComplete: true });
+});
+
+t.test("a response someone hears from keeps its events on a tick of their own, after what the listener deferred, as on node:http", async (t) => {
+  const heard = (req: http.IncomingMessage, res: http.ServerResponse, listen: (res: http.ServerResponse, log: string[]) => void) =>
+    new Promise<string[]>((resolve) => {
+      const log: string[] = [];
+      process.nextTick(() => log.push("the listener's tick"));
+      listen(res, log);
+      res.on("close", () => queueMicrotask(() => resolve(log)));
+    });
+  const ways: Record<string, (res: http.ServerResponse, log: string[]) => void> = {
+    "a 'finish' listener": (res, log) => res.on("finish", () => log.push("finish")),
+    "end's callback": () => {},
+  };
+  for (const [way, listen] of Object.entries(ways)) {
+    const listener: Listener = way === "end's callback" ? (_req, res) => res.end("hi", () => {}) : bare;
+    const run = (server: http.Server | ReturnType<typeof createServer>) => oneRequest(server, listener, (req, res) => heard(req, res, listen));
+    const ours = await run(createServer());
+    t.same(ours, await run(http.createServer()), `${way}: as on node:http`);
+    t.equal(ours[0], "the listener's tick", `${way}: the listener's tick first`);
+  }
+});

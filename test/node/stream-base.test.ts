@@ -55,7 +55,7 @@ function script(emitter: Stream): unknown[] {
   return log;
 }
 
-const answering: Answering = { answer() {}, done() {} };
+const answering: Answering = { answer() {}, done() {}, alone: () => true };
 const request = { method: "GET", socket: null } as unknown as IncomingRequest;
 
 t.test("a response's listeners as a Stream's: added, heard, removed (and announced), counted, named", async (t) => {
