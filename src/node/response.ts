@@ -677,6 +677,7 @@ function chunkOf(chunk: unknown, encoding: BufferEncoding | undefined): string |
 }
 
 const byteLength = (piece: string | Buffer): number => (typeof piece === "string" ? Buffer.byteLength(piece) : piece.length);
+const sizeOf = (piece: string | Buffer | undefined): number => (piece === undefined ? 0 : byteLength(piece));
 
 function mismatch(declared: number, actual: number): Error {
   return nodeError(Error, "ERR_HTTP_CONTENT_LENGTH_MISMATCH", `Response body's content-length of ${actual} byte(s) does not match the content-length of ${declared} byte(s) set in header`);
@@ -763,22 +764,24 @@ function end(this: Res, chunk?: unknown, encoding?: BufferEncoding | (() => void
   if (callback !== undefined) this.once("finish", callback);
   if (!state.started) {
     // Whole: the engine writes head and body in one, with its Content-Length, checked before the head is final.
-    const size = piece === undefined ? 0 : byteLength(piece);
-    const fields = heldOutHeaders(this);
-    const field = fields["content-length"];
-    const chunked = fields["transfer-encoding"] !== undefined;
-    if (this._header === null && field !== undefined && !chunked && this.req.method !== "HEAD" && Number(String(field[1]).trim()) !== size) {
-      throw mismatch(Number(String(field[1]).trim()), size);
+    // The body's size is measured only when there is a length to hold it to (most answers set none: the engine
+    // frames the body by its own count), and the fields looked up only when one was ever set (res.end("hi") sets
+    // none, and the empty stand-in heldOutHeaders reads is a dictionary: a hashed lookup for each name).
+    const fields = madeOutHeaders(this);
+    const field = fields === null ? undefined : fields["content-length"];
+    const chunked = fields !== null && fields["transfer-encoding"] !== undefined;
+    if (this._header === null && field !== undefined && !chunked && this.req.method !== "HEAD" && Number(String(field[1]).trim()) !== sizeOf(piece)) {
+      throw mismatch(Number(String(field[1]).trim()), sizeOf(piece));
     }
     if (this._header === null) this._implicitHeader();
-    if (state.withBody && state.declared >= 0 && state.declared !== size) throw mismatch(state.declared, size);
+    if (state.withBody && state.declared >= 0 && state.declared !== sizeOf(piece)) throw mismatch(state.declared, sizeOf(piece));
     state.started = true;
     this._headerSent = true;
     this.finished = true;
     this.writableEnded = true;
     if (chunked && state.withBody) {
       // Asked for chunked framing: a stream of one piece.
-      if (piece !== undefined && size > 0) state.queue = [{ piece, callback: undefined }];
+      if (piece !== undefined && sizeOf(piece) > 0) state.queue = [{ piece, callback: undefined }];
       state.exchange.answer(engineResponse(this, pieces(this), -1));
       return this;
     }
