@@ -40,8 +40,19 @@ export interface ConnectionState {
 
 const connections = new WeakMap<Link, ConnectionState>();
 
+/**
+ * The last connection asked for, and its state: pipelined requests come from
+ * one read, one after the other, and each would otherwise look its link up
+ * in the WeakMap (a hash of the key, about 100 instructions). Held until the
+ * next request from another connection: at most one closed connection's
+ * state is kept a little longer.
+ */
+let lastLink: Link | null = null;
+let lastState: ConnectionState | null = null;
+
 /** The state of `link`'s connection, made with its first request, and told once when its socket closes. */
 export function connectionOf(link: Link): ConnectionState {
+  if (link === lastLink) return lastState!;
   let state = connections.get(link);
   if (state === undefined) {
     const made: ConnectionState = { requests: 0, inFlight: [], answering: null, behind: [] };
@@ -51,6 +62,8 @@ export function connectionOf(link: Link): ConnectionState {
       for (const exchange of made.inFlight.splice(0)) exchange.gone();
     });
   }
+  lastLink = link;
+  lastState = state;
   return state;
 }
 

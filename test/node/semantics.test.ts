@@ -613,6 +613,28 @@ t.test("maxRequestsPerSocket closes the connection after that many", async (t) =
   t.equal(responses[1]!.headers.connection, "close");
 });
 
+t.test("maxRequestsPerSocket counts each connection's requests, however the connections' requests interleave", async (t) => {
+  // The adapter keeps the last connection's state at hand (exchange.ts, connectionOf): a request from another
+  // connection must find its own.
+  const server = createServer((req, res) => res.end(req.url));
+  server.maxRequestsPerSocket = 2;
+  const running = await listenNode(server);
+  t.teardown(running.close);
+  const a = net.connect(running.port, "127.0.0.1");
+  const b = net.connect(running.port, "127.0.0.1");
+  t.teardown(() => (a.destroy(), b.destroy()));
+  await Promise.all([once(a, "connect"), once(b, "connect")]);
+  const ask = async (socket: net.Socket, path: string) => {
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    return readUntil(socket, path);
+  };
+  const closes = (head: string) => /\r\nconnection: close\r\n/i.test(head);
+  t.notOk(closes(await ask(a, "/a1")), "a's first: the connection stays");
+  t.notOk(closes(await ask(b, "/b1")), "b's first: the connection stays (a's request is not b's)");
+  t.ok(closes(await ask(b, "/b2")), "b's second: the last");
+  t.ok(closes(await ask(a, "/a2")), "a's second: the last");
+});
+
 t.test("Connection: close set by the listener closes the connection after its response", async (t) => {
   const { port } = await serve(t, (req, res) => {
     if (req.url === "/last") res.setHeader("Connection", "close");
