@@ -6,7 +6,7 @@
 //
 //   npm run bench:instructions -- [--path /api/v1/status] [--requests 10000]
 //   (npm run bench -- --instructions ...)
-//     [--connections 10] [--servers startline,node-http,ceiling] [--top 30] [--varied] [--cache]
+//     [--connections 10] [--servers startline,node-http,ceiling] [--top 30] [--varied] [--cache] [--v8 "V8 flags"]
 //   --servers app-on-startline,app-on-node [--app bare|koa|fastify|express]: an app of
 //     bench/servers/node-apps.js on startline/node and on node:http (what an adapter change costs,
 //     counted where timed runs of the node-* scenarios swing more than the change)
@@ -44,6 +44,11 @@
 // lists, for each server, the N functions with the most instructions in its last
 // window of each depth (JavaScript named through node's --perf-basic-prof
 // map, native code by its symbol).
+//
+// --v8 "flags" starts every server with more of V8's flags, e.g.
+// --v8 --no-allocation-site-pretenuring: to tell whether a difference
+// between two builds' counts comes from their code or from a choice V8 makes
+// for each process (docs/benchmarks.md, the twenty-first session: issue 49).
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -98,7 +103,7 @@ async function startUnderCallgrind(kind: ServerKind, dir: string, symbols: boole
   // one window of three (seen with --cache). Under wrk, at full speed, it never ran (--trace-gc: scavenges
   // only, over 9 s); here it is off, so that the windows count what a loaded server does.
   // --perf-basic-prof also makes V8 write a log; into the temporary directory with it, not the repository.
-  const nodeArgs = ["--no-memory-reducer", ...(symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : [])];
+  const nodeArgs = ["--no-memory-reducer", ...option("--v8", "").split(" ").filter((flag) => flag !== ""), ...(symbols ? ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(dir, `${kind}-v8.log`)}`] : [])];
   const env: Record<string, string> = { ...withoutSettings(process.env), PORT: "0", HOST: "127.0.0.1", QUIET: "1", DATA_DIR: ":memory:" };
   if (kind === "app-on-startline" || kind === "app-on-node") Object.assign(env, { APP: option("--app", "bare"), ON: kind === "app-on-startline" ? "startline" : "node" });
   const simulate = cache ? ["--cache-sim=yes", "--branch-sim=yes"] : [];

@@ -33,7 +33,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --profile            startline (and startline/node) runs under --cpu-prof; its profiles go to <results-dir>/profiles/
   --results-dir dir    where every run goes as JSON (default bench/results)
   --set A=1,B=2        settings for every startline server of the run (docs/settings.md), e.g. --set KEPT_BYTES=0
-  --instructions [--servers startline,node-http,ceiling,app-on-startline,app-on-node] [--app bare|express|koa|fastify] [--varied] [--path P] [--requests N] [--top N] [--cache]
+  --instructions [--servers startline,node-http,ceiling,app-on-startline,app-on-node] [--app bare|express|koa|fastify] [--varied] [--path P] [--requests N] [--top N] [--cache] [--v8 "V8 flags"]
                        instructions per request under valgrind's callgrind (bench/instructions.ts);
                        --cache adds the simulated cache misses and mispredicted branches per request
   --alloc [--path P] [--requests N] [--warmup N]

@@ -221,8 +221,12 @@ class ResponseCounter {
   }
 }
 
-t.test("100,000 pipelined requests from a client that does not read: throttled, then all answered in order", async (t) => {
-  const total = 100_000;
+t.test("40,000 pipelined requests from a client that does not read: throttled, then all answered in order", async (t) => {
+  // Enough that half of their answers (20 MB) is three times what the socket buffers have been seen to hold
+  // (docs/reliability.md: 30,676 status answers of 200 bytes, 6 MB): the server stops after about 3,900 here. A
+  // server that never pushed back handled all of them (checked: its step loop not held while the socket
+  // needs a drain); 100,000 showed the same for 1 s of CPU, most of this file's.
+  const total = 40_000;
   let calls = 0;
   const padding = " ".repeat(1000);
   const handler: Handler = (req) => {
