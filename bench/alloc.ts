@@ -1,7 +1,8 @@
 // Bytes allocated per request on the hot path, measured in process.
 //
 //   npm run bench:alloc -- [--path /api/v1/status] [--requests N] [--warmup N]
-//   (npm run bench -- --alloc: node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 dist/bench/alloc.js ...)
+//   (npm run bench -- --alloc: node --expose-gc --min-semi-space-size=S --max-semi-space-size=S dist/bench/alloc.js ...,
+//   where S is 256 (MB) for 4,096 requests or more, the default among them, and 64 KB a request below that)
 //
 // Runs N requests through the real Connection (parser, router, handler,
 // writer) over an in-memory socket whose output is dropped, twice: one
@@ -43,7 +44,7 @@ import { seed } from "../src/store/seed.js";
 import { option } from "./option.js";
 
 const maybeGc = (globalThis as { gc?: () => void }).gc;
-if (maybeGc === undefined) throw new Error("run with node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256");
+if (maybeGc === undefined) throw new Error("run with node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 (npm run bench -- --alloc does)");
 const gc: () => void = maybeGc;
 
 
