@@ -36,7 +36,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --instructions [--servers startline,node-http,ceiling,app-on-startline,app-on-node] [--app bare|express|koa|fastify] [--varied] [--path P] [--requests N] [--top N] [--cache] [--v8 "V8 flags"]
                        instructions per request under valgrind's callgrind (bench/instructions.ts);
                        --cache adds the simulated cache misses and mispredicted branches per request
-  --alloc [--path P] [--requests N] [--warmup N]
+  --alloc [--path P] [--requests N] [--warmup N] [--windows N]
                        bytes allocated per request, the real Connection over an in-memory socket (bench/alloc.ts)
 
 Exit status 0 when every server answered as expected; 1 otherwise (see PROBLEMS); 2 for bad options.`;
