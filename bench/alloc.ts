@@ -1,7 +1,8 @@
 // Bytes allocated per request on the hot path, measured in process.
 //
-//   npm run bench:alloc -- [--path /api/v1/status] [--requests N] [--warmup N]
-//   (npm run bench -- --alloc: node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 dist/bench/alloc.js ...)
+//   npm run bench:alloc -- [--path /api/v1/status] [--requests N] [--warmup N] [--windows N]
+//   (npm run bench -- --alloc: node --expose-gc --min-semi-space-size=S --max-semi-space-size=S dist/bench/alloc.js ...,
+//   where S is 256 (MB) for 4,096 requests or more, the default among them, and 64 KB a request below that)
 //
 // Runs N requests through the real Connection (parser, router, handler,
 // writer) over an in-memory socket whose output is dropped, twice: one
@@ -9,8 +10,8 @@
 // (pipelining). The young generation is made large enough that no
 // collection runs during a measurement (checked: a collection would free
 // garbage and hide it), so the heap's growth divided by N is what one
-// request allocated (the median of three such windows, after --warmup
-// requests, 5,000 unless told, that compile the path). The same is
+// request allocated (the median of --windows such windows, three unless
+// told, after --warmup requests, 5,000 unless told, that compile the path). The same is
 // measured for a trivial server over the same in-memory socket (one canned
 // write per read): what the stream machinery costs, which a real socket
 // costs as well; startline's own share is the difference.
@@ -43,7 +44,7 @@ import { seed } from "../src/store/seed.js";
 import { option } from "./option.js";
 
 const maybeGc = (globalThis as { gc?: () => void }).gc;
-if (maybeGc === undefined) throw new Error("run with node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256");
+if (maybeGc === undefined) throw new Error("run with node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 (npm run bench -- --alloc does)");
 const gc: () => void = maybeGc;
 
 
@@ -99,16 +100,20 @@ function run(serve: Serve, request: Buffer, requests: number, perRead: number, e
 }
 
 /**
- * Bytes allocated per request, the median of three windows (one window
- * differs from the next by up to 100 bytes, as V8 compiles or recompiles
- * something in it), or an error when a collection ran meanwhile.
+ * How many windows a measurement takes the median of: three unless told (one window differs from the next by
+ * up to 100 bytes, as V8 compiles or recompiles something in it). Each begins with a forced full collection,
+ * sixty of them in a run of three: a test that asks only that the command line arrives takes one.
  */
+const WINDOWS = Number(option("--windows", "3"));
+if (!Number.isInteger(WINDOWS) || WINDOWS < 1) throw new Error(`--windows: a whole number of windows, 1 or more, not ${option("--windows", "3")}`);
+
+/** Bytes allocated per request, the median of WINDOWS windows, or an error when a collection ran meanwhile. */
 async function measure(serve: Serve, request: Buffer, requests: number, perRead: number, warmup: number): Promise<number> {
   const perResponse = await run(serve, request, 1, 1);
   await run(serve, request, warmup, perRead, warmup * perResponse); // warm up: compile the path
   const windows = [];
-  for (let i = 0; i < 3; i++) windows.push(await window(serve, request, requests, perRead, perResponse));
-  return windows.sort((a, b) => a - b)[1]!;
+  for (let i = 0; i < WINDOWS; i++) windows.push(await window(serve, request, requests, perRead, perResponse));
+  return windows.sort((a, b) => a - b)[Math.floor(WINDOWS / 2)]!;
 }
 
 async function window(serve: Serve, request: Buffer, requests: number, perRead: number, perResponse: number): Promise<number> {

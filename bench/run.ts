@@ -36,7 +36,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --instructions [--servers startline,node-http,ceiling,app-on-startline,app-on-node] [--app bare|express|koa|fastify] [--varied] [--path P] [--requests N] [--top N] [--cache] [--v8 "V8 flags"]
                        instructions per request under valgrind's callgrind (bench/instructions.ts);
                        --cache adds the simulated cache misses and mispredicted branches per request
-  --alloc [--path P] [--requests N] [--warmup N]
+  --alloc [--path P] [--requests N] [--warmup N] [--windows N]
                        bytes allocated per request, the real Connection over an in-memory socket (bench/alloc.ts)
 
 Exit status 0 when every server answered as expected; 1 otherwise (see PROBLEMS); 2 for bad options.`;
@@ -44,12 +44,26 @@ Exit status 0 when every server answered as expected; 1 otherwise (see PROBLEMS)
 const here = path.dirname(fileURLToPath(import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
+/**
+ * The young generation's size for bench/alloc.js: 64 KB for each request of a
+ * window (the heaviest, Express on node:http, allocates about 35 KB) and at
+ * most 256 MB, which every run of 4,096 requests or more (the default 20,000)
+ * gets. Each forced collection costs more with the space larger: with
+ * --requests 100, as a test runs it, 256 MB cost about 0.4 s of CPU more.
+ */
+function semiSpace(argv: readonly string[]): string[] {
+  const i = argv.indexOf("--requests");
+  const requests = i === -1 ? 20_000 : Number(argv[i + 1]);
+  const mb = Number.isFinite(requests) && requests > 0 ? Math.min(256, Math.max(1, Math.ceil((requests * 64) / 1024))) : 256;
+  return [`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`];
+}
+
 async function main(argv: string[]): Promise<number> {
   // Counted or in process: their own files, with their own options.
   if (argv.includes("--instructions")) return (await import("./instructions.js")).countInstructions();
   if (argv.includes("--alloc")) {
     // A young generation large enough that nothing is collected during a run: the heap's growth is what was allocated.
-    const flags = ["--expose-gc", "--min-semi-space-size=256", "--max-semi-space-size=256"];
+    const flags = ["--expose-gc", ...semiSpace(argv)];
     return spawnSync(process.execPath, [...flags, path.join(here, "alloc.js"), ...argv.filter((a) => a !== "--alloc")], { stdio: "inherit" }).status ?? 1;
   }
   let values;
